@@ -1,0 +1,35 @@
+import { ModelError, type ModelBackend } from './types';
+
+export type ModelConfig =
+  | {
+      backend: 'onnx';
+      modelDir: string;
+      variant: 'fp32' | 'q8' | 'q4';
+      device: 'auto' | 'cpu' | 'cuda';
+      threads?: number;
+    }
+  | {
+      backend: 'openai';
+      baseUrl: string;
+      model: string;
+      apiKey?: string;
+      headers?: Record<string, string>;
+      contextWindow?: number;
+      timeoutMs?: number;
+    };
+
+/**
+ * Creates a backend from a config. Backends are imported on demand so that nothing heavy (the
+ * native onnxruntime binding above all) is loaded until a model is actually needed.
+ */
+export async function createModelBackend(config: ModelConfig): Promise<ModelBackend> {
+  if (config.backend === 'onnx') {
+    const { OnnxBackend } = await import('./onnx/index');
+    return OnnxBackend.load(config);
+  }
+  if (config.backend === 'openai') {
+    const { OpenAIBackend } = await import('./openai/index');
+    return OpenAIBackend.create(config);
+  }
+  throw new ModelError(`Unknown model backend "${(config as { backend: string }).backend}".`, 'load', 'Use "onnx" or "openai".');
+}

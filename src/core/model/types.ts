@@ -1,0 +1,118 @@
+/**
+ * The one model interface every feature talks to. Backends: local ONNX (onnxruntime-node, run off
+ * the caller's thread) and OpenAI-compatible HTTP. Nothing here imports vscode.
+ */
+
+export type ChatRole = 'system' | 'user' | 'assistant';
+
+export interface ChatMessage {
+  role: ChatRole;
+  content: string;
+}
+
+/** A raw prompt string (no chat template applied) or chat messages (the model's own template applied). */
+export type ModelInput = string | ChatMessage[];
+
+export interface TokenEvent {
+  /** Which of the `n` samples this token belongs to (0-based). */
+  sequence: number;
+  /** Decoded text this token added (may be empty for partial UTF-8). */
+  text: string;
+  tokenId?: number;
+  /** Natural-log probability of the sampled token under the (unwarped) model distribution. */
+  logprob?: number;
+}
+
+export interface GenerateOptions {
+  maxTokens?: number;
+  /** 0 means greedy. */
+  temperature?: number;
+  topP?: number;
+  topK?: number;
+  /** Number of samples, generated as one batch where the backend can. */
+  n?: number;
+  /** Makes sampling repeatable for the same model, input and options. */
+  seed?: number;
+  /** Generation of a sequence stops when its text ends with one of these; the stop text is not returned. */
+  stop?: string[];
+  signal?: AbortSignal;
+  /** Return per-token log-probabilities (default true where the backend can). */
+  logprobs?: boolean;
+  /** Called for every generated token, as it is produced. */
+  onToken?: (event: TokenEvent) => void;
+}
+
+export interface GeneratedToken {
+  id?: number;
+  text: string;
+  logprob: number | null;
+}
+
+export type FinishReason = 'stop' | 'length' | 'abort' | 'eos';
+
+export interface Completion {
+  /** The answer text; a reasoning model's `<think>…</think>` block is not part of it. */
+  text: string;
+  tokens: GeneratedToken[];
+  finishReason: FinishReason;
+  /** What a reasoning model wrote inside `<think>…</think>`, kept apart from the answer. */
+  reasoning?: string;
+}
+
+export interface GenerateResult {
+  completions: Completion[];
+  promptTokens: number;
+  /** Milliseconds from the call to the first generated token, and the whole call. */
+  timeToFirstTokenMs: number;
+  totalMs: number;
+}
+
+export interface ScoreResult {
+  /** The continuation's tokens with their log-probabilities given the prompt and the tokens before. */
+  tokens: GeneratedToken[];
+  totalLogprob: number;
+}
+
+export type ModelDevice = 'cpu' | 'cuda' | 'remote';
+
+export interface ModelInfo {
+  backend: 'onnx' | 'openai';
+  /** A human-readable model name (folder name or served model id). */
+  name: string;
+  device: ModelDevice;
+  contextWindow: number;
+}
+
+export interface ModelBackend {
+  readonly info: ModelInfo;
+  generate(input: ModelInput, options?: GenerateOptions): Promise<GenerateResult>;
+  /** Log-probabilities of `continuation` given `prompt`, without sampling. */
+  score(prompt: ModelInput, continuation: string, options?: { signal?: AbortSignal }): Promise<ScoreResult>;
+  dispose(): Promise<void>;
+}
+
+/** Errors a person can act on: `message` says what happened, `hint` what to do about it. */
+export class ModelError extends Error {
+  constructor(
+    message: string,
+    readonly code:
+      | 'model-folder'
+      | 'model-shape'
+      | 'load'
+      | 'aborted'
+      | 'endpoint-auth'
+      | 'endpoint-not-found'
+      | 'endpoint-rate-limit'
+      | 'endpoint-server'
+      | 'endpoint-unreachable'
+      | 'endpoint-malformed'
+      | 'endpoint-unsupported'
+      | 'context-overflow'
+      | 'download-integrity'
+      | 'internal',
+    readonly hint?: string,
+  ) {
+    super(message);
+    this.name = 'ModelError';
+  }
+}

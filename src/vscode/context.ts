@@ -1,0 +1,79 @@
+import * as vscode from 'vscode';
+import { ModelSession } from './modelSession';
+import { MODEL_RELOAD_SETTINGS } from './settings';
+
+/**
+ * The one owner of lifetimes. Everything a feature starts is registered here and disposed with the
+ * extension; the model lives in its own session, replaced when the model settings change.
+ */
+export class StepwiseContext implements vscode.Disposable {
+  readonly log: vscode.LogOutputChannel;
+  readonly model: ModelSession;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(readonly extension: vscode.ExtensionContext) {
+    this.log = this.own(vscode.window.createOutputChannel('Stepwise', { log: true }));
+    this.model = this.own(new ModelSession(extension.secrets, this.log));
+    this.own(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (MODEL_RELOAD_SETTINGS.some((key) => e.affectsConfiguration(key))) {
+          this.log.info('Model settings changed: the next request loads the new model.');
+          void this.model.unload();
+        }
+      }),
+    );
+  }
+
+  /** Registers a disposable for the extension's lifetime and returns it. */
+  own<T extends vscode.Disposable>(disposable: T): T {
+    this.disposables.push(disposable);
+    return disposable;
+  }
+
+  /**
+   * Registers a command whose failures reach the user: VS Code only logs a rejected command
+   * promise, so without this wrapper an error would pass silently.
+   */
+  command(id: string, handler: (...args: unknown[]) => unknown): void {
+    this.own(
+      vscode.commands.registerCommand(id, async (...args: unknown[]) => {
+        try {
+          return await handler(...args);
+        } catch (err) {
+          this.reportError(`Command ${id} failed`, err);
+          return undefined;
+        }
+      }),
+    );
+  }
+
+  reportError(context: string, err: unknown): void {
+    const e = err as Error & { hint?: string };
+    if (e?.name === 'AbortError' || (e as { code?: string })?.code === 'aborted') {
+      this.log.info(`${context}: cancelled`);
+      return;
+    }
+    this.log.error(`${context}: ${e?.stack ?? String(err)}`);
+    const text = `Stepwise: ${e?.message ?? String(err)}${e?.hint ? ` — ${e.hint}` : ''}`;
+    void vscode.window.showErrorMessage(text, 'Show Log').then((choice) => {
+      if (choice === 'Show Log') this.log.show();
+    });
+  }
+
+  /** The workspace folder Stepwise stores runs, labels and practice sets in (its `.stepwise/`). */
+  workspaceRoot(): vscode.Uri | undefined {
+    const active = vscode.window.activeTextEditor?.document.uri;
+    const folder = (active && vscode.workspace.getWorkspaceFolder(active)) ?? vscode.workspace.workspaceFolders?.[0];
+    return folder?.uri;
+  }
+
+  dispose(): void {
+    for (const d of this.disposables.splice(0).reverse()) {
+      try {
+        d.dispose();
+      } catch (err) {
+        this.log?.error(`Dispose failed: ${String(err)}`);
+      }
+    }
+  }
+}

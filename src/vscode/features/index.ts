@@ -1,0 +1,9 @@
+import type { StepwiseContext } from '../context';
+import { registerWelcome } from './welcome';
+import { registerModelCommands } from './model';
+
+/** Every feature registers its commands, views and providers here, in one place. */
+export const features: { name: string; register(ctx: StepwiseContext): void }[] = [
+  { name: 'welcome', register: registerWelcome },
+  { name: 'model', register: registerModelCommands },
+];

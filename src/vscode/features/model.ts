@@ -1,0 +1,134 @@
+import * as vscode from 'vscode';
+import { performance } from 'node:perf_hooks';
+import type { StepwiseContext } from '../context';
+import { API_KEY_SECRET } from '../modelSession';
+import { openPanel, type PanelHandle } from '../panels/panelHost';
+import type { PlaygroundHost, PlaygroundView } from '../../shared/protocols/playground';
+
+const PLAYGROUND = 'stepwise.playground';
+
+export function registerModelCommands(ctx: StepwiseContext): void {
+  ctx.command('stepwise.selectModel', () => selectModel(ctx));
+  ctx.command('stepwise.setApiKey', async () => {
+    const key = await vscode.window.showInputBox({
+      title: 'Stepwise: API key of the OpenAI-compatible endpoint',
+      prompt: 'Kept in VS Code SecretStorage, never in settings. Leave empty to remove the key.',
+      password: true,
+      ignoreFocusOut: true,
+    });
+    if (key === undefined) return;
+    if (key) await ctx.extension.secrets.store(API_KEY_SECRET, key);
+    else await ctx.extension.secrets.delete(API_KEY_SECRET);
+    await ctx.model.unload();
+    void vscode.window.showInformationMessage(key ? 'Stepwise: API key saved.' : 'Stepwise: API key removed.');
+  });
+
+  let playground: PanelHandle<PlaygroundHost, PlaygroundView> | undefined;
+  const openPlayground = (existing?: vscode.WebviewPanel) => {
+    if (playground && !existing) return playground.panel.reveal();
+    let running: AbortController | undefined;
+    const handle = openPanel<PlaygroundHost, PlaygroundView>(
+      ctx,
+      {
+        viewType: PLAYGROUND,
+        bundle: 'playground',
+        title: 'Stepwise: Try the Model',
+        handlers: (panel) => ({
+          cancel: () => {
+            running?.abort();
+            return null;
+          },
+          generate: async ({ prompt, maxTokens, temperature }) => {
+            running?.abort();
+            const controller = new AbortController();
+            running = controller;
+            return ctx.model.use('generating', async (model) => {
+              panel.rpc.emit('model', { name: model.info.name, device: model.info.device, backend: model.info.backend });
+              const started = performance.now();
+              const result = await model.generate([{ role: 'user', content: prompt }], {
+                maxTokens,
+                temperature,
+                signal: controller.signal,
+                onToken: (t) => panel.rpc.emit('token', { text: t.text }),
+              });
+              const completion = result.completions[0];
+              const decodeMs = Math.max(1, performance.now() - started - result.timeToFirstTokenMs);
+              return {
+                text: completion?.text ?? '',
+                tokens: completion?.tokens.length ?? 0,
+                tokensPerSecond: ((completion?.tokens.length ?? 1) - 1) / (decodeMs / 1000),
+                timeToFirstTokenMs: result.timeToFirstTokenMs,
+              };
+            });
+          },
+        }),
+      },
+      existing,
+    );
+    playground = handle;
+    handle.onDidDispose(() => {
+      running?.abort();
+      if (playground === handle) playground = undefined;
+    });
+  };
+  ctx.command('stepwise.tryModel', () => openPlayground());
+  ctx.own(vscode.window.registerWebviewPanelSerializer(PLAYGROUND, { deserializeWebviewPanel: async (p) => openPlayground(p) }));
+}
+
+async function selectModel(ctx: StepwiseContext): Promise<void> {
+  const config = vscode.workspace.getConfiguration('stepwise');
+  type Choice = vscode.QuickPickItem & { apply: () => Promise<void> };
+  const target = vscode.ConfigurationTarget.Global;
+  const choices: Choice[] = [
+    {
+      label: '$(package) Embedded default: SmolLM2-135M-Instruct',
+      description: 'local ONNX, offline',
+      apply: async () => {
+        await config.update('model.backend', 'onnx', target);
+        await config.update('model.onnx.path', '', target);
+      },
+    },
+    ...(['fp32', 'q8', 'q4'] as const).map<Choice>((variant) => ({
+      label: `$(settings) ONNX weights: ${variant}`,
+      description: variant === config.get('model.onnx.variant') ? 'current' : undefined,
+      apply: async () => config.update('model.onnx.variant', variant, target),
+    })),
+    {
+      label: '$(folder-opened) ONNX model folder…',
+      description: 'an onnx-community-style folder, e.g. exported by the trainer',
+      apply: async () => {
+        const picked = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, title: 'Select an ONNX model folder' });
+        if (!picked?.[0]) return;
+        await config.update('model.backend', 'onnx', target);
+        await config.update('model.onnx.path', picked[0].fsPath, target);
+      },
+    },
+    {
+      label: '$(cloud) OpenAI-compatible endpoint…',
+      description: 'llama.cpp server, vLLM, Ollama, …',
+      apply: async () => {
+        const baseUrl = await vscode.window.showInputBox({
+          title: 'Endpoint base URL',
+          value: config.get<string>('model.openai.baseUrl'),
+          validateInput: (v) => (/^https?:\/\//.test(v) ? undefined : 'Start with http:// or https://'),
+        });
+        if (!baseUrl) return;
+        const model = await vscode.window.showInputBox({ title: 'Model name on the endpoint', value: config.get<string>('model.openai.model') });
+        if (model === undefined) return;
+        await config.update('model.openai.baseUrl', baseUrl, target);
+        await config.update('model.openai.model', model, target);
+        await config.update('model.backend', 'openai', target);
+      },
+    },
+    { label: '$(key) Set endpoint API key…', apply: async () => void (await vscode.commands.executeCommand('stepwise.setApiKey')) },
+    { label: '$(cloud-download) Download a model…', apply: async () => void (await vscode.commands.executeCommand('stepwise.downloadModel')) },
+  ];
+  const pick = await vscode.window.showQuickPick(choices, { title: 'Stepwise: Select Model', placeHolder: describeCurrent(ctx) });
+  if (!pick) return;
+  await pick.apply();
+}
+
+function describeCurrent(ctx: StepwiseContext): string {
+  const s = ctx.model.state;
+  return s.kind === 'ready' || s.kind === 'busy' ? `Current: ${s.info.name} on ${s.info.device}` : 'Choose where the model runs';
+}

@@ -1,0 +1,76 @@
+import * as vscode from 'vscode';
+import type { StepwiseContext } from '../context';
+import { openPanel, type PanelHandle } from '../panels/panelHost';
+import type { WelcomeHost, WelcomeStatus, WelcomeView } from '../../shared/protocols/welcome';
+import type { ModelState } from '../modelSession';
+
+const VIEW_TYPE = 'stepwise.welcome';
+// Commands the welcome page may run: a webview never gets to run arbitrary commands.
+const WELCOME_COMMANDS = new Set([
+  'stepwise.prove',
+  'stepwise.selectModel',
+  'stepwise.tryModel',
+  'stepwise.nextSolutionToLabel',
+  'stepwise.generatePracticeSet',
+  'stepwise.trainFromAnnotations',
+  'stepwise.showLog',
+]);
+
+export function describeModelState(state: ModelState): { modelState: string; modelDetail: string } {
+  switch (state.kind) {
+    case 'idle':
+      return { modelState: 'Not loaded', modelDetail: 'The model loads the first time a feature needs it.' };
+    case 'loading':
+      return { modelState: 'Loading', modelDetail: state.name };
+    case 'ready':
+      return { modelState: 'Ready', modelDetail: `${state.info.name} on ${state.info.device} (${state.info.backend})` };
+    case 'busy':
+      return { modelState: 'Working', modelDetail: `${state.info.name}: ${state.what}` };
+    case 'error':
+      return { modelState: 'Error', modelDetail: `${state.message}${state.hint ? ` — ${state.hint}` : ''}` };
+  }
+}
+
+export function registerWelcome(ctx: StepwiseContext): void {
+  let current: PanelHandle<WelcomeHost, WelcomeView> | undefined;
+  const status = (): WelcomeStatus => ({
+    version: String(ctx.extension.extension.packageJSON.version),
+    ...describeModelState(ctx.model.state),
+    workspaceTrusted: vscode.workspace.isTrusted,
+  });
+  const show = (existing?: vscode.WebviewPanel) => {
+    if (current && !existing) {
+      current.panel.reveal();
+      return;
+    }
+    const handle = openPanel<WelcomeHost, WelcomeView>(
+      ctx,
+      {
+        viewType: VIEW_TYPE,
+        bundle: 'welcome',
+        title: 'Welcome to Stepwise',
+        handlers: () => ({
+          status: () => status(),
+          run: async ({ command }) => {
+            if (!WELCOME_COMMANDS.has(command)) throw new Error(`The welcome page cannot run "${command}".`);
+            await vscode.commands.executeCommand(command);
+            return null;
+          },
+        }),
+      },
+      existing,
+    );
+    current = handle;
+    const sub = ctx.model.onDidChangeState(() => handle.rpc.emit('status', status()));
+    handle.onDidDispose(() => {
+      sub.dispose();
+      if (current === handle) current = undefined;
+    });
+  };
+  ctx.command('stepwise.showWelcome', () => show());
+  ctx.own(
+    vscode.window.registerWebviewPanelSerializer(VIEW_TYPE, {
+      deserializeWebviewPanel: async (panel) => show(panel),
+    }),
+  );
+}

@@ -1,0 +1,97 @@
+import * as vscode from 'vscode';
+import { randomBytes } from 'node:crypto';
+import { RpcEndpoint, type Handlers, type ProtocolSide } from '../../shared/rpc';
+import type { StepwiseContext } from '../context';
+
+export interface PanelSpec<Host extends ProtocolSide, View extends ProtocolSide> {
+  /** `stepwise.<name>`; the webview bundle is `dist/webview/<name>.js`. */
+  viewType: string;
+  bundle: string;
+  title: string;
+  /** Requests the host answers for this panel's webview. */
+  handlers: (panel: PanelHandle<Host, View>) => Partial<Handlers<Host>>;
+  /** Extra stylesheets from `dist/webview/` (e.g. KaTeX). */
+  styles?: string[];
+}
+
+export interface PanelHandle<Host extends ProtocolSide, View extends ProtocolSide> {
+  readonly panel: vscode.WebviewPanel;
+  readonly rpc: RpcEndpoint<Host, View>;
+  /** Resolves once the webview has said `ready`; messages before that would be lost. */
+  readonly ready: Promise<void>;
+  readonly onDidDispose: vscode.Event<void>;
+}
+
+/**
+ * Opens (or revives) a webview panel with a strict Content Security Policy: nothing but the
+ * bundle's own nonce-tagged script and stylesheets, resources only from `dist/webview`.
+ */
+export function openPanel<Host extends ProtocolSide, View extends ProtocolSide>(
+  ctx: StepwiseContext,
+  spec: PanelSpec<Host, View>,
+  existing?: vscode.WebviewPanel,
+  column: vscode.ViewColumn = vscode.ViewColumn.Active,
+): PanelHandle<Host, View> {
+  const root = vscode.Uri.joinPath(ctx.extension.extensionUri, 'dist', 'webview');
+  const panel =
+    existing ??
+    vscode.window.createWebviewPanel(spec.viewType, spec.title, column, {
+      enableScripts: true,
+      retainContextWhenHidden: false,
+      localResourceRoots: [root],
+    });
+  panel.webview.options = { enableScripts: true, localResourceRoots: [root] };
+  panel.iconPath = vscode.Uri.joinPath(ctx.extension.extensionUri, 'media', 'stepwise.svg');
+
+  const disposables: vscode.Disposable[] = [];
+  const disposed = new vscode.EventEmitter<void>();
+  let markReady: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+  const handle = { panel, ready, onDidDispose: disposed.event } as PanelHandle<Host, View> & { rpc: RpcEndpoint<Host, View> };
+  handle.rpc = new RpcEndpoint<Host, View>((m) => void panel.webview.postMessage(m));
+  // Handlers need the handle (to emit events back), so they are bound after it exists.
+  handle.rpc.serve(spec.handlers(handle));
+  handle.rpc.onReady(markReady);
+  disposables.push(panel.webview.onDidReceiveMessage((m) => void handle.rpc.receive(m)));
+  panel.webview.html = renderHtml(panel.webview, root, spec);
+  panel.onDidDispose(() => {
+    handle.rpc.dispose();
+    disposed.fire();
+    disposed.dispose();
+    for (const d of disposables) d.dispose();
+  });
+  return handle;
+}
+
+function renderHtml(webview: vscode.Webview, root: vscode.Uri, spec: { bundle: string; title: string; styles?: string[] }): string {
+  const nonce = randomBytes(16).toString('base64');
+  const script = webview.asWebviewUri(vscode.Uri.joinPath(root, `${spec.bundle}.js`));
+  const styles = (spec.styles ?? []).map(
+    (s) => `<link rel="stylesheet" nonce="${nonce}" href="${webview.asWebviewUri(vscode.Uri.joinPath(root, s))}">`,
+  );
+  const csp = [
+    "default-src 'none'",
+    `style-src ${webview.cspSource} 'nonce-${nonce}'`,
+    `font-src ${webview.cspSource}`,
+    `img-src ${webview.cspSource} data:`,
+    `script-src 'nonce-${nonce}'`,
+  ].join('; ');
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<title>${escapeHtml(spec.title)}</title>
+${styles.join('\n')}
+</head>
+<body data-nonce="${nonce}">
+<main id="app" aria-live="polite"><p class="loading">Loading…</p></main>
+<script nonce="${nonce}" src="${script}"></script>
+</body>
+</html>`;
+}
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}

@@ -1,0 +1,63 @@
+import * as vscode from 'vscode';
+
+/** Every Stepwise setting, typed. Read only through `readSettings` so names live in one place. */
+export interface StepwiseSettings {
+  model: {
+    backend: 'onnx' | 'openai';
+    onnx: { path: string; variant: 'fp32' | 'q8' | 'q4'; device: 'auto' | 'cpu' | 'cuda'; threads: number };
+    openai: { baseUrl: string; model: string; headers: Record<string, string>; timeoutMs: number };
+    contextWindow: number;
+    maxOutputTokens: number;
+  };
+  verifier: { modelPath: string; passes: number };
+  prm: { modelPath: string };
+  prove: { maxIterations: number; candidates: number; rerankBy: 'prm' | 'verifier' | 'self'; stepAggregate: 'product' | 'min' };
+  rewards: { alpha: number; beta: number };
+  tests: { perTestTimeoutMs: number; suiteTimeoutMs: number; memoryMb: number };
+  python: { interpreterPath: string };
+  labels: { stopAtFirstError: boolean };
+  practice: {
+    judgePasses: number;
+    questions: number;
+    weights: { cons: number; sep: number; stab: number };
+    thresholds: { cons: number; sep: number; stab: number };
+  };
+  trainer: { pythonPath: string };
+}
+
+/** Settings whose change only takes effect once the model is reloaded. */
+export const MODEL_RELOAD_SETTINGS = [
+  'stepwise.model.backend',
+  'stepwise.model.onnx.path',
+  'stepwise.model.onnx.variant',
+  'stepwise.model.onnx.device',
+  'stepwise.model.onnx.threads',
+  'stepwise.model.openai.baseUrl',
+  'stepwise.model.openai.model',
+  'stepwise.model.openai.headers',
+  'stepwise.model.contextWindow',
+];
+
+export function readSettings(scope?: vscode.ConfigurationScope): StepwiseSettings {
+  const c = vscode.workspace.getConfiguration('stepwise', scope);
+  // `get` falls back to the defaults declared in package.json, which is the one source of defaults.
+  const g = <T>(key: string): T => c.get<T>(key) as T;
+  return {
+    model: {
+      backend: g('model.backend'),
+      onnx: { path: g('model.onnx.path'), variant: g('model.onnx.variant'), device: g('model.onnx.device'), threads: g('model.onnx.threads') },
+      openai: { baseUrl: g('model.openai.baseUrl'), model: g('model.openai.model'), headers: g('model.openai.headers'), timeoutMs: g('model.openai.timeoutMs') },
+      contextWindow: g('model.contextWindow'),
+      maxOutputTokens: g('model.maxOutputTokens'),
+    },
+    verifier: { modelPath: g('verifier.modelPath'), passes: g('verifier.passes') },
+    prm: { modelPath: g('prm.modelPath') },
+    prove: { maxIterations: g('prove.maxIterations'), candidates: g('prove.candidates'), rerankBy: g('prove.rerankBy'), stepAggregate: g('prove.stepAggregate') },
+    rewards: { alpha: g('rewards.alpha'), beta: g('rewards.beta') },
+    tests: { perTestTimeoutMs: g('tests.perTestTimeoutMs'), suiteTimeoutMs: g('tests.suiteTimeoutMs'), memoryMb: g('tests.memoryMb') },
+    python: { interpreterPath: g('python.interpreterPath') },
+    labels: { stopAtFirstError: g('labels.stopAtFirstError') },
+    practice: { judgePasses: g('practice.judgePasses'), questions: g('practice.questions'), weights: g('practice.weights'), thresholds: g('practice.thresholds') },
+    trainer: { pythonPath: g('trainer.pythonPath') },
+  };
+}
