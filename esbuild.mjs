@@ -8,7 +8,7 @@ const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
 
 // Native and worker-loaded modules stay outside the bundles; the VSIX ships them in node_modules.
-const nodeExternals = ['vscode', 'onnxruntime-node', 'web-tree-sitter', 'tree-sitter-wasms'];
+const nodeExternals = ['vscode', 'onnxruntime-node', 'web-tree-sitter'];
 
 const nodeCommon = {
   bundle: true,

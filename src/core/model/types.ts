@@ -25,6 +25,8 @@ export interface TokenEvent {
 
 export interface GenerateOptions {
   maxTokens?: number;
+  /** EOS is not sampled before this many tokens (benchmarks use it to get equal lengths). */
+  minTokens?: number;
   /** 0 means greedy. */
   temperature?: number;
   topP?: number;

@@ -1,9 +1,13 @@
 import type { StepwiseContext } from '../context';
 import { registerWelcome } from './welcome';
 import { registerModelCommands } from './model';
+import { registerPractice } from './practice';
+import { registerProve } from './prove';
 
 /** Every feature registers its commands, views and providers here, in one place. */
 export const features: { name: string; register(ctx: StepwiseContext): void }[] = [
   { name: 'welcome', register: registerWelcome },
   { name: 'model', register: registerModelCommands },
+  { name: 'prove', register: (ctx) => registerProve(ctx) },
+  { name: 'practice', register: registerPractice },
 ];

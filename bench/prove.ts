@@ -1,0 +1,87 @@
+/**
+ * Benchmark of the prove flow on the default model: one round of a proof of up to 256 tokens and
+ * one verification pass. Writes bench/results/prove.json.
+ *
+ *   npx tsc -p tsconfig.json && node out/bench/prove.js [--model-dir DIR] [--variant fp32|q8|q4]
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { createModelBackend } from '../src/core/model/factory';
+import { defaultModelDir } from '../src/core/model/defaults';
+import type { GenerateOptions, GenerateResult, ModelBackend, ModelInput } from '../src/core/model/types';
+import { proveAndVerify } from '../src/core/prove/prove';
+import { findPackageRoot } from '../src/core/resources';
+
+const PROBLEM = 'Prove that the product of any three consecutive integers is divisible by 6.';
+
+/** Records every generate call's timing and token counts while passing it through. */
+function counting(backend: ModelBackend, calls: { tokens: number; ms: number; ttftMs: number; n: number }[]): ModelBackend {
+  return {
+    info: backend.info,
+    async generate(input: ModelInput, options?: GenerateOptions): Promise<GenerateResult> {
+      const result = await backend.generate(input, options);
+      const tokens = result.completions.reduce((s, c) => s + c.tokens.length, 0);
+      calls.push({ tokens, ms: result.totalMs, ttftMs: result.timeToFirstTokenMs, n: result.completions.length });
+      return result;
+    },
+    score: (prompt, continuation, options) => backend.score(prompt, continuation, options),
+    dispose: () => backend.dispose(),
+  };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { 'model-dir': { type: 'string' }, variant: { type: 'string' } } });
+  const modelDir = values['model-dir'] ?? defaultModelDir();
+  const variant = (values.variant ?? 'fp32') as 'fp32' | 'q8' | 'q4';
+  const loadStarted = performance.now();
+  const model = await createModelBackend({ backend: 'onnx', modelDir, variant, device: 'auto' });
+  const loadMs = performance.now() - loadStarted;
+  const calls: { tokens: number; ms: number; ttftMs: number; n: number }[] = [];
+  try {
+    const run = await proveAndVerify(
+      {
+        problem: PROBLEM,
+        options: { maxIterations: 1, maxTokens: 256, verifierMaxTokens: 256, verifierPasses: 1, metaVerify: false, stepScores: false, seed: 1 },
+      },
+      { generator: counting(model, calls) },
+    );
+    if (run.status !== 'completed') throw new Error(`the run ${run.status}: ${run.error?.message ?? ''}`);
+    const round = run.iterations[0];
+    const candidate = round.candidates[0];
+    const [generation, verification] = calls;
+    const result = {
+      benchmark: 'prove',
+      date: new Date().toISOString(),
+      machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? 'unknown', platform: `${os.platform()} ${os.arch()}`, node: process.version },
+      model: { ...model.info, modelDir, variant },
+      loadMs,
+      generation: {
+        tokens: generation?.tokens,
+        ms: round.generateMs,
+        timeToFirstTokenMs: round.timeToFirstTokenMs,
+        tokensPerSecond: generation ? generation.tokens / (generation.ms / 1000) : null,
+      },
+      verification: {
+        tokens: verification?.tokens,
+        ms: candidate.verifier?.ms ?? null,
+        tokensPerSecond: verification ? verification.tokens / (verification.ms / 1000) : null,
+      },
+      roundMs: round.totalMs,
+      parsed: { formatReward: candidate.parsed.formatReward, selfScore: candidate.parsed.selfScore, problems: candidate.parsed.problems },
+      verifierScore: candidate.verifier?.score ?? null,
+    };
+    const out = path.join(findPackageRoot(), 'bench', 'results', 'prove.json');
+    fs.mkdirSync(path.dirname(out), { recursive: true });
+    fs.writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
+    process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+  } finally {
+    await model.dispose();
+  }
+}
+
+main().catch((err: Error & { hint?: string }) => {
+  process.stderr.write(`bench/prove: ${err.message}\n${err.hint ? `hint: ${err.hint}\n` : ''}`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,161 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { CliCommand } from '../command';
+import { UsageError } from '../command';
+import { MODEL_USAGE, openModel, parseWithModel } from '../modelOptions';
+import { problemFromDocument } from '../../core/prove/document';
+import { parseProofOutput } from '../../core/prove/parse';
+import { proveAndVerify, type ProveOptionsInput } from '../../core/prove/prove';
+import type { ProveEvent } from '../../core/prove/events';
+import type { ProveRun } from '../../core/prove/runSchema';
+import { runsDir, saveRun } from '../../core/prove/runStore';
+
+const PROVE_USAGE =
+  'stepwise prove FILE [--json] [--iterations N] [--candidates N] [--rerank-by prm|verifier|self] [--verifier-passes K] ' +
+  '[--rubric unit|olympiad] [--no-meta] [--no-step-scores] [--aggregate product|min] [--max-tokens N] [--temperature T] ' +
+  `[--seed S] [--prompts-dir DIR] [--save-dir DIR] ${MODEL_USAGE}`;
+
+function int(value: string | undefined, name: string, min: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} must be a whole number ≥ ${min}, not "${value}".`);
+  return n;
+}
+
+function oneOf<T extends string>(value: string | undefined, name: string, allowed: readonly T[]): T | undefined {
+  if (value === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`--${name} must be one of ${allowed.join(', ')}, not "${value}".`);
+  return value as T;
+}
+
+function readInputFile(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read ${file}: ${(err as Error).message}`);
+  }
+}
+
+/** Progress on stderr, so that stdout carries only the result (the run JSON with --json). */
+function progressPrinter(streamTokens: boolean): (e: ProveEvent) => void {
+  let streaming = false;
+  return (e) => {
+    if (e.type === 'phase') {
+      if (streaming) process.stderr.write('\n');
+      streaming = false;
+      const who = e.candidate === null ? '' : ` candidate ${e.candidate + 1}`;
+      process.stderr.write(`[round ${e.iteration + 1}] ${e.phase}${who}\n`);
+    } else if (e.type === 'token' && e.phase === 'generate' && e.sequence === 0 && streamTokens) {
+      streaming = true;
+      process.stderr.write(e.text);
+    }
+  };
+}
+
+function summary(run: ProveRun, file: string): string {
+  const lines = [`status: ${run.status} (${run.stopReason}), ${run.iterations.length} round(s), ${(run.totalMs / 1000).toFixed(1)} s`];
+  if (run.error) lines.push(`error: ${run.error.message}${run.error.hint ? `\nhint: ${run.error.hint}` : ''}`);
+  const fmt = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(2));
+  for (const it of run.iterations) {
+    for (const rank of it.ranking) {
+      const c = it.candidates[rank];
+      const mark = rank === it.chosen ? '*' : ' ';
+      lines.push(
+        `${mark} round ${it.index + 1} candidate ${c.index + 1}: self ${fmt(c.parsed.selfScore)}, verifier ${fmt(c.verifier?.score)}, ` +
+          `meta ${fmt(c.meta?.score)}, steps ${fmt(c.stepScores?.solutionScore)}, R ${fmt(c.rewards.r)}` +
+          (c.parsed.problems.length ? `; format: ${c.parsed.problems.join('; ')}` : ''),
+      );
+    }
+  }
+  const final = run.final && run.iterations[run.final.iteration]?.candidates[run.final.candidate];
+  if (final) lines.push('', '## Solution', final.parsed.proof || '(empty)', '', '## Self Evaluation', final.parsed.selfAnalysis || '(empty)');
+  lines.push('', `saved: ${file}`);
+  return lines.join('\n') + '\n';
+}
+
+export const proveCommand: CliCommand = {
+  name: 'prove',
+  summary: 'Prove a problem with self-evaluation, verify, refine, and save the run',
+  usage: PROVE_USAGE,
+  async run(argv) {
+    const { values, positionals } = parseWithModel(argv, {
+      json: { type: 'boolean' },
+      iterations: { type: 'string' },
+      candidates: { type: 'string' },
+      'rerank-by': { type: 'string' },
+      'verifier-passes': { type: 'string' },
+      rubric: { type: 'string' },
+      'no-meta': { type: 'boolean' },
+      'no-step-scores': { type: 'boolean' },
+      aggregate: { type: 'string' },
+      'max-tokens': { type: 'string' },
+      temperature: { type: 'string' },
+      seed: { type: 'string' },
+      'prompts-dir': { type: 'string' },
+      'save-dir': { type: 'string' },
+    });
+    if (positionals.length !== 1) throw new UsageError('give exactly one FILE: a proof document with a "## Problem" section, or a plain-text problem.');
+    const file = positionals[0];
+    const problem = problemFromDocument(readInputFile(file));
+    if (problem.text === '') throw new UsageError(`${file} holds no problem: ${problem.problems.join('; ') || 'it is empty'}.`);
+    const temperature = values.temperature === undefined ? undefined : Number(values.temperature);
+    if (temperature !== undefined && !(temperature >= 0 && temperature <= 2)) {
+      throw new UsageError(`--temperature must be a number from 0 to 2, not "${values.temperature}".`);
+    }
+    const options: ProveOptionsInput = {
+      maxIterations: int(values.iterations, 'iterations', 1),
+      candidates: int(values.candidates, 'candidates', 1),
+      rerankBy: oneOf(values['rerank-by'], 'rerank-by', ['prm', 'verifier', 'self'] as const),
+      verifierPasses: int(values['verifier-passes'], 'verifier-passes', 1),
+      rubric: oneOf(values.rubric, 'rubric', ['unit', 'olympiad'] as const),
+      metaVerify: values['no-meta'] ? false : undefined,
+      stepScores: values['no-step-scores'] ? false : undefined,
+      stepAggregate: oneOf(values.aggregate, 'aggregate', ['product', 'min'] as const),
+      maxTokens: int(values['max-tokens'], 'max-tokens', 16),
+      temperature,
+      seed: int(values.seed, 'seed', 0),
+      promptDir: values['prompts-dir'],
+    };
+    const saveDir = path.resolve(values['save-dir'] ?? runsDir(process.cwd()));
+
+    const model = await openModel(values);
+    const controller = new AbortController();
+    // Ctrl+C cancels at the next token; the partial run is still saved and printed.
+    const onSigint = () => controller.abort();
+    process.once('SIGINT', onSigint);
+    try {
+      const run = await proveAndVerify(
+        { problem: problem.text, file: path.resolve(file), options, signal: controller.signal, onEvent: progressPrinter(!values.json && !!process.stderr.isTTY) },
+        { generator: model },
+      );
+      const saved = await saveRun(run, saveDir);
+      process.stdout.write(values.json ? JSON.stringify(run, null, 2) + '\n' : summary(run, saved));
+      if (values.json) process.stderr.write(`saved: ${saved}\n`);
+      if (run.status === 'failed') process.stderr.write(`stepwise prove: ${run.error?.message}\n${run.error?.hint ? `hint: ${run.error.hint}\n` : ''}`);
+      return run.status === 'completed' ? 0 : run.status === 'cancelled' ? 130 : 1;
+    } finally {
+      process.removeListener('SIGINT', onSigint);
+      await model.dispose();
+    }
+  },
+};
+
+export const parseProofCommand: CliCommand = {
+  name: 'parse-proof',
+  summary: 'Parse a generator output (## Solution / ## Self Evaluation) and report its format problems',
+  usage: 'stepwise parse-proof FILE [--json]',
+  async run(argv) {
+    const { values, positionals } = parseWithModel(argv, { json: { type: 'boolean' } });
+    if (positionals.length !== 1) throw new UsageError('give exactly one FILE holding a generator output.');
+    const parsed = parseProofOutput(readInputFile(positionals[0]));
+    if (values.json) {
+      process.stdout.write(JSON.stringify(parsed, null, 2) + '\n');
+    } else {
+      process.stdout.write(
+        `self-score: ${parsed.selfScore ?? '—'}\nformat reward: ${parsed.formatReward}\n` +
+          (parsed.problems.length ? `problems:\n${parsed.problems.map((p) => `  - ${p}`).join('\n')}\n` : 'problems: none\n'),
+      );
+    }
+    return 0;
+  },
+};

@@ -1,0 +1,50 @@
+import { parseArgs } from 'node:util';
+import { createModelBackend, type ModelConfig } from '../core/model/factory';
+import { defaultModelDir } from '../core/model/defaults';
+import type { ModelBackend } from '../core/model/types';
+import { UsageError } from './command';
+
+/** The model options every model-using subcommand accepts, for util.parseArgs. */
+export const MODEL_OPTIONS = {
+  'model-dir': { type: 'string' },
+  variant: { type: 'string' },
+  device: { type: 'string' },
+  endpoint: { type: 'string' },
+  model: { type: 'string' },
+} as const;
+
+export const MODEL_USAGE =
+  '[--model-dir DIR [--variant fp32|q8|q4] [--device auto|cpu|cuda] | --endpoint URL --model NAME]  (API key: $STEPWISE_API_KEY)';
+
+type ParsedModelOptions = Partial<Record<keyof typeof MODEL_OPTIONS, string>>;
+
+/** The model a command uses: an endpoint when given, else an ONNX folder (the default model). */
+export function modelConfigFrom(values: ParsedModelOptions, env: NodeJS.ProcessEnv = process.env): ModelConfig {
+  if (values.endpoint) {
+    if (!values.model) throw new UsageError('--endpoint needs --model NAME (the model name the server serves).');
+    return { backend: 'openai', baseUrl: values.endpoint, model: values.model, apiKey: env.STEPWISE_API_KEY };
+  }
+  const variant = values.variant ?? 'fp32';
+  if (!['fp32', 'q8', 'q4'].includes(variant)) throw new UsageError(`--variant must be fp32, q8 or q4, not "${variant}".`);
+  const device = values.device ?? 'auto';
+  if (!['auto', 'cpu', 'cuda'].includes(device)) throw new UsageError(`--device must be auto, cpu or cuda, not "${device}".`);
+  return {
+    backend: 'onnx',
+    modelDir: values['model-dir'] ?? defaultModelDir(env),
+    variant: variant as 'fp32' | 'q8' | 'q4',
+    device: device as 'auto' | 'cpu' | 'cuda',
+  };
+}
+
+export function openModel(values: ParsedModelOptions): Promise<ModelBackend> {
+  return createModelBackend(modelConfigFrom(values));
+}
+
+/** Parses argv with the model options added; unknown options are usage errors. */
+export function parseWithModel<T extends Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>>(argv: string[], options: T) {
+  try {
+    return parseArgs({ args: argv, options: { ...MODEL_OPTIONS, ...options }, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}

@@ -1,0 +1,206 @@
+/**
+ * The generation loop on one causal-LM session: left-padded batches with a KV cache, sampling,
+ * stop sequences, EOS, cancellation between tokens, log-probabilities, and scoring. Runs wherever
+ * it is created: inside the model worker in production, in-process in unit tests.
+ */
+import { SeededRandom, logSumExp, randomSeed, selectToken, tokenLogprob, type SamplingParams } from '../sampling';
+import { ModelError, type Completion, type FinishReason, type ModelInput, type ScoreResult, type TokenEvent } from '../types';
+import { CausalLmSession, type DeviceChoice } from './causalLmSession';
+import { openModelFolder, type ModelFolder, type OnnxVariant } from './modelFolder';
+import { SequenceText } from './sequenceText';
+import { TextCodec } from './textCodec';
+
+export interface EngineLoadOptions {
+  modelDir: string;
+  variant?: OnnxVariant;
+  device?: DeviceChoice;
+  threads?: number;
+}
+
+/** Generation options as they cross the worker boundary (no callbacks, no AbortSignal). */
+export interface EngineGenerateOptions {
+  maxTokens?: number;
+  minTokens?: number;
+  temperature?: number;
+  topP?: number;
+  topK?: number;
+  n?: number;
+  seed?: number;
+  stop?: string[];
+  logprobs?: boolean;
+}
+
+export interface EngineHooks {
+  onToken?: (event: TokenEvent) => void;
+  /** Polled before every forward pass. */
+  isAborted?: () => boolean;
+}
+
+export interface EngineGenerateResult {
+  completions: Completion[];
+  promptTokens: number;
+  timeToFirstTokenMs: number;
+  totalMs: number;
+}
+
+export const DEFAULT_MAX_TOKENS = 256;
+
+export class OnnxEngine {
+  private constructor(
+    readonly folder: ModelFolder,
+    readonly codec: TextCodec,
+    readonly session: CausalLmSession,
+  ) {}
+
+  static async load(options: EngineLoadOptions): Promise<OnnxEngine> {
+    const folder = openModelFolder(options.modelDir, options.variant ?? 'fp32');
+    const codec = new TextCodec(folder);
+    const session = await CausalLmSession.create(folder.modelFile, folder.shape, options.device ?? 'auto', options.threads);
+    return new OnnxEngine(folder, codec, session);
+  }
+
+  get info() {
+    return { name: this.folder.name, device: this.session.device, contextWindow: this.folder.shape.contextWindow };
+  }
+
+  async generate(input: ModelInput, options: EngineGenerateOptions = {}, hooks: EngineHooks = {}): Promise<EngineGenerateResult> {
+    const prompt = this.codec.encodeInput(input);
+    const n = Math.max(1, Math.floor(options.n ?? 1));
+    return this.generateBatch(
+      Array.from({ length: n }, () => prompt),
+      options,
+      hooks,
+    );
+  }
+
+  /**
+   * Generates one continuation per prompt, all in one batch. Shorter prompts are left-padded
+   * (mask 0, positions counted over real tokens only) so every row's next token is at the end.
+   */
+  async generateBatch(prompts: number[][], options: EngineGenerateOptions = {}, hooks: EngineHooks = {}): Promise<EngineGenerateResult> {
+    const started = performance.now();
+    const batch = prompts.length;
+    const promptLen = Math.max(...prompts.map((p) => p.length));
+    if (prompts.some((p) => p.length === 0)) throw new ModelError('The prompt is empty.', 'internal', 'Give the model some text to continue.');
+    this.checkContext(promptLen);
+    const maxTokens = Math.min(Math.max(0, Math.floor(options.maxTokens ?? DEFAULT_MAX_TOKENS)), this.info.contextWindow - promptLen);
+    const minTokens = Math.max(0, Math.floor(options.minTokens ?? 0));
+    const params: SamplingParams = { temperature: options.temperature ?? 1, topK: options.topK, topP: options.topP };
+    const random = new SeededRandom(options.seed ?? randomSeed());
+    const wantLogprobs = options.logprobs !== false;
+    const padId = this.folder.padTokenId ?? [...this.codec.eosTokenIds][0] ?? 0;
+
+    const texts = prompts.map(() => new SequenceText((ids) => this.codec.decode(ids), options.stop ?? []));
+    const finish: (FinishReason | undefined)[] = prompts.map(() => undefined);
+    const mask: number[][] = prompts.map((p) => [...new Array(promptLen - p.length).fill(0), ...p.map(() => 1)]);
+    let ids = prompts.flatMap((p) => [...new Array(promptLen - p.length).fill(padId), ...p]);
+    let positions = mask.flatMap(positionsOf);
+    let seq = promptLen;
+    let past;
+    let firstTokenAt: number | undefined;
+
+    const emit = (sequence: number, text: string, tokenId?: number, logprob?: number) => {
+      if (hooks.onToken && (text !== '' || tokenId !== undefined)) hooks.onToken({ sequence, text, tokenId, logprob });
+    };
+
+    for (let step = 0; ; step++) {
+      if (step >= maxTokens) {
+        finish.forEach((f, b) => (finish[b] = f ?? 'length'));
+        break;
+      }
+      if (hooks.isAborted?.()) {
+        finish.forEach((f, b) => (finish[b] = f ?? 'abort'));
+        break;
+      }
+      const out = await this.session.forward({ ids, batch, seq, mask: mask.flat(), positions, past });
+      past = out.present;
+      const next: number[] = [];
+      for (let b = 0; b < batch; b++) {
+        if (finish[b] !== undefined) {
+          next.push(padId);
+          continue;
+        }
+        const offset = (b * seq + seq - 1) * out.vocab;
+        const row = out.logits.subarray(offset, offset + out.vocab);
+        const banned = step < minTokens ? this.codec.eosTokenIds : undefined;
+        const token = selectToken(row, params, random, banned);
+        next.push(token);
+        firstTokenAt ??= performance.now();
+        if (this.codec.eosTokenIds.has(token)) {
+          finish[b] = 'eos';
+          emit(b, texts[b].flush());
+          continue;
+        }
+        const logprob = wantLogprobs ? tokenLogprob(row, token, logSumExp(row)) : undefined;
+        const pushed = texts[b].push(token, logprob ?? null);
+        if (pushed.stopped) finish[b] = 'stop';
+        const isLast = step + 1 >= maxTokens;
+        emit(b, pushed.streamed + (isLast && !pushed.stopped ? texts[b].flush() : ''), token, logprob);
+      }
+      if (finish.every((f) => f !== undefined)) break;
+      for (let b = 0; b < batch; b++) mask[b].push(1);
+      ids = next;
+      positions = mask.map((m) => positionsOf(m).at(-1) as number);
+      seq = 1;
+    }
+    for (let b = 0; b < batch; b++) {
+      if (finish[b] === 'abort' || finish[b] === 'length') emit(b, texts[b].flush());
+    }
+
+    const now = performance.now();
+    return {
+      completions: texts.map((t, b) => ({
+        text: t.finalText,
+        tokens: t.finalTokens.map((tok) => ({ id: tok.id, text: tok.text, logprob: tok.logprob })),
+        finishReason: finish[b] ?? 'length',
+      })),
+      promptTokens: promptLen,
+      timeToFirstTokenMs: (firstTokenAt ?? now) - started,
+      totalMs: now - started,
+    };
+  }
+
+  /** Log-probabilities of the continuation's tokens after the prompt, from one forward pass. */
+  async score(prompt: ModelInput, continuation: string): Promise<ScoreResult> {
+    const promptIds = this.codec.encodeInput(prompt);
+    const contIds = this.codec.encodeContinuation(continuation);
+    if (promptIds.length === 0) throw new ModelError('The prompt is empty.', 'internal', 'Give the model some text to condition on.');
+    if (contIds.length === 0) return { tokens: [], totalLogprob: 0 };
+    const all = [...promptIds, ...contIds];
+    this.checkContext(all.length);
+    const logits = await this.fullLogits(all);
+    const tokens = contIds.map((id, j) => {
+      const row = logits.rows[promptIds.length - 1 + j];
+      return { id, text: this.codec.decode([id]), logprob: tokenLogprob(row, id) };
+    });
+    return { tokens, totalLogprob: tokens.reduce((s, t) => s + t.logprob, 0) };
+  }
+
+  /** Logits of every position of one unpadded sequence, without a cache (tests compare against it). */
+  async fullLogits(ids: number[]): Promise<{ rows: Float32Array[]; vocab: number }> {
+    const mask = ids.map(() => 1);
+    const out = await this.session.forward({ ids, batch: 1, seq: ids.length, mask, positions: positionsOf(mask), past: undefined });
+    const rows = ids.map((_, i) => out.logits.subarray(i * out.vocab, (i + 1) * out.vocab));
+    return { rows, vocab: out.vocab };
+  }
+
+  async dispose(): Promise<void> {
+    await this.session.release();
+  }
+
+  private checkContext(tokens: number): void {
+    if (tokens >= this.info.contextWindow) {
+      throw new ModelError(
+        `The prompt is ${tokens} tokens; ${this.folder.name} reads at most ${this.info.contextWindow}.`,
+        'context-overflow',
+        'Shorten the input (fewer or smaller files, a shorter problem statement).',
+      );
+    }
+  }
+}
+
+/** Position of each token: count of real tokens before it; pads get 1 as Hugging Face does. */
+export function positionsOf(mask: number[]): number[] {
+  let seen = 0;
+  return mask.map((m) => (m === 1 ? seen++ : 1));
+}

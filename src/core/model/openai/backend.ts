@@ -1,0 +1,370 @@
+/**
+ * ModelBackend over any OpenAI-compatible HTTP server (llama.cpp, llama-cpp-python, vLLM, Ollama,
+ * LM Studio, OpenAI). Chat messages go to /chat/completions, raw prompts to /completions; every
+ * generation streams, so tokens arrive as they are made and cancellation keeps what came so far.
+ */
+
+import {
+  ModelError,
+  type ChatMessage,
+  type Completion,
+  type GenerateOptions,
+  type GenerateResult,
+  type ModelBackend,
+  type ModelInfo,
+  type ModelInput,
+  type ScoreResult,
+} from '../types';
+import { StreamAccumulator } from './accumulator';
+import { estimateTokens, inputText, planContext } from './context';
+import { diagnoseNotFound } from './diagnose';
+import { continuationScore, echoAligned, readEchoTokens } from './echoScore';
+import { abortedError, readBody, readText, send, type HttpPolicy } from './http';
+import { ServerTokenizer } from './serverTokenizer';
+import { SseParser } from './sse';
+import { splitReasoning } from './think';
+import { parseBaseUrl, serverRoot } from './url';
+
+export interface OpenAIBackendOptions {
+  /** Server address with or without `/v1` (`http://127.0.0.1:8080`, `http://127.0.0.1:8080/v1`). */
+  baseUrl: string;
+  /** Model name sent in every request; many single-model servers accept any. */
+  model: string;
+  /** Sent as `Authorization: Bearer …`. The caller reads it from SecretStorage, never from settings. */
+  apiKey?: string;
+  /** Extra headers (an organisation id, a proxy's routing header). */
+  headers?: Record<string, string>;
+  /** Tokens the server's model can see at once (prompt + answer). Default 2048. */
+  contextWindow?: number;
+  /** Answer length when a call does not say. Default 512. */
+  maxOutputTokens?: number;
+  /** Deadline for the response headers, in ms. Default 60000. */
+  timeoutMs?: number;
+  /** Deadline between two chunks of a stream, in ms. Default: timeoutMs. */
+  idleTimeoutMs?: number;
+  /** Retries for 429, 5xx and connection failures. Default 2. */
+  retries?: number;
+  /** First backoff delay; it doubles per retry, with jitter. Default 500. */
+  retryBaseDelayMs?: number;
+  /** Longest single wait, also the cap on Retry-After. Default 20000. */
+  maxRetryDelayMs?: number;
+  /** Exact token count of a text, when the caller has the model's tokenizer. */
+  countTokens?: (text: string) => number;
+  /** The model's chat template, needed to score chat messages (scoring goes through /completions). */
+  renderChatPrompt?: (messages: ChatMessage[]) => string;
+  /** Things the user should know that do not stop the call (an answer budget cut to fit the window). */
+  onWarning?: (message: string) => void;
+}
+
+/** The probe used once per backend to check that echoed log-probabilities can be trusted. */
+const ECHO_PROBE = 'The capital of France is';
+
+export class OpenAIBackend implements ModelBackend {
+  readonly info: ModelInfo;
+  /** The normalised API root, e.g. `http://127.0.0.1:8080/v1`. */
+  apiRoot: string;
+  private readonly asGiven: string;
+  private readonly policy: HttpPolicy;
+  private readonly headers: Record<string, string>;
+  private readonly maxOutputTokens: number;
+  private readonly tokenizer: ServerTokenizer;
+  private readonly disposed = new AbortController();
+  private echoCheck: Promise<void> | undefined;
+
+  /** What `createModelBackend` calls; nothing is sent until the first request. */
+  static create(options: OpenAIBackendOptions): OpenAIBackend {
+    return new OpenAIBackend(options);
+  }
+
+  constructor(private readonly options: OpenAIBackendOptions) {
+    const { apiRoot, asGiven } = parseBaseUrl(options.baseUrl);
+    this.apiRoot = apiRoot;
+    this.asGiven = asGiven;
+    const timeoutMs = options.timeoutMs ?? 60_000;
+    const contextWindow = options.contextWindow ?? 2048;
+    this.policy = {
+      timeoutMs,
+      idleTimeoutMs: options.idleTimeoutMs ?? timeoutMs,
+      retries: options.retries ?? 2,
+      retryBaseDelayMs: options.retryBaseDelayMs ?? 500,
+      maxRetryDelayMs: options.maxRetryDelayMs ?? 20_000,
+      contextWindow,
+    };
+    this.headers = {
+      accept: 'application/json, text/event-stream',
+      ...options.headers,
+      ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
+    };
+    this.maxOutputTokens = options.maxOutputTokens ?? 512;
+    this.info = { backend: 'openai', name: options.model, device: 'remote', contextWindow };
+    this.tokenizer = new ServerTokenizer(serverRoot(apiRoot), options.model, this.headers, Math.min(timeoutMs, 5000));
+  }
+
+  async generate(input: ModelInput, options: GenerateOptions = {}): Promise<GenerateResult> {
+    const started = Date.now();
+    const signal = this.callSignal(options.signal);
+    const requested = options.maxTokens ?? this.maxOutputTokens;
+    const counted = await this.countPromptTokens(input, requested, signal);
+    const plan = planContext(counted.tokens, requested, this.info.contextWindow, counted.exact);
+    if (plan.warning) this.options.onWarning?.(plan.warning);
+
+    const chat = typeof input !== 'string';
+    const path = chat ? '/chat/completions' : '/completions';
+    const n = Math.max(1, Math.floor(options.n ?? 1));
+    const wantLogprobs = options.logprobs ?? true;
+    const body = (count: number, seed: number | undefined): Record<string, unknown> => ({
+      model: this.options.model,
+      ...(chat ? { messages: input } : { prompt: input }),
+      max_tokens: plan.maxTokens,
+      stream: true,
+      stream_options: { include_usage: true },
+      ...(options.temperature !== undefined && { temperature: options.temperature }),
+      ...(options.topP !== undefined && { top_p: options.topP }),
+      // Not in OpenAI's API; llama.cpp, vLLM and Ollama accept it, others ignore unknown fields.
+      ...(options.topK !== undefined && { top_k: options.topK }),
+      ...(seed !== undefined && { seed }),
+      ...(options.stop?.length && { stop: options.stop }),
+      ...(count > 1 && { n: count }),
+      ...(wantLogprobs && (chat ? { logprobs: true } : { logprobs: 0 })),
+    });
+
+    const acc = new StreamAccumulator(
+      chat ? 'chat' : 'completion',
+      0,
+      !!options.stop?.length,
+      this.info.contextWindow,
+      `${this.apiRoot}${path}`,
+      options.onToken,
+    );
+    let aborted = await this.stream(path, body(n, options.seed), acc, signal);
+    // Servers that ignore `n` (llama-cpp-python) answer with one sequence: ask again for the rest.
+    while (!aborted && acc.sequences.size < n) {
+      const next = new StreamAccumulator(
+        chat ? 'chat' : 'completion',
+        acc.sequences.size,
+        !!options.stop?.length,
+        this.info.contextWindow,
+        `${this.apiRoot}${path}`,
+        options.onToken,
+      );
+      const seed = options.seed === undefined ? undefined : options.seed + acc.sequences.size;
+      aborted = await this.stream(path, body(1, seed), next, signal);
+      if (next.sequences.size === 0) break;
+      for (const [i, s] of next.sequences) acc.sequences.set(i, s);
+      acc.firstTokenAt ??= next.firstTokenAt;
+    }
+
+    const completions: Completion[] = [];
+    for (let i = 0; i < Math.max(n, acc.sequences.size); i++) {
+      const seq = acc.sequences.get(i) ?? { raw: '', reasoning: '', tokens: [] };
+      const split = splitReasoning(seq.raw);
+      const reasoning = [seq.reasoning.trim(), split.reasoning].filter((r) => r).join('\n\n');
+      completions.push({
+        text: split.answer,
+        tokens: seq.tokens,
+        finishReason: seq.finishReason ?? 'abort',
+        ...(reasoning && { reasoning }),
+      });
+    }
+    const totalMs = Date.now() - started;
+    return {
+      completions,
+      promptTokens: acc.promptTokens ?? counted.tokens,
+      timeToFirstTokenMs: acc.firstTokenAt !== undefined ? acc.firstTokenAt - started : totalMs,
+      totalMs,
+    };
+  }
+
+  /** Streams one request into `acc`; true when the caller cancelled (what arrived is kept). */
+  private async stream(
+    path: string,
+    body: Record<string, unknown>,
+    acc: StreamAccumulator,
+    signal: AbortSignal,
+  ): Promise<boolean> {
+    const url = `${this.apiRoot}${path}`;
+    try {
+      const opened = await this.post(path, body, signal);
+      const parser = new SseParser();
+      const contentType = opened.response.headers.get('content-type') ?? '';
+      if (contentType.includes('application/json')) {
+        // A server that ignores `stream: true` answers with one JSON object; take it as it is.
+        acc.handle(await readText(opened, this.policy, url, signal));
+        acc.sawDone = true;
+        return false;
+      }
+      for await (const chunk of readBody(opened, this.policy, url, signal)) {
+        for (const event of parser.push(chunk)) acc.handle(event.data);
+        if (acc.sawDone) break;
+      }
+      if (!acc.sawDone) for (const event of parser.end()) acc.handle(event.data);
+    } catch (err) {
+      if (err instanceof ModelError && err.code === 'aborted') return true;
+      throw err;
+    }
+    if (!acc.sawDone && !acc.allFinished()) {
+      throw new ModelError(
+        `The stream from ${url} ended before it was complete (no [DONE] and no finish reason, after ${[...acc.sequences.values()].reduce((s, q) => s + q.tokens.length, 0)} tokens).`,
+        'endpoint-malformed',
+        "The server may have crashed or a proxy cut the connection; check the server's log and try again.",
+      );
+    }
+    return false;
+  }
+
+  async score(prompt: ModelInput, continuation: string, options: { signal?: AbortSignal } = {}): Promise<ScoreResult> {
+    const signal = this.callSignal(options.signal);
+    let promptText: string;
+    if (typeof prompt === 'string') promptText = prompt;
+    else if (this.options.renderChatPrompt) promptText = this.options.renderChatPrompt(prompt);
+    else {
+      throw new ModelError(
+        'Scoring chat messages over an OpenAI-compatible endpoint needs the model chat template, which was not given.',
+        'endpoint-unsupported',
+        'Score a raw prompt string instead, or use the local ONNX backend, which applies the template itself.',
+      );
+    }
+    this.echoCheck ??= this.checkEchoAlignment(signal);
+    // A failed check (cancelled, unreachable) is not remembered, so a later call tries again.
+    await this.echoCheck.catch((err) => {
+      if (!(err instanceof ModelError && err.code === 'endpoint-unsupported')) this.echoCheck = undefined;
+      throw err;
+    });
+    const json = await this.echoCompletion(promptText + continuation, signal);
+    const echo = readEchoTokens(json);
+    if ('missing' in echo) throw this.cannotScore(echo.missing);
+    const result = continuationScore(echo, promptText, continuation);
+    if (continuation.length > 0 && result.tokens.length === 0) {
+      throw this.cannotScore('the echoed tokens do not cover the continuation');
+    }
+    return result;
+  }
+
+  /** The model ids the server offers (`GET /models`). */
+  async listModels(signal?: AbortSignal): Promise<string[]> {
+    const s = this.callSignal(signal);
+    const opened = await send(`${this.apiRoot}/models`, { method: 'GET', headers: this.headers }, this.policy, s);
+    const text = await readText(opened, this.policy, `${this.apiRoot}/models`, s);
+    if (opened.response.status === 404) {
+      throw (
+        await diagnoseNotFound({
+          apiRoot: this.apiRoot,
+          userRoot: this.asGiven,
+          path: '/models',
+          model: '',
+          body: text,
+          headers: this.headers,
+          timeoutMs: this.policy.timeoutMs,
+        })
+      ).error;
+    }
+    try {
+      const data = (JSON.parse(text) as { data?: { id?: unknown }[] }).data;
+      if (!Array.isArray(data)) throw new Error('no data array');
+      return data.map((m) => String(m?.id ?? '')).filter(Boolean);
+    } catch {
+      throw new ModelError(
+        `The endpoint ${this.apiRoot}/models did not answer with a model list.`,
+        'endpoint-malformed',
+        'Check that the base URL points at an OpenAI-compatible API.',
+      );
+    }
+  }
+
+  async dispose(): Promise<void> {
+    this.disposed.abort();
+  }
+
+  private callSignal(signal?: AbortSignal): AbortSignal {
+    if (this.disposed.signal.aborted) {
+      throw new ModelError('The model backend was disposed.', 'aborted', 'Select the model again.');
+    }
+    return signal ? AbortSignal.any([signal, this.disposed.signal]) : this.disposed.signal;
+  }
+
+  /** POST with a 404 turned into a diagnosis (and one retry when the server lives at the URL as given). */
+  private async post(path: string, body: Record<string, unknown>, signal: AbortSignal) {
+    const init = {
+      method: 'POST' as const,
+      headers: { ...this.headers, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    };
+    for (let attempt = 0; ; attempt++) {
+      const opened = await send(`${this.apiRoot}${path}`, init, this.policy, signal);
+      if (opened.response.status !== 404) return opened;
+      const text = await readText(opened, this.policy, `${this.apiRoot}${path}`, signal).catch(() => '');
+      const diagnosis = await diagnoseNotFound({
+        apiRoot: this.apiRoot,
+        userRoot: this.asGiven,
+        path,
+        model: this.options.model,
+        body: text,
+        headers: this.headers,
+        timeoutMs: Math.min(this.policy.timeoutMs, 5000),
+      });
+      if (!diagnosis.switchTo || attempt > 0) throw diagnosis.error;
+      this.apiRoot = diagnosis.switchTo;
+    }
+  }
+
+  private async countPromptTokens(input: ModelInput, maxTokens: number, signal: AbortSignal) {
+    const text = inputText(input);
+    const overhead = typeof input === 'string' ? 0 : estimateTokens(input) - estimateTokens(text);
+    if (this.options.countTokens) return { tokens: this.options.countTokens(text) + overhead, exact: true };
+    const estimate = estimateTokens(input);
+    // Asking the server costs a round trip; only worth it when the estimate is anywhere near the limit.
+    if (estimate + maxTokens < this.info.contextWindow / 2) return { tokens: estimate, exact: false };
+    const exact = await this.tokenizer.count(text, signal);
+    if (signal.aborted) throw abortedError();
+    return exact === undefined ? { tokens: estimate, exact: false } : { tokens: exact + overhead, exact: true };
+  }
+
+  private async echoCompletion(text: string, signal: AbortSignal, echo = true): Promise<unknown> {
+    const body = {
+      model: this.options.model,
+      prompt: text,
+      // Some servers read 0 as "no limit"; one generated token is dropped from the score.
+      max_tokens: 1,
+      temperature: 0,
+      logprobs: 1,
+      echo,
+      stream: false,
+    };
+    let opened;
+    try {
+      opened = await this.post('/completions', body, signal);
+    } catch (err) {
+      if (err instanceof ModelError && err.code === 'endpoint-unsupported') throw this.cannotScore(err.message);
+      throw err;
+    }
+    const text2 = await readText(opened, this.policy, `${this.apiRoot}/completions`, signal);
+    try {
+      return JSON.parse(text2);
+    } catch {
+      throw this.cannotScore('the /completions answer is not JSON');
+    }
+  }
+
+  private async checkEchoAlignment(signal: AbortSignal): Promise<void> {
+    const generated = readEchoTokens(await this.echoCompletion(ECHO_PROBE, signal, false));
+    if ('missing' in generated || generated.tokens.length === 0 || generated.logprobs[0] === null) {
+      throw this.cannotScore('it returns no log-probabilities for /v1/completions');
+    }
+    const next = { text: generated.tokens[0], logprob: generated.logprobs[0] };
+    const echo = readEchoTokens(await this.echoCompletion(ECHO_PROBE + next.text, signal));
+    if ('missing' in echo) throw this.cannotScore(`echo: true returned no prompt log-probabilities (${echo.missing})`);
+    if (echoAligned(ECHO_PROBE, next, echo) === false) {
+      throw this.cannotScore(
+        'its echoed prompt log-probabilities are shifted by one position (llama-cpp-python does this for models without a BOS token), so scores would be wrong',
+      );
+    }
+  }
+
+  private cannotScore(why: string): ModelError {
+    return new ModelError(
+      `The endpoint ${this.apiRoot} cannot score text: ${why}.`,
+      'endpoint-unsupported',
+      'Scoring needs /v1/completions with echo and logprobs (vLLM, or llama.cpp with a BOS-token model); use the local ONNX backend for verifier and step scores.',
+    );
+  }
+}

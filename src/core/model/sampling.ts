@@ -1,0 +1,158 @@
+/**
+ * Token selection from one row of logits: a seeded PRNG, log-softmax, and temperature / top-k /
+ * top-p (nucleus) sampling. Pure functions, no onnxruntime, so they are tested on their own.
+ */
+
+/** A seeded 32-bit PRNG (mulberry32): the same seed gives the same stream on every platform. */
+export class SeededRandom {
+  private state: number;
+
+  constructor(seed: number) {
+    // Mix the seed so that nearby seeds (1, 2, 3) start far apart.
+    this.state = Math.imul((seed | 0) ^ 0x9e3779b9, 0x85ebca6b) >>> 0;
+  }
+
+  /** Uniform in [0, 1). */
+  next(): number {
+    this.state = (this.state + 0x6d2b79f5) >>> 0;
+    let t = this.state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+}
+
+/** A fresh seed for calls that give none. */
+export function randomSeed(): number {
+  return Math.floor(Math.random() * 0x7fffffff);
+}
+
+export interface SamplingParams {
+  /** 0 (or below) means greedy. */
+  temperature: number;
+  /** 0 or undefined: no top-k cut. */
+  topK?: number;
+  /** 1 or undefined: no nucleus cut. */
+  topP?: number;
+}
+
+/** Index of the largest value (the first one on ties, as argmax does elsewhere). */
+export function argmax(row: ArrayLike<number>): number {
+  let best = 0;
+  let bestValue = -Infinity;
+  for (let i = 0; i < row.length; i++) {
+    if (row[i] > bestValue) {
+      bestValue = row[i];
+      best = i;
+    }
+  }
+  return best;
+}
+
+/** log(sum(exp(row))), computed stably. */
+export function logSumExp(row: ArrayLike<number>): number {
+  let max = -Infinity;
+  for (let i = 0; i < row.length; i++) if (row[i] > max) max = row[i];
+  if (max === -Infinity) return -Infinity;
+  let sum = 0;
+  for (let i = 0; i < row.length; i++) sum += Math.exp(row[i] - max);
+  return max + Math.log(sum);
+}
+
+/** Natural-log probability of `token` under softmax(row): the unwarped model distribution. */
+export function tokenLogprob(row: ArrayLike<number>, token: number, lse = logSumExp(row)): number {
+  return row[token] - lse;
+}
+
+/**
+ * Picks the next token. Warping order follows the common convention (temperature, then top-k,
+ * then top-p); `random` is only consumed when sampling, so greedy runs never advance the stream.
+ * `banned` tokens (EOS before `minTokens`) are never chosen.
+ */
+export function selectToken(
+  row: ArrayLike<number>,
+  params: SamplingParams,
+  random: SeededRandom,
+  banned?: ReadonlySet<number>,
+): number {
+  const masked = banned && banned.size > 0 ? maskTokens(row, banned) : row;
+  if (!(params.temperature > 0)) return argmax(masked);
+
+  const vocab = masked.length;
+  const scaled = new Float64Array(vocab);
+  let max = -Infinity;
+  for (let i = 0; i < vocab; i++) {
+    scaled[i] = masked[i] / params.temperature;
+    if (scaled[i] > max) max = scaled[i];
+  }
+  const probs = new Float64Array(vocab);
+  let sum = 0;
+  for (let i = 0; i < vocab; i++) {
+    probs[i] = Math.exp(scaled[i] - max);
+    sum += probs[i];
+  }
+  for (let i = 0; i < vocab; i++) probs[i] /= sum;
+
+  let candidates = topCandidates(probs, params.topK, params.topP);
+  let mass = 0;
+  for (const i of candidates) mass += probs[i];
+  if (!(mass > 0)) candidates = [argmax(masked)];
+
+  let u = random.next() * mass;
+  for (const i of candidates) {
+    u -= probs[i];
+    if (u < 0) return i;
+  }
+  return candidates[candidates.length - 1];
+}
+
+function maskTokens(row: ArrayLike<number>, banned: ReadonlySet<number>): Float32Array {
+  const copy = Float32Array.from(row);
+  for (const id of banned) if (id >= 0 && id < copy.length) copy[id] = -Infinity;
+  return copy;
+}
+
+/**
+ * The tokens that survive top-k and then top-p, in descending probability. As in the common
+ * implementations, top-p works on the distribution renormalised over the top-k set; the nucleus
+ * is the smallest top set whose mass reaches `topP` (the crossing token included). To avoid
+ * sorting the whole vocabulary each step, tokens above a threshold are collected first and the
+ * threshold lowered until the pool surely holds every survivor.
+ */
+export function topCandidates(probs: Float64Array, topK?: number, topP?: number): number[] {
+  const vocab = probs.length;
+  const k = topK && topK > 0 ? Math.min(Math.floor(topK), vocab) : vocab;
+  const p = topP !== undefined && topP > 0 && topP < 1 ? topP : 1;
+  if (k === vocab && p === 1) return Array.from({ length: vocab }, (_, i) => i);
+
+  let pool: number[] = [];
+  for (let threshold = 1e-3; threshold > 1e-30; threshold /= 16) {
+    pool = [];
+    let mass = 0;
+    for (let i = 0; i < vocab; i++) {
+      if (probs[i] >= threshold) {
+        pool.push(i);
+        mass += probs[i];
+      }
+    }
+    // Enough when the pool holds the k best tokens, or (without a k cut) the nucleus.
+    if (k < vocab ? pool.length >= k : mass >= p) break;
+  }
+  if (k < vocab ? pool.length < k : false) pool = Array.from({ length: vocab }, (_, i) => i);
+  pool.sort((a, b) => probs[b] - probs[a] || a - b);
+  if (pool.length > k) pool.length = k;
+
+  if (p < 1) {
+    let kept = 0;
+    for (const i of pool) kept += probs[i];
+    let cumulative = 0;
+    for (let i = 0; i < pool.length; i++) {
+      cumulative += probs[pool[i]];
+      if (cumulative >= p * kept) {
+        pool.length = i + 1;
+        break;
+      }
+    }
+  }
+  return pool;
+}

@@ -1,0 +1,110 @@
+import { performance } from 'node:perf_hooks';
+import type { FinishReason, ModelBackend } from '../model/types';
+import { splitSteps } from '../steps/split';
+import type { ProveEventListener } from './events';
+import { parseProofOutput } from './parse';
+import { renderPrompt, type PromptTemplate } from './prompts';
+import { computeRewards } from './rewards';
+import type { CandidateRecord, ProveOptions } from './runSchema';
+import { aggregateStepScores, type StepScorer } from './stepScores';
+import { meanScore, runJudge, type RubricScale } from './verify';
+
+export interface EvaluationContext {
+  problem: string;
+  options: ProveOptions;
+  verifier: ModelBackend;
+  stepScorer: StepScorer | null;
+  prompts: { verifier: PromptTemplate; metaVerifier: PromptTemplate };
+  scale: RubricScale;
+  iteration: number;
+  signal?: AbortSignal;
+  emit: ProveEventListener;
+}
+
+/**
+ * Parses one generated output and scores it: verifier passes (R_Y), meta-verification (R_meta),
+ * step scores and the rewards. Each part is written into `record` as soon as it is known, so that
+ * a cancellation or an error part-way through leaves every finished part in the run document.
+ */
+export function newCandidate(index: number, raw: string, finishReason: FinishReason): CandidateRecord {
+  const parsed = parseProofOutput(raw);
+  return {
+    index,
+    raw,
+    finishReason,
+    parsed,
+    verifier: null,
+    meta: null,
+    stepScores: null,
+    rewards: computeRewards({ formatReward: parsed.formatReward, selfScore: parsed.selfScore, verifierScore: null, metaScore: null }),
+  };
+}
+
+export async function evaluateCandidate(record: CandidateRecord, ctx: EvaluationContext): Promise<void> {
+  const { options, iteration, emit, signal } = ctx;
+  const { proof, selfAnalysis } = record.parsed;
+  const judgeOptions = (phase: 'verify' | 'meta-verify', scale: RubricScale) => ({
+    passes: options.verifierPasses,
+    scale,
+    maxTokens: options.verifierMaxTokens,
+    temperature: options.verifierTemperature,
+    seed: options.seed,
+    signal,
+    onToken: (sequence: number, text: string) => emit({ type: 'token', iteration, phase, candidate: record.index, sequence, text }),
+  });
+  const updateRewards = () => {
+    record.rewards = computeRewards(
+      {
+        formatReward: record.parsed.formatReward,
+        selfScore: record.parsed.selfScore,
+        verifierScore: record.verifier?.score ?? null,
+        // With meta-verification off, the design's R_Z reduces to R_score (R_meta taken as 1).
+        metaScore: options.metaVerify ? (record.meta?.score ?? null) : 1,
+      },
+      { alpha: options.alpha, beta: options.beta },
+    );
+  };
+  updateRewards();
+  if (proof === '') return; // nothing to judge; the format reward is already 0
+
+  emit({ type: 'phase', iteration, phase: 'verify', candidate: record.index });
+  let started = performance.now();
+  const verifierPrompt = [{ role: 'user' as const, content: renderPrompt(ctx.prompts.verifier, { problem: ctx.problem, proof }) }];
+  const passes = await runJudge(ctx.verifier, verifierPrompt, judgeOptions('verify', ctx.scale));
+  record.verifier = { passes, score: meanScore(passes), ms: performance.now() - started };
+  updateRewards();
+
+  if (options.metaVerify && selfAnalysis !== '') {
+    emit({ type: 'phase', iteration, phase: 'meta-verify', candidate: record.index });
+    started = performance.now();
+    const metaPrompt = [
+      { role: 'user' as const, content: renderPrompt(ctx.prompts.metaVerifier, { problem: ctx.problem, proof, selfAnalysis }) },
+    ];
+    const metaPasses = await runJudge(ctx.verifier, metaPrompt, judgeOptions('meta-verify', 'unit'));
+    record.meta = { passes: metaPasses, score: meanScore(metaPasses), ms: performance.now() - started };
+    updateRewards();
+  }
+
+  // Ranking by PRM needs step scores even when they were not asked for.
+  if (ctx.stepScorer && (options.stepScores || options.rerankBy === 'prm')) {
+    emit({ type: 'phase', iteration, phase: 'step-score', candidate: record.index });
+    started = performance.now();
+    const steps = splitSteps(proof);
+    const scores = await ctx.stepScorer.scoreSteps(
+      ctx.problem,
+      steps.map((s) => s.text),
+      { signal },
+    );
+    record.stepScores = {
+      scorer: ctx.stepScorer.info,
+      steps: steps.map((s, i) => ({ index: s.index, text: s.text, start: s.start, end: s.end, hash: s.hash, score: clamp01(scores[i]) })),
+      solutionScore: aggregateStepScores(scores.map(clamp01), options.stepAggregate),
+      ms: performance.now() - started,
+    };
+  }
+}
+
+// A PRM plugged in later is untrusted too: a NaN or out-of-range probability must not break the run.
+function clamp01(x: number | undefined): number {
+  return typeof x === 'number' && Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0.5;
+}

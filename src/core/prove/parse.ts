@@ -1,0 +1,166 @@
+import { boxedNumber, findBoxed } from './boxed';
+
+/**
+ * Parsing the generator's output protocol:
+ *
+ *   ## Solution
+ *   <proof>
+ *   ## Self Evaluation
+ *   Here is my evaluation of the solution: <analysis>
+ *   Based on my evaluation, the final overall score should be: \boxed{X}      (X ∈ {0, 0.5, 1})
+ *
+ * The output is untrusted model text: the parser never throws; it returns what it found and names
+ * every deviation from the protocol in `problems`. `formatReward` is 1 only when there is none.
+ */
+export interface ParsedProofOutput {
+  proof: string;
+  selfAnalysis: string;
+  /** Read from the Self Evaluation only; a `\boxed` inside the proof is part of the proof. */
+  selfScore: number | null;
+  formatReward: 0 | 1;
+  problems: string[];
+}
+
+export const SELF_SCORES = [0, 0.5, 1] as const;
+export const OPENING_SENTENCE = 'Here is my evaluation of the solution:';
+export const CLOSING_SENTENCE = 'Based on my evaluation, the final overall score should be:';
+
+/** Removes `<think>…</think>` blocks (reasoning models emit them; they are never the answer). */
+export function stripThinking(text: string): { text: string; problems: string[] } {
+  const problems: string[] = [];
+  let out = text.replace(/<think>[\s\S]*?<\/think>/gi, '');
+  // Some chat templates put the opening tag in the prompt, so the output starts inside the block.
+  const strayClose = out.search(/<\/think>/i);
+  if (strayClose >= 0) {
+    out = out.slice(strayClose + '</think>'.length);
+  }
+  const unclosed = out.search(/<think>/i);
+  if (unclosed >= 0) {
+    problems.push('a <think> block is never closed; the text after it was ignored');
+    out = out.slice(0, unclosed);
+  }
+  return { text: out, problems };
+}
+
+interface Heading {
+  kind: 'solution' | 'evaluation';
+  exact: boolean;
+  raw: string;
+  start: number;
+  end: number;
+}
+
+// Lenient on purpose (any level, any case, a trailing colon) so that a near-miss is still split
+// into its sections; `exact` records whether it was the protocol's own spelling.
+const HEADING = /^[ \t]{0,3}(#{1,6})[ \t]*(solution|self[ \t-]*evaluation)[ \t]*:?[ \t]*#*[ \t]*$/gim;
+
+function findHeadings(text: string): Heading[] {
+  const headings: Heading[] = [];
+  for (const m of text.matchAll(HEADING)) {
+    const kind = m[2].toLowerCase() === 'solution' ? 'solution' : 'evaluation';
+    const exact = m[0].trim() === (kind === 'solution' ? '## Solution' : '## Self Evaluation');
+    const start = m.index ?? 0;
+    headings.push({ kind, exact, raw: m[0].trim(), start, end: start + m[0].length });
+  }
+  return headings;
+}
+
+export function parseProofOutput(raw: string): ParsedProofOutput {
+  const problems: string[] = [];
+  const input = typeof raw === 'string' ? raw : '';
+  const stripped = stripThinking(input.replace(/\r\n?/g, '\n'));
+  problems.push(...stripped.problems);
+  const text = stripped.text;
+  if (text.trim() === '') {
+    return { proof: '', selfAnalysis: '', selfScore: null, formatReward: 0, problems: [...problems, 'the output is empty'] };
+  }
+
+  const headings = findHeadings(text);
+  const solutions = headings.filter((h) => h.kind === 'solution');
+  const evaluations = headings.filter((h) => h.kind === 'evaluation');
+  for (const h of headings) {
+    if (!h.exact) problems.push(`heading "${h.raw}" should be written "${h.kind === 'solution' ? '## Solution' : '## Self Evaluation'}"`);
+  }
+  if (solutions.length === 0) problems.push('missing the "## Solution" section');
+  if (solutions.length > 1) problems.push(`${solutions.length} "## Solution" headings; expected one`);
+  if (evaluations.length === 0) problems.push('missing the "## Self Evaluation" section');
+  if (evaluations.length > 1) problems.push(`${evaluations.length} "## Self Evaluation" headings; expected one`);
+
+  const solution = solutions[0];
+  let proof: string;
+  let selfAnalysis = '';
+  if (solution) {
+    const evalAfter = evaluations.find((e) => e.start > solution.start);
+    proof = text.slice(solution.end, evalAfter ? evalAfter.start : text.length);
+    const lastEval = evaluations[evaluations.length - 1];
+    if (evalAfter) {
+      selfAnalysis = text.slice(lastEval.end);
+    } else if (evaluations.length > 0) {
+      problems.push('the "## Self Evaluation" section comes before "## Solution"');
+      selfAnalysis = text.slice(evaluations[0].end, solution.start);
+    }
+  } else if (evaluations.length > 0) {
+    // Without a Solution heading, what precedes the evaluation is the best guess at the proof.
+    proof = text.slice(0, evaluations[0].start);
+    selfAnalysis = text.slice(evaluations[evaluations.length - 1].end);
+  } else {
+    proof = text;
+  }
+  proof = proof.trim();
+  selfAnalysis = selfAnalysis.trim();
+  if (proof === '') problems.push('the Solution section is empty');
+
+  const selfScore = readSelfScore(selfAnalysis, evaluations.length > 0, problems);
+  return { proof, selfAnalysis, selfScore, formatReward: problems.length === 0 ? 1 : 0, problems };
+}
+
+// The closing sentence, allowing `$…$` around the box and a final period.
+const CLOSING = /Based on my evaluation, the final overall score should be:\s*(?:\$+\s*)?(\\boxed\s*\{)/g;
+
+function readSelfScore(selfAnalysis: string, hasSection: boolean, problems: string[]): number | null {
+  if (!hasSection) return null;
+  if (selfAnalysis === '') {
+    problems.push('the Self Evaluation section is empty');
+    return null;
+  }
+  if (!selfAnalysis.startsWith(OPENING_SENTENCE)) {
+    problems.push(`the Self Evaluation does not start with "${OPENING_SENTENCE}"`);
+  }
+  const boxes = findBoxed(selfAnalysis);
+  if (boxes.length === 0) {
+    problems.push('no \\boxed{} score in the Self Evaluation');
+    return null;
+  }
+  if (boxes.length > 1) problems.push(`${boxes.length} \\boxed{} values in the Self Evaluation; expected one`);
+
+  // The score is the box of the closing sentence; without that sentence, a lone box is still read.
+  const closings = [...selfAnalysis.matchAll(CLOSING)];
+  const closing = closings[closings.length - 1];
+  let box = boxes.length === 1 ? boxes[0] : undefined;
+  if (closing) {
+    const boxStart = (closing.index ?? 0) + closing[0].length - closing[1].length;
+    box = boxes.find((b) => b.start === boxStart) ?? box;
+    const after = box ? selfAnalysis.slice(box.end) : '';
+    if (!box || !/^[\s$.]*$/.test(after)) {
+      problems.push('the Self Evaluation does not end with its closing sentence and score');
+    }
+  } else {
+    problems.push(`the Self Evaluation does not end with "${CLOSING_SENTENCE} \\boxed{X}"`);
+  }
+  if (!box) return null;
+
+  const value = boxedNumber(box.content);
+  if (value === null) {
+    problems.push(`the self-score \\boxed{${truncate(box.content)}} is not a number`);
+    return null;
+  }
+  if (!SELF_SCORES.some((s) => Math.abs(s - value) < 1e-9)) {
+    problems.push(`the self-score ${value} is not one of 0, 0.5, 1`);
+    return null;
+  }
+  return SELF_SCORES.find((s) => Math.abs(s - value) < 1e-9) ?? null;
+}
+
+function truncate(s: string, max = 40): string {
+  return s.length > max ? `${s.slice(0, max)}…` : s;
+}

@@ -1,0 +1,224 @@
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import type { z } from 'zod';
+import { ModelError, type ModelBackend } from '../model/types';
+import { evaluateCandidate, newCandidate, type EvaluationContext } from './evaluate';
+import type { ProveEventListener } from './events';
+import { loadPrompt, renderPrompt, type PromptTemplate } from './prompts';
+import { rankCandidates } from './rank';
+import { ProveOptionsSchema, PROVE_RUN_SCHEMA, PROVE_RUN_VERSION, type IterationRecord, type ProveRun } from './runSchema';
+import { VerifierStepScorer, type StepScorer } from './stepScores';
+import type { RubricScale } from './verify';
+
+export type ProveOptionsInput = z.input<typeof ProveOptionsSchema>;
+
+export interface ProveRequest {
+  problem: string;
+  /** The proof document the problem came from, recorded in the run. */
+  file?: string | null;
+  options?: ProveOptionsInput;
+  /** Cancels at any token; the run returned then has status "cancelled" and keeps what was done. */
+  signal?: AbortSignal;
+  onEvent?: ProveEventListener;
+}
+
+export interface ProveModels {
+  generator: ModelBackend;
+  /** Judges proofs and self-evaluations; the generator itself when absent. */
+  verifier?: ModelBackend;
+  /** Scores steps; a `VerifierStepScorer` on the verifier model when absent. */
+  stepScorer?: StepScorer;
+}
+
+/** Options checked against the schema; the error names each bad option and the rule it breaks. */
+export function resolveProveOptions(input: ProveOptionsInput = {}) {
+  const result = ProveOptionsSchema.safeParse(input);
+  if (!result.success) {
+    const details = result.error.issues.map((i) => `${i.path.join('.') || 'options'}: ${i.message}`).join('; ');
+    throw new Error(`Invalid prove options: ${details}.`);
+  }
+  return result.data;
+}
+
+/**
+ * Prove and self-verify: generate a proof with its self-evaluation (N candidates as one batch),
+ * judge each candidate, rank them, and — while the chosen candidate's self-score is below 1 —
+ * ask for a refined proof that fixes the issues its self-evaluation names, up to
+ * `maxIterations` rounds. Never throws for model trouble: a failed or cancelled run is returned
+ * with its status and every finished round, so the caller can save and show it.
+ */
+export async function proveAndVerify(request: ProveRequest, models: ProveModels): Promise<ProveRun> {
+  const options = resolveProveOptions(request.options);
+  const problem = request.problem.trim();
+  if (problem === '') throw new Error('The problem is empty: write the statement to prove under "## Problem".');
+  const emit: ProveEventListener = (e) => request.onEvent?.(e);
+  const { signal } = request;
+  const verifier = models.verifier ?? models.generator;
+
+  const prompts = {
+    generator: loadPrompt('generator', options.promptDir),
+    refine: loadPrompt('refine', options.promptDir),
+    verifier: loadPrompt(options.rubric === 'olympiad' ? 'verifier-olympiad' : 'verifier', options.promptDir),
+    metaVerifier: loadPrompt('meta-verifier', options.promptDir),
+    stepJudge: loadPrompt('step-judge', options.promptDir),
+  };
+  const stepScorer = models.stepScorer ?? new VerifierStepScorer(verifier, prompts.stepJudge);
+  const started = performance.now();
+  const run: ProveRun = {
+    schema: PROVE_RUN_SCHEMA,
+    version: PROVE_RUN_VERSION,
+    id: randomUUID(),
+    createdAt: new Date().toISOString(),
+    status: 'completed',
+    stopReason: 'max-iterations',
+    error: null,
+    problem: { text: problem, file: request.file ?? null },
+    options,
+    models: { generator: { ...models.generator.info }, verifier: { ...verifier.info }, stepScorer: stepScorer.info },
+    prompts: Object.fromEntries(Object.entries(prompts).map(([k, p]) => [k, p.file])),
+    iterations: [],
+    final: null,
+    totalMs: 0,
+  };
+  emit({ type: 'run-start', runId: run.id, problem, options });
+
+  try {
+    for (let index = 0; index < options.maxIterations; index++) {
+      const previous = run.iterations[run.iterations.length - 1];
+      const iteration = await runRound(index, previous, { problem, options, prompts, models, verifier, stepScorer, signal, emit }, run);
+      if (!iteration) break;
+      run.final = { iteration: iteration.index, candidate: iteration.chosen };
+      if (iteration.candidates[iteration.chosen]?.parsed.selfScore === 1) {
+        run.stopReason = 'self-score-1';
+        break;
+      }
+      signal?.throwIfAborted();
+    }
+  } catch (err) {
+    if (isAbort(err, signal)) {
+      run.status = 'cancelled';
+      run.stopReason = 'cancelled';
+    } else {
+      const e = err as Error & { hint?: string };
+      run.status = 'failed';
+      run.stopReason = 'failed';
+      run.error = { message: e.message ?? String(err), ...(e.hint ? { hint: e.hint } : {}) };
+    }
+  }
+  run.totalMs = performance.now() - started;
+  emit({ type: 'done', run });
+  return run;
+}
+
+interface RoundContext {
+  problem: string;
+  options: ReturnType<typeof resolveProveOptions>;
+  prompts: Record<'generator' | 'refine' | 'verifier' | 'metaVerifier', PromptTemplate>;
+  models: ProveModels;
+  verifier: ModelBackend;
+  stepScorer: StepScorer;
+  signal?: AbortSignal;
+  emit: ProveEventListener;
+}
+
+/**
+ * One generation round. The round is pushed into `run` before anything is awaited after the
+ * generation, so a cancellation during judging still leaves its candidates in the run.
+ */
+async function runRound(
+  index: number,
+  previous: IterationRecord | undefined,
+  ctx: RoundContext,
+  run: ProveRun,
+): Promise<IterationRecord | null> {
+  const { options, emit, signal } = ctx;
+  const source = previous?.candidates[previous.chosen];
+  const prompt = source
+    ? renderPrompt(ctx.prompts.refine, {
+        problem: ctx.problem,
+        proof: source.parsed.proof || '(no proof was written)',
+        selfAnalysis: source.parsed.selfAnalysis || '(no self-evaluation was written)',
+        selfScore: source.parsed.selfScore === null ? 'missing' : String(source.parsed.selfScore),
+      })
+    : renderPrompt(ctx.prompts.generator, { problem: ctx.problem });
+
+  emit({ type: 'phase', iteration: index, phase: 'generate', candidate: null });
+  const started = performance.now();
+  // Tokens are collected as they stream, so an abort that rejects the call still keeps the text.
+  const streamed: string[] = Array.from({ length: options.candidates }, () => '');
+  let completions: { text: string; finishReason: 'stop' | 'length' | 'abort' | 'eos' }[];
+  let timeToFirstTokenMs = 0;
+  let aborted: unknown = null;
+  try {
+    const result = await ctx.models.generator.generate([{ role: 'user', content: prompt }], {
+      n: options.candidates,
+      maxTokens: options.maxTokens,
+      temperature: options.temperature,
+      seed: options.seed === undefined ? undefined : options.seed + index,
+      signal,
+      onToken: (e) => {
+        if (e.sequence < streamed.length) streamed[e.sequence] += e.text;
+        emit({ type: 'token', iteration: index, phase: 'generate', candidate: e.sequence, sequence: e.sequence, text: e.text });
+      },
+    });
+    completions = result.completions;
+    timeToFirstTokenMs = result.timeToFirstTokenMs;
+  } catch (err) {
+    if (!isAbort(err, signal)) throw err;
+    aborted = err;
+    completions = streamed.filter((t) => t !== '').map((text) => ({ text, finishReason: 'abort' as const }));
+    if (completions.length === 0) throw err;
+  }
+  const generateMs = performance.now() - started;
+
+  const iteration: IterationRecord = {
+    index,
+    kind: source ? 'refine' : 'initial',
+    refinedFrom: source && previous ? { iteration: previous.index, candidate: source.index } : null,
+    prompt,
+    candidates: completions.map((c, i) => newCandidate(i, c.text, c.finishReason)),
+    ranking: [],
+    chosen: 0,
+    generateMs,
+    timeToFirstTokenMs,
+    totalMs: generateMs,
+  };
+  const rank = () => {
+    iteration.ranking = rankCandidates(iteration.candidates, options.rerankBy);
+    iteration.chosen = iteration.ranking[0] ?? 0;
+    iteration.totalMs = performance.now() - started;
+  };
+  rank();
+  run.iterations.push(iteration);
+  if (aborted || signal?.aborted) throw aborted ?? signal?.reason;
+
+  const evaluation: EvaluationContext = {
+    problem: ctx.problem,
+    options,
+    verifier: ctx.verifier,
+    stepScorer: ctx.stepScorer,
+    prompts: { verifier: ctx.prompts.verifier, metaVerifier: ctx.prompts.metaVerifier },
+    scale: (ctx.prompts.verifier.meta.scale === 'olympiad' ? 'olympiad' : 'unit') as RubricScale,
+    iteration: index,
+    signal,
+    emit,
+  };
+  try {
+    for (const candidate of iteration.candidates) {
+      await evaluateCandidate(candidate, evaluation);
+      emit({ type: 'candidate', iteration: index, candidate });
+    }
+  } finally {
+    emit({ type: 'phase', iteration: index, phase: 'rank', candidate: null });
+    rank();
+  }
+  emit({ type: 'iteration', iteration });
+  return iteration;
+}
+
+/** Whether an error is the cancellation the caller asked for rather than a failure. */
+export function isAbort(err: unknown, signal?: AbortSignal): boolean {
+  if (signal?.aborted) return true;
+  if (err instanceof ModelError) return err.code === 'aborted';
+  return (err as { name?: string } | null)?.name === 'AbortError';
+}

@@ -1,0 +1,66 @@
+import type { ModelBackend } from '../model/types';
+import { renderPrompt, type PromptTemplate } from './prompts';
+
+/**
+ * Scores the steps of a solution: for each step, the probability that it is correct given the
+ * problem and the steps before it. A process reward model (a token-classification PRM exported by
+ * the trainer) implements this directly; without one, `VerifierStepScorer` asks the verifier model.
+ */
+export interface StepScorer {
+  readonly info: { kind: 'prm' | 'verifier-logprob'; name: string };
+  scoreSteps(problem: string, steps: readonly string[], options?: { signal?: AbortSignal }): Promise<number[]>;
+}
+
+export type StepAggregate = 'product' | 'min';
+
+/**
+ * The solution score from step probabilities: the product is the probability that every step is
+ * correct (steps taken as independent); the minimum is the weakest step. No steps: null.
+ */
+export function aggregateStepScores(scores: readonly number[], how: StepAggregate): number | null {
+  if (scores.length === 0) return null;
+  return how === 'min' ? Math.min(...scores) : scores.reduce((a, b) => a * b, 1);
+}
+
+/** The answer tokens of the step-judge prompt whose likelihoods are compared. */
+export const POSITIVE_JUDGMENT = '+';
+export const NEGATIVE_JUDGMENT = '-';
+
+/**
+ * P(correct) = P(+) / (P(+) + P(−)) after the step-judge prompt: the model's preference between
+ * the two judgments, normalised so that the rest of the vocabulary does not matter.
+ */
+export function judgmentProbability(logprobPositive: number, logprobNegative: number): number {
+  if (!Number.isFinite(logprobPositive) && !Number.isFinite(logprobNegative)) return 0.5;
+  if (!Number.isFinite(logprobPositive)) return 0;
+  if (!Number.isFinite(logprobNegative)) return 1;
+  return 1 / (1 + Math.exp(logprobNegative - logprobPositive));
+}
+
+/** Scores steps with the verifier model's log-probabilities of "+" and "−" after each step. */
+export class VerifierStepScorer implements StepScorer {
+  readonly info: StepScorer['info'];
+
+  constructor(
+    private readonly backend: ModelBackend,
+    private readonly template: PromptTemplate,
+  ) {
+    this.info = { kind: 'verifier-logprob', name: backend.info.name };
+  }
+
+  async scoreSteps(problem: string, steps: readonly string[], options: { signal?: AbortSignal } = {}): Promise<number[]> {
+    const scores: number[] = [];
+    for (let i = 0; i < steps.length; i++) {
+      const content = renderPrompt(this.template, {
+        problem,
+        previousSteps: i === 0 ? '(this is the first step)' : steps.slice(0, i).join('\n\n'),
+        step: steps[i],
+      });
+      const prompt = [{ role: 'user' as const, content }];
+      const positive = await this.backend.score(prompt, POSITIVE_JUDGMENT, options);
+      const negative = await this.backend.score(prompt, NEGATIVE_JUDGMENT, options);
+      scores.push(judgmentProbability(positive.totalLogprob, negative.totalLogprob));
+    }
+    return scores;
+  }
+}

@@ -1,0 +1,25 @@
+/** Messages of the practice-set panel. */
+import type { PracticeSet } from '../../core/practice/types';
+
+export interface PracticeProgress {
+  question: number;
+  of: number;
+  phase: string;
+}
+
+export interface PracticeHost {
+  requests: {
+    state: { params: null; result: { set: PracticeSet | null; file?: string } };
+    export: { params: null; result: { dpo: string; rewards: string; pairs: number } };
+    cancel: { params: null; result: null };
+  };
+  events: {
+    progress: PracticeProgress;
+    set: { set: PracticeSet; file?: string; partial: boolean };
+  };
+}
+
+export interface PracticeView {
+  requests: Record<string, never>;
+  events: Record<string, never>;
+}

@@ -1,0 +1,235 @@
+import * as vscode from 'vscode';
+import * as path from 'node:path';
+import type { StepwiseContext } from '../../context';
+import { openPanel, type PanelHandle } from '../../panels/panelHost';
+import { readSettings } from '../../settings';
+import { runFiveStages, type FiveStageEvent, type FiveStageRun, type SuiteRunner } from '../../../core/code/pipeline';
+import { loadStageDefinitions } from '../../../core/code/stages';
+import type { FoundFunction } from '../../../core/code/functions';
+import { createSandboxSuiteRunner } from '../../../core/code/sandboxRunner';
+import { saveJsonAtomically } from '../../../core/files';
+import type { CodeReasoningHost, CodeReasoningView, CodeRunView } from '../../../shared/protocols/codeReasoning';
+import { CODE_SELECTOR, FunctionIndex, ReasonCodeLensProvider } from './codeLens';
+import { GeneratedTestsExplorer } from './testExplorer';
+import { insertTests } from './insertTests';
+
+const VIEW_TYPE = 'stepwise.codeReasoning';
+
+export function registerCodeReasoning(ctx: StepwiseContext): void {
+  const index = new FunctionIndex();
+  ctx.own(vscode.languages.registerCodeLensProvider(CODE_SELECTOR, new ReasonCodeLensProvider(index)));
+  ctx.own(vscode.workspace.onDidCloseTextDocument((d) => index.forget(d)));
+
+  // Generated code runs only in a trusted workspace; elsewhere there is no runner at all.
+  const runner = (): SuiteRunner | undefined => {
+    if (!vscode.workspace.isTrusted) return undefined;
+    const s = readSettings();
+    return createSandboxSuiteRunner({
+      perTestTimeoutMs: s.tests.perTestTimeoutMs,
+      suiteTimeoutMs: s.tests.suiteTimeoutMs,
+      memoryMb: s.tests.memoryMb,
+      pythonPath: s.python.interpreterPath || undefined,
+    });
+  };
+  const explorer = ctx.own(new GeneratedTestsExplorer(runner, ctx.log));
+
+  let panel: PanelHandle<CodeReasoningHost, CodeReasoningView> | undefined;
+  let view: CodeRunView | null = null;
+  let lastRun: { uri: vscode.Uri; run: FiveStageRun } | undefined;
+  let running: AbortController | undefined;
+
+  const showPanel = (existing?: vscode.WebviewPanel) => {
+    if (panel && !existing) {
+      panel.panel.reveal(vscode.ViewColumn.Beside, true);
+      return panel;
+    }
+    const handle = openPanel<CodeReasoningHost, CodeReasoningView>(
+      ctx,
+      {
+        viewType: VIEW_TYPE,
+        bundle: 'codeReasoning',
+        title: 'Stepwise: Reason & Generate Tests',
+        handlers: () => ({
+          state: () => view,
+          cancel: () => {
+            running?.abort();
+            return null;
+          },
+          insertTests: async ({ names }) => {
+            if (!lastRun) throw new Error('There is no generated suite to insert yet.');
+            const chosen = lastRun.run.accumulatedSuite.filter((t) => names.includes(t.name));
+            return insertTests(lastRun.uri, lastRun.run.function.language, lastRun.run.function.qualifiedName, chosen);
+          },
+        }),
+      },
+      existing,
+      vscode.ViewColumn.Beside,
+    );
+    panel = handle;
+    handle.onDidDispose(() => {
+      if (panel === handle) panel = undefined;
+    });
+    return handle;
+  };
+  ctx.own(vscode.window.registerWebviewPanelSerializer(VIEW_TYPE, { deserializeWebviewPanel: async (p) => void showPanel(p) }));
+
+  ctx.command('stepwise.reasonAndGenerateTests', async (uriArg?: unknown, nameArg?: unknown) => {
+    const target = await pickFunction(index, uriArg as vscode.Uri | undefined, nameArg as string | undefined);
+    if (!target) return undefined;
+    const { document, fn } = target;
+    const runSuite = runner();
+    if (!runSuite) {
+      void vscode.window.showWarningMessage(
+        'Stepwise will reason and write tests, but will not run them: this workspace is not trusted, and generated code only runs in trusted workspaces.',
+        'Manage Workspace Trust',
+      ).then((c) => c && vscode.commands.executeCommand('workbench.trust.manage'));
+    }
+    running?.abort();
+    const abort = new AbortController();
+    running = abort;
+    const stages = loadStageDefinitions();
+    view = {
+      functionName: fn.qualifiedName,
+      file: vscode.workspace.asRelativePath(document.uri),
+      language: fn.language,
+      model: '',
+      phase: 'reasoning',
+      stages: stages.map((s) => ({ id: s.id, name: s.name, purpose: s.purpose, testFocus: s.testFocus, reasoning: '', testWriterOutput: '', tests: [], status: 'waiting' })),
+      verdicts: [],
+    };
+    const handle = showPanel();
+    await handle.ready;
+    const push = () => view && handle.rpc.emit('update', view);
+    push();
+    const onEvent = (e: FiveStageEvent) => {
+      if (!view) return;
+      if (e.type === 'token') return handle.rpc.emit('token', { stage: e.stage, role: e.role, text: e.text });
+      if (e.type === 'stage-start') {
+        const s = view.stages.find((x) => x.id === e.stage)!;
+        s.status = e.role === 'generator' ? 'reasoning' : 'writing-tests';
+      } else if (e.type === 'stage-done') {
+        const s = view.stages.find((x) => x.id === e.result.stage.id)!;
+        Object.assign(s, { status: 'done', reasoning: e.result.reasoning, testWriterOutput: e.result.testWriterOutput, tests: e.result.tests });
+      } else if (e.type === 'running-suite') {
+        view.phase = 'running-tests';
+        view.message = `Running ${e.tests} accumulated tests against ${e.against === 'user' ? 'your function' : 'the generated code'}…`;
+      }
+      push();
+    };
+    try {
+      const run = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `Stepwise: reasoning about ${fn.qualifiedName}`, cancellable: true },
+        (progress, token) => {
+          token.onCancellationRequested(() => abort.abort());
+          return ctx.model.use(`reasoning about ${fn.name}`, (model) => {
+            view!.model = `${model.info.name} (${model.info.device})`;
+            return runFiveStages({
+              model,
+              target: fn,
+              fileSource: document.getText(),
+              file: document.uri.fsPath,
+              runSuite,
+              maxTokens: Math.min(readSettings().model.maxOutputTokens, 384),
+              signal: abort.signal,
+              stages,
+              onEvent: (e) => {
+                if (e.type === 'stage-start' && e.role === 'generator') progress.report({ message: `stage ${e.stage} of 5`, increment: 18 });
+                onEvent(e);
+              },
+            });
+          });
+        },
+      );
+      lastRun = { uri: document.uri, run };
+      const location = new vscode.Location(document.uri, new vscode.Range(fn.nameLine, 0, fn.nameLine, 0));
+      explorer.addRun(document.uri, run, location);
+      view = toView(run, view);
+      push();
+      await saveRun(ctx, run);
+      return run;
+    } catch (err) {
+      if (view) {
+        view.phase = abort.signal.aborted ? 'cancelled' : 'error';
+        view.message = abort.signal.aborted ? 'Cancelled.' : (err as Error).message;
+        push();
+      }
+      if (!abort.signal.aborted) throw err;
+      return undefined;
+    } finally {
+      if (running === abort) running = undefined;
+    }
+  });
+}
+
+function toView(run: FiveStageRun, previous: CodeRunView): CodeRunView {
+  const sources = new Map(run.accumulatedSuite.map((t) => [t.name, t.source]));
+  const reference = run.scores?.reference ?? 'user';
+  return {
+    ...previous,
+    phase: run.scores ? 'done' : 'not-executed',
+    message: run.scores
+      ? undefined
+      : 'The tests were generated but not executed: generated code runs only in a trusted workspace.',
+    stages: run.stages.map((r) => ({
+      id: r.stage.id,
+      name: r.stage.name,
+      purpose: r.stage.purpose,
+      testFocus: r.stage.testFocus,
+      reasoning: r.reasoning,
+      testWriterOutput: r.testWriterOutput,
+      tests: r.tests,
+      status: 'done',
+    })),
+    generatedCode: run.generatedCode,
+    verdicts: run.verdicts.map((v) => ({
+      ...v,
+      source: sources.get(v.name) ?? '',
+      valid: (reference === 'user' ? v.onUser : v.onGenerated) === 'passed',
+    })),
+    scores: run.scores ?? undefined,
+    isolation: run.isolation,
+    totalMs: run.totalMs,
+  };
+}
+
+async function saveRun(ctx: StepwiseContext, run: FiveStageRun): Promise<void> {
+  const root = ctx.workspaceRoot();
+  if (!root) return;
+  const stamp = run.startedAt.replace(/[:.]/g, '-');
+  const file = path.join(root.fsPath, '.stepwise', 'code-runs', `${stamp}-${run.function.qualifiedName.replace(/[^\w.-]/g, '_')}.json`);
+  try {
+    await saveJsonAtomically(file, run);
+  } catch (err) {
+    ctx.log.warn(`Could not save the code-reasoning run to ${file}: ${String(err)}`);
+  }
+}
+
+async function pickFunction(
+  index: FunctionIndex,
+  uri: vscode.Uri | undefined,
+  name: string | undefined,
+): Promise<{ document: vscode.TextDocument; fn: FoundFunction } | undefined> {
+  const document = uri ? await vscode.workspace.openTextDocument(uri) : vscode.window.activeTextEditor?.document;
+  if (!document) {
+    void vscode.window.showInformationMessage('Open a Python, JavaScript or TypeScript file and put the cursor in a function.');
+    return undefined;
+  }
+  const functions = await index.functionsOf(document);
+  if (!functions.length) {
+    void vscode.window.showInformationMessage(`Stepwise found no function in ${vscode.workspace.asRelativePath(document.uri)}.`);
+    return undefined;
+  }
+  if (name) {
+    const fn = functions.find((f) => f.qualifiedName === name);
+    if (!fn) throw new Error(`The function ${name} is no longer in ${vscode.workspace.asRelativePath(document.uri)}.`);
+    return { document, fn };
+  }
+  const cursor = vscode.window.activeTextEditor?.document === document ? vscode.window.activeTextEditor.selection.active.line : -1;
+  const around = functions.filter((f) => f.startLine <= cursor && cursor <= f.endLine).pop();
+  if (around) return { document, fn: around };
+  const pick = await vscode.window.showQuickPick(
+    functions.map((f) => ({ label: f.qualifiedName, description: `line ${f.nameLine + 1}`, fn: f })),
+    { title: 'Reason & generate tests for which function?' },
+  );
+  return pick && { document, fn: pick.fn };
+}

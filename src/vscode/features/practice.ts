@@ -1,0 +1,106 @@
+import * as vscode from 'vscode';
+import * as path from 'node:path';
+import type { StepwiseContext } from '../context';
+import { openPanel, type PanelHandle } from '../panels/panelHost';
+import { readSettings } from '../settings';
+import { generatePracticeSet, type PracticeSet } from '../../core/practice/loop';
+import { saveJsonAtomically } from '../../core/files';
+import { exportPracticeSet } from '../../core/practice/export';
+import type { PracticeHost, PracticeView } from '../../shared/protocols/practice';
+
+const VIEW_TYPE = 'stepwise.practice';
+
+export function registerPractice(ctx: StepwiseContext): void {
+  let panel: PanelHandle<PracticeHost, PracticeView> | undefined;
+  let current: { set: PracticeSet | null; file?: string } = { set: null };
+  let running: AbortController | undefined;
+
+  const exportCurrent = () => {
+    if (!current.set || !current.file) throw new Error('Generate a practice set first.');
+    return exportPracticeSet(current.set, current.file.replace(/\.json$/, ''));
+  };
+
+  const show = (existing?: vscode.WebviewPanel) => {
+    if (panel && !existing) {
+      panel.panel.reveal();
+      return panel;
+    }
+    const handle = openPanel<PracticeHost, PracticeView>(
+      ctx,
+      {
+        viewType: VIEW_TYPE,
+        bundle: 'practice',
+        title: 'Stepwise: Practice Set',
+        handlers: () => ({
+          state: () => current,
+          export: async () => {
+            const out = exportCurrent();
+            void vscode.window.showInformationMessage(`Stepwise: exported ${out.pairs} DPO pairs to ${vscode.workspace.asRelativePath(out.dpo)}.`);
+            return out;
+          },
+          cancel: () => {
+            running?.abort();
+            return null;
+          },
+        }),
+      },
+      existing,
+    );
+    panel = handle;
+    handle.onDidDispose(() => {
+      if (panel === handle) panel = undefined;
+    });
+    return handle;
+  };
+  ctx.own(vscode.window.registerWebviewPanelSerializer(VIEW_TYPE, { deserializeWebviewPanel: async (p) => void show(p) }));
+
+  ctx.command('stepwise.generatePracticeSet', async (opts?: unknown) => {
+    const s = readSettings();
+    const given = (opts ?? {}) as { topic?: string; questions?: number };
+    const topic =
+      given.topic ??
+      (await vscode.window.showInputBox({
+        title: 'Stepwise: Generate Practice Set',
+        prompt: 'Topic of the problems (leave empty for any topic)',
+        placeHolder: 'e.g. modular arithmetic',
+      }));
+    if (topic === undefined) return undefined;
+    const root = ctx.workspaceRoot();
+    const handle = show();
+    await handle.ready;
+    running?.abort();
+    const abort = new AbortController();
+    running = abort;
+    const set = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: 'Stepwise: generating a practice set', cancellable: true },
+      (progress, token) => {
+        token.onCancellationRequested(() => abort.abort());
+        return ctx.model.use('generating practice set', (model) =>
+          generatePracticeSet({
+            generator: model,
+            questions: given.questions ?? s.practice.questions,
+            topic: topic || undefined,
+            judgePasses: s.practice.judgePasses,
+            pairPasses: 2,
+            bestOfN: 3,
+            weights: s.practice.weights,
+            thresholds: s.practice.thresholds,
+            signal: abort.signal,
+            onEvent: (e) => {
+              if (e.type === 'phase') {
+                progress.report({ message: `question ${e.question} of ${e.of}: ${e.phase}` });
+                handle.rpc.emit('progress', { question: e.question, of: e.of, phase: e.phase });
+              }
+            },
+          }),
+        );
+      },
+    );
+    const file = root ? path.join(root.fsPath, '.stepwise', 'practice', `${set.createdAt.replace(/[:.]/g, '-')}.json`) : undefined;
+    if (file) await saveJsonAtomically(file, set);
+    current = { set, file };
+    handle.rpc.emit('set', { set, file: file && vscode.workspace.asRelativePath(file), partial: false });
+    if (file) exportCurrent();
+    return { set, file };
+  });
+}

