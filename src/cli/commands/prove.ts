@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { parseArgs } from 'node:util';
 import type { CliCommand } from '../command';
 import { UsageError } from '../command';
 import { MODEL_USAGE, openModel, parseWithModel } from '../modelOptions';
@@ -8,7 +9,8 @@ import { parseProofOutput } from '../../core/prove/parse';
 import { proveAndVerify, type ProveOptionsInput } from '../../core/prove/prove';
 import type { ProveEvent } from '../../core/prove/events';
 import type { ProveRun } from '../../core/prove/runSchema';
-import { runsDir, saveRun } from '../../core/prove/runStore';
+import { loadRuns, runsDir, saveRun } from '../../core/prove/runStore';
+import { calibrationOf, calibrationPoints } from '../../core/prove/calibration';
 
 const PROVE_USAGE =
   'stepwise prove FILE [--json] [--iterations N] [--candidates N] [--rerank-by prm|verifier|self] [--verifier-passes K] ' +
@@ -18,13 +20,19 @@ const PROVE_USAGE =
 function int(value: string | undefined, name: string, min: number): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} must be a whole number ≥ ${min}, not "${value}".`);
+  if (!Number.isInteger(n) || n < min)
+    throw new UsageError(`--${name} must be a whole number ≥ ${min}, not "${value}".`);
   return n;
 }
 
-function oneOf<T extends string>(value: string | undefined, name: string, allowed: readonly T[]): T | undefined {
+function oneOf<T extends string>(
+  value: string | undefined,
+  name: string,
+  allowed: readonly T[],
+): T | undefined {
   if (value === undefined) return undefined;
-  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`--${name} must be one of ${allowed.join(', ')}, not "${value}".`);
+  if (!(allowed as readonly string[]).includes(value))
+    throw new UsageError(`--${name} must be one of ${allowed.join(', ')}, not "${value}".`);
   return value as T;
 }
 
@@ -53,8 +61,11 @@ function progressPrinter(streamTokens: boolean): (e: ProveEvent) => void {
 }
 
 function summary(run: ProveRun, file: string): string {
-  const lines = [`status: ${run.status} (${run.stopReason}), ${run.iterations.length} round(s), ${(run.totalMs / 1000).toFixed(1)} s`];
-  if (run.error) lines.push(`error: ${run.error.message}${run.error.hint ? `\nhint: ${run.error.hint}` : ''}`);
+  const lines = [
+    `status: ${run.status} (${run.stopReason}), ${run.iterations.length} round(s), ${(run.totalMs / 1000).toFixed(1)} s`,
+  ];
+  if (run.error)
+    lines.push(`error: ${run.error.message}${run.error.hint ? `\nhint: ${run.error.hint}` : ''}`);
   const fmt = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(2));
   for (const it of run.iterations) {
     for (const rank of it.ranking) {
@@ -68,7 +79,15 @@ function summary(run: ProveRun, file: string): string {
     }
   }
   const final = run.final && run.iterations[run.final.iteration]?.candidates[run.final.candidate];
-  if (final) lines.push('', '## Solution', final.parsed.proof || '(empty)', '', '## Self Evaluation', final.parsed.selfAnalysis || '(empty)');
+  if (final)
+    lines.push(
+      '',
+      '## Solution',
+      final.parsed.proof || '(empty)',
+      '',
+      '## Self Evaluation',
+      final.parsed.selfAnalysis || '(empty)',
+    );
   lines.push('', `saved: ${file}`);
   return lines.join('\n') + '\n';
 }
@@ -94,10 +113,14 @@ export const proveCommand: CliCommand = {
       'prompts-dir': { type: 'string' },
       'save-dir': { type: 'string' },
     });
-    if (positionals.length !== 1) throw new UsageError('give exactly one FILE: a proof document with a "## Problem" section, or a plain-text problem.');
+    if (positionals.length !== 1)
+      throw new UsageError(
+        'give exactly one FILE: a proof document with a "## Problem" section, or a plain-text problem.',
+      );
     const file = positionals[0];
     const problem = problemFromDocument(readInputFile(file));
-    if (problem.text === '') throw new UsageError(`${file} holds no problem: ${problem.problems.join('; ') || 'it is empty'}.`);
+    if (problem.text === '')
+      throw new UsageError(`${file} holds no problem: ${problem.problems.join('; ') || 'it is empty'}.`);
     const temperature = values.temperature === undefined ? undefined : Number(values.temperature);
     if (temperature !== undefined && !(temperature >= 0 && temperature <= 2)) {
       throw new UsageError(`--temperature must be a number from 0 to 2, not "${values.temperature}".`);
@@ -125,13 +148,22 @@ export const proveCommand: CliCommand = {
     process.once('SIGINT', onSigint);
     try {
       const run = await proveAndVerify(
-        { problem: problem.text, file: path.resolve(file), options, signal: controller.signal, onEvent: progressPrinter(!values.json && !!process.stderr.isTTY) },
+        {
+          problem: problem.text,
+          file: path.resolve(file),
+          options,
+          signal: controller.signal,
+          onEvent: progressPrinter(!values.json && !!process.stderr.isTTY),
+        },
         { generator: model },
       );
       const saved = await saveRun(run, saveDir);
       process.stdout.write(values.json ? JSON.stringify(run, null, 2) + '\n' : summary(run, saved));
       if (values.json) process.stderr.write(`saved: ${saved}\n`);
-      if (run.status === 'failed') process.stderr.write(`stepwise prove: ${run.error?.message}\n${run.error?.hint ? `hint: ${run.error.hint}\n` : ''}`);
+      if (run.status === 'failed')
+        process.stderr.write(
+          `stepwise prove: ${run.error?.message}\n${run.error?.hint ? `hint: ${run.error.hint}\n` : ''}`,
+        );
       return run.status === 'completed' ? 0 : run.status === 'cancelled' ? 130 : 1;
     } finally {
       process.removeListener('SIGINT', onSigint);
@@ -145,7 +177,18 @@ export const parseProofCommand: CliCommand = {
   summary: 'Parse a generator output (## Solution / ## Self Evaluation) and report its format problems',
   usage: 'stepwise parse-proof FILE [--json]',
   async run(argv) {
-    const { values, positionals } = parseWithModel(argv, { json: { type: 'boolean' } });
+    let parsedArgs;
+    try {
+      parsedArgs = parseArgs({
+        args: argv,
+        options: { json: { type: 'boolean' } },
+        allowPositionals: true,
+        strict: true,
+      });
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+    const { values, positionals } = parsedArgs;
     if (positionals.length !== 1) throw new UsageError('give exactly one FILE holding a generator output.');
     const parsed = parseProofOutput(readInputFile(positionals[0]));
     if (values.json) {
@@ -153,9 +196,42 @@ export const parseProofCommand: CliCommand = {
     } else {
       process.stdout.write(
         `self-score: ${parsed.selfScore ?? '—'}\nformat reward: ${parsed.formatReward}\n` +
-          (parsed.problems.length ? `problems:\n${parsed.problems.map((p) => `  - ${p}`).join('\n')}\n` : 'problems: none\n'),
+          (parsed.problems.length
+            ? `problems:\n${parsed.problems.map((p) => `  - ${p}`).join('\n')}\n`
+            : 'problems: none\n'),
       );
     }
+    return 0;
+  },
+};
+
+export const calibrationCommand: CliCommand = {
+  name: 'calibration',
+  summary: 'Reliability of self-scores against verifier scores over the saved prove runs',
+  usage: 'stepwise calibration [--runs-dir DIR] [--json]',
+  async run(argv) {
+    let parsedArgs;
+    try {
+      parsedArgs = parseArgs({ args: argv, options: { json: { type: 'boolean' }, 'runs-dir': { type: 'string' } }, strict: true });
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+    const { values } = parsedArgs;
+    const dir = path.resolve(values['runs-dir'] ?? runsDir(process.cwd()));
+    const loaded = await loadRuns(dir);
+    for (const s of loaded.skipped) process.stderr.write(`skipped ${s.file}: ${s.error}\n`);
+    const calibration = calibrationOf(calibrationPoints(loaded.runs.map((r) => r.run)));
+    if (values.json) {
+      process.stdout.write(JSON.stringify({ runsDir: dir, runs: loaded.runs.length, ...calibration }, null, 2) + '\n');
+      return 0;
+    }
+    const fmt = (x: number | null) => (x === null ? '—' : x.toFixed(3));
+    const rows = calibration.bins.map(
+      (b) => `  self ${b.selfScore.toFixed(1)}: ${String(b.count).padStart(4)} proofs, mean verifier ${fmt(b.meanVerifier)}, gap ${fmt(b.gap)}`,
+    );
+    process.stdout.write(
+      [`${loaded.runs.length} run(s) in ${dir}, ${calibration.count} scored proof(s)`, ...rows, `mean |self − verifier|: ${fmt(calibration.meanAbsoluteError)}`, `bias (self − verifier): ${fmt(calibration.bias)}`].join('\n') + '\n',
+    );
     return 0;
   },
 };

@@ -15,7 +15,10 @@ export type ModelConfig =
       apiKey?: string;
       headers?: Record<string, string>;
       contextWindow?: number;
+      maxOutputTokens?: number;
       timeoutMs?: number;
+      /** Where the backend reports what it adjusted (e.g. an answer budget cut to fit the window). */
+      onWarning?: (message: string) => void;
     };
 
 /**
@@ -24,11 +27,11 @@ export type ModelConfig =
  */
 export async function createModelBackend(config: ModelConfig): Promise<ModelBackend> {
   if (config.backend === 'onnx') {
-    const { OnnxBackend } = await import('./onnx/index');
+    const { OnnxBackend } = await import('./onnx/index.js');
     return OnnxBackend.load(config);
   }
   if (config.backend === 'openai') {
-    const { OpenAIBackend } = await import('./openai/index');
+    const { OpenAIBackend } = await import('./openai/index.js');
     return OpenAIBackend.create(config);
   }
   throw new ModelError(`Unknown model backend "${(config as { backend: string }).backend}".`, 'load', 'Use "onnx" or "openai".');

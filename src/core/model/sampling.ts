@@ -79,31 +79,39 @@ export function selectToken(
   if (!(params.temperature > 0)) return argmax(masked);
 
   const vocab = masked.length;
-  const scaled = new Float64Array(vocab);
   let max = -Infinity;
-  for (let i = 0; i < vocab; i++) {
-    scaled[i] = masked[i] / params.temperature;
-    if (scaled[i] > max) max = scaled[i];
-  }
-  const probs = new Float64Array(vocab);
+  for (let i = 0; i < vocab; i++) if (masked[i] > max) max = masked[i];
+  const inverse = 1 / params.temperature;
+  const weights = new Float64Array(vocab);
   let sum = 0;
   for (let i = 0; i < vocab; i++) {
-    probs[i] = Math.exp(scaled[i] - max);
-    sum += probs[i];
+    weights[i] = Math.exp((masked[i] - max) * inverse);
+    sum += weights[i];
   }
-  for (let i = 0; i < vocab; i++) probs[i] /= sum;
 
-  let candidates = topCandidates(probs, params.topK, params.topP);
+  const cut =
+    (params.topK !== undefined && params.topK > 0 && params.topK < vocab) ||
+    (params.topP !== undefined && params.topP > 0 && params.topP < 1);
+  if (!cut) {
+    // The common case without cuts: one scan over the unnormalised weights.
+    let u = random.next() * sum;
+    for (let i = 0; i < vocab; i++) {
+      u -= weights[i];
+      if (u < 0) return i;
+    }
+    return argmax(masked);
+  }
+
+  for (let i = 0; i < vocab; i++) weights[i] /= sum;
+  const candidates = topCandidates(weights, params.topK, params.topP);
   let mass = 0;
-  for (const i of candidates) mass += probs[i];
-  if (!(mass > 0)) candidates = [argmax(masked)];
-
+  for (const i of candidates) mass += weights[i];
   let u = random.next() * mass;
   for (const i of candidates) {
-    u -= probs[i];
+    u -= weights[i];
     if (u < 0) return i;
   }
-  return candidates[candidates.length - 1];
+  return candidates[0];
 }
 
 function maskTokens(row: ArrayLike<number>, banned: ReadonlySet<number>): Float32Array {

@@ -22,7 +22,8 @@ export function findBoxed(text: string): BoxedValue[] {
     let i = match.index + match[0].length;
     for (; i < text.length && depth > 0; i++) {
       const c = text[i];
-      if (c === '\\') i++; // an escaped brace (\{ or \}) does not open or close a group
+      if (c === '\\')
+        i++; // an escaped brace (\{ or \}) does not open or close a group
       else if (c === '{') depth++;
       else if (c === '}') depth--;
     }
@@ -38,7 +39,10 @@ export function findBoxed(text: string): BoxedValue[] {
  * optionally wrapped in `$`, `\text{}` or spaces. Anything else gives null.
  */
 export function boxedNumber(content: string): number | null {
-  let s = content.trim().replace(/^\$+|\$+$/g, '').trim();
+  let s = content
+    .trim()
+    .replace(/^\$+|\$+$/g, '')
+    .trim();
   const text = /^\\(?:text|mathrm|textbf)\s*\{([^{}]*)\}$/.exec(s);
   if (text) s = text[1].trim();
   s = s.replace(/\\,|\\ |~/g, '').replace(/\s+/g, '');

@@ -48,7 +48,12 @@ export function calibrationOf(points: readonly CalibrationPoint[]): Calibration 
   return {
     bins: BIN_CENTRES.map((selfScore, i) => {
       const meanVerifier = sums[i].count === 0 ? null : sums[i].verifier / sums[i].count;
-      return { selfScore, count: sums[i].count, meanVerifier, gap: meanVerifier === null ? null : selfScore - meanVerifier };
+      return {
+        selfScore,
+        count: sums[i].count,
+        meanVerifier,
+        gap: meanVerifier === null ? null : selfScore - meanVerifier,
+      };
     }),
     count: n,
     meanAbsoluteError: n === 0 ? null : absError / n,

@@ -21,11 +21,7 @@ export interface EvaluationContext {
   emit: ProveEventListener;
 }
 
-/**
- * Parses one generated output and scores it: verifier passes (R_Y), meta-verification (R_meta),
- * step scores and the rewards. Each part is written into `record` as soon as it is known, so that
- * a cancellation or an error part-way through leaves every finished part in the run document.
- */
+/** A candidate as generated: parsed, not yet judged (its reward is 0 or unknown until it is). */
 export function newCandidate(index: number, raw: string, finishReason: FinishReason): CandidateRecord {
   const parsed = parseProofOutput(raw);
   return {
@@ -36,10 +32,20 @@ export function newCandidate(index: number, raw: string, finishReason: FinishRea
     verifier: null,
     meta: null,
     stepScores: null,
-    rewards: computeRewards({ formatReward: parsed.formatReward, selfScore: parsed.selfScore, verifierScore: null, metaScore: null }),
+    rewards: computeRewards({
+      formatReward: parsed.formatReward,
+      selfScore: parsed.selfScore,
+      verifierScore: null,
+      metaScore: null,
+    }),
   };
 }
 
+/**
+ * Judges one parsed candidate: verifier passes (R_Y), meta-verification (R_meta),
+ * step scores and the rewards. Each part is written into `record` as soon as it is known, so that
+ * a cancellation or an error part-way through leaves every finished part in the run document.
+ */
 export async function evaluateCandidate(record: CandidateRecord, ctx: EvaluationContext): Promise<void> {
   const { options, iteration, emit, signal } = ctx;
   const { proof, selfAnalysis } = record.parsed;
@@ -50,7 +56,8 @@ export async function evaluateCandidate(record: CandidateRecord, ctx: Evaluation
     temperature: options.verifierTemperature,
     seed: options.seed,
     signal,
-    onToken: (sequence: number, text: string) => emit({ type: 'token', iteration, phase, candidate: record.index, sequence, text }),
+    onToken: (sequence: number, text: string) =>
+      emit({ type: 'token', iteration, phase, candidate: record.index, sequence, text }),
   });
   const updateRewards = () => {
     record.rewards = computeRewards(
@@ -69,7 +76,9 @@ export async function evaluateCandidate(record: CandidateRecord, ctx: Evaluation
 
   emit({ type: 'phase', iteration, phase: 'verify', candidate: record.index });
   let started = performance.now();
-  const verifierPrompt = [{ role: 'user' as const, content: renderPrompt(ctx.prompts.verifier, { problem: ctx.problem, proof }) }];
+  const verifierPrompt = [
+    { role: 'user' as const, content: renderPrompt(ctx.prompts.verifier, { problem: ctx.problem, proof }) },
+  ];
   const passes = await runJudge(ctx.verifier, verifierPrompt, judgeOptions('verify', ctx.scale));
   record.verifier = { passes, score: meanScore(passes), ms: performance.now() - started };
   updateRewards();
@@ -78,7 +87,10 @@ export async function evaluateCandidate(record: CandidateRecord, ctx: Evaluation
     emit({ type: 'phase', iteration, phase: 'meta-verify', candidate: record.index });
     started = performance.now();
     const metaPrompt = [
-      { role: 'user' as const, content: renderPrompt(ctx.prompts.metaVerifier, { problem: ctx.problem, proof, selfAnalysis }) },
+      {
+        role: 'user' as const,
+        content: renderPrompt(ctx.prompts.metaVerifier, { problem: ctx.problem, proof, selfAnalysis }),
+      },
     ];
     const metaPasses = await runJudge(ctx.verifier, metaPrompt, judgeOptions('meta-verify', 'unit'));
     record.meta = { passes: metaPasses, score: meanScore(metaPasses), ms: performance.now() - started };
@@ -97,7 +109,14 @@ export async function evaluateCandidate(record: CandidateRecord, ctx: Evaluation
     );
     record.stepScores = {
       scorer: ctx.stepScorer.info,
-      steps: steps.map((s, i) => ({ index: s.index, text: s.text, start: s.start, end: s.end, hash: s.hash, score: clamp01(scores[i]) })),
+      steps: steps.map((s, i) => ({
+        index: s.index,
+        text: s.text,
+        start: s.start,
+        end: s.end,
+        hash: s.hash,
+        score: clamp01(scores[i]),
+      })),
       solutionScore: aggregateStepScores(scores.map(clamp01), options.stepAggregate),
       ms: performance.now() - started,
     };

@@ -72,19 +72,29 @@ export function parseProofOutput(raw: string): ParsedProofOutput {
   problems.push(...stripped.problems);
   const text = stripped.text;
   if (text.trim() === '') {
-    return { proof: '', selfAnalysis: '', selfScore: null, formatReward: 0, problems: [...problems, 'the output is empty'] };
+    return {
+      proof: '',
+      selfAnalysis: '',
+      selfScore: null,
+      formatReward: 0,
+      problems: [...problems, 'the output is empty'],
+    };
   }
 
   const headings = findHeadings(text);
   const solutions = headings.filter((h) => h.kind === 'solution');
   const evaluations = headings.filter((h) => h.kind === 'evaluation');
   for (const h of headings) {
-    if (!h.exact) problems.push(`heading "${h.raw}" should be written "${h.kind === 'solution' ? '## Solution' : '## Self Evaluation'}"`);
+    if (!h.exact)
+      problems.push(
+        `heading "${h.raw}" should be written "${h.kind === 'solution' ? '## Solution' : '## Self Evaluation'}"`,
+      );
   }
   if (solutions.length === 0) problems.push('missing the "## Solution" section');
   if (solutions.length > 1) problems.push(`${solutions.length} "## Solution" headings; expected one`);
   if (evaluations.length === 0) problems.push('missing the "## Self Evaluation" section');
-  if (evaluations.length > 1) problems.push(`${evaluations.length} "## Self Evaluation" headings; expected one`);
+  if (evaluations.length > 1)
+    problems.push(`${evaluations.length} "## Self Evaluation" headings; expected one`);
 
   const solution = solutions[0];
   let proof: string;
@@ -131,7 +141,8 @@ function readSelfScore(selfAnalysis: string, hasSection: boolean, problems: stri
     problems.push('no \\boxed{} score in the Self Evaluation');
     return null;
   }
-  if (boxes.length > 1) problems.push(`${boxes.length} \\boxed{} values in the Self Evaluation; expected one`);
+  if (boxes.length > 1)
+    problems.push(`${boxes.length} \\boxed{} values in the Self Evaluation; expected one`);
 
   // The score is the box of the closing sentence; without that sentence, a lone box is still read.
   const closings = [...selfAnalysis.matchAll(CLOSING)];

@@ -3,7 +3,8 @@ import * as path from 'node:path';
 import { resourcePath } from '../resources';
 
 /** The prompt files of the prove flow, by name (without `.md`), found in `prompts/prove/`. */
-export type PromptName = 'generator' | 'refine' | 'verifier' | 'verifier-olympiad' | 'meta-verifier' | 'step-judge';
+export type PromptName =
+  'generator' | 'refine' | 'verifier' | 'verifier-olympiad' | 'meta-verifier' | 'step-judge';
 
 export interface PromptTemplate {
   name: PromptName;
@@ -24,7 +25,10 @@ export function defaultPromptDir(): string {
  * so a user can change one prompt without copying the others.
  */
 export function loadPrompt(name: PromptName, overrideDir?: string): PromptTemplate {
-  const candidates = [overrideDir && path.join(overrideDir, `${name}.md`), path.join(defaultPromptDir(), `${name}.md`)];
+  const candidates = [
+    overrideDir && path.join(overrideDir, `${name}.md`),
+    path.join(defaultPromptDir(), `${name}.md`),
+  ];
   const file = candidates.find((f): f is string => !!f && fs.existsSync(f));
   if (!file) {
     throw new Error(`Prompt "${name}.md" not found in ${candidates.filter(Boolean).join(' or ')}.`);

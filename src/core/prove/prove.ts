@@ -6,7 +6,13 @@ import { evaluateCandidate, newCandidate, type EvaluationContext } from './evalu
 import type { ProveEventListener } from './events';
 import { loadPrompt, renderPrompt, type PromptTemplate } from './prompts';
 import { rankCandidates } from './rank';
-import { ProveOptionsSchema, PROVE_RUN_SCHEMA, PROVE_RUN_VERSION, type IterationRecord, type ProveRun } from './runSchema';
+import {
+  ProveOptionsSchema,
+  PROVE_RUN_SCHEMA,
+  PROVE_RUN_VERSION,
+  type IterationRecord,
+  type ProveRun,
+} from './runSchema';
 import { VerifierStepScorer, type StepScorer } from './stepScores';
 import type { RubricScale } from './verify';
 
@@ -34,7 +40,9 @@ export interface ProveModels {
 export function resolveProveOptions(input: ProveOptionsInput = {}) {
   const result = ProveOptionsSchema.safeParse(input);
   if (!result.success) {
-    const details = result.error.issues.map((i) => `${i.path.join('.') || 'options'}: ${i.message}`).join('; ');
+    const details = result.error.issues
+      .map((i) => `${i.path.join('.') || 'options'}: ${i.message}`)
+      .join('; ');
     throw new Error(`Invalid prove options: ${details}.`);
   }
   return result.data;
@@ -50,7 +58,8 @@ export function resolveProveOptions(input: ProveOptionsInput = {}) {
 export async function proveAndVerify(request: ProveRequest, models: ProveModels): Promise<ProveRun> {
   const options = resolveProveOptions(request.options);
   const problem = request.problem.trim();
-  if (problem === '') throw new Error('The problem is empty: write the statement to prove under "## Problem".');
+  if (problem === '')
+    throw new Error('The problem is empty: write the statement to prove under "## Problem".');
   const emit: ProveEventListener = (e) => request.onEvent?.(e);
   const { signal } = request;
   const verifier = models.verifier ?? models.generator;
@@ -74,7 +83,11 @@ export async function proveAndVerify(request: ProveRequest, models: ProveModels)
     error: null,
     problem: { text: problem, file: request.file ?? null },
     options,
-    models: { generator: { ...models.generator.info }, verifier: { ...verifier.info }, stepScorer: stepScorer.info },
+    models: {
+      generator: { ...models.generator.info },
+      verifier: { ...verifier.info },
+      stepScorer: stepScorer.info,
+    },
     prompts: Object.fromEntries(Object.entries(prompts).map(([k, p]) => [k, p.file])),
     iterations: [],
     final: null,
@@ -85,7 +98,12 @@ export async function proveAndVerify(request: ProveRequest, models: ProveModels)
   try {
     for (let index = 0; index < options.maxIterations; index++) {
       const previous = run.iterations[run.iterations.length - 1];
-      const iteration = await runRound(index, previous, { problem, options, prompts, models, verifier, stepScorer, signal, emit }, run);
+      const iteration = await runRound(
+        index,
+        previous,
+        { problem, options, prompts, models, verifier, stepScorer, signal, emit },
+        run,
+      );
       if (!iteration) break;
       run.final = { iteration: iteration.index, candidate: iteration.chosen };
       if (iteration.candidates[iteration.chosen]?.parsed.selfScore === 1) {
@@ -158,7 +176,14 @@ async function runRound(
       signal,
       onToken: (e) => {
         if (e.sequence < streamed.length) streamed[e.sequence] += e.text;
-        emit({ type: 'token', iteration: index, phase: 'generate', candidate: e.sequence, sequence: e.sequence, text: e.text });
+        emit({
+          type: 'token',
+          iteration: index,
+          phase: 'generate',
+          candidate: e.sequence,
+          sequence: e.sequence,
+          text: e.text,
+        });
       },
     });
     completions = result.completions;

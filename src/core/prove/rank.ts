@@ -3,7 +3,11 @@ import type { CandidateRecord, ProveOptions } from './runSchema';
 export type RerankBy = ProveOptions['rerankBy'];
 
 /** The scores a candidate can be ranked by; null where it has none. */
-export function candidateScores(c: CandidateRecord): { prm: number | null; verifier: number | null; self: number | null } {
+export function candidateScores(c: CandidateRecord): {
+  prm: number | null;
+  verifier: number | null;
+  self: number | null;
+} {
   return {
     prm: c.stepScores?.solutionScore ?? null,
     verifier: c.verifier?.score ?? null,

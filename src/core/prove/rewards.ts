@@ -35,7 +35,10 @@ export interface Rewards {
   r: number | null;
 }
 
-export function computeRewards(inputs: RewardInputs, weights: RewardWeights = DEFAULT_REWARD_WEIGHTS): Rewards {
+export function computeRewards(
+  inputs: RewardInputs,
+  weights: RewardWeights = DEFAULT_REWARD_WEIGHTS,
+): Rewards {
   const { formatReward: rFormat, selfScore, verifierScore: rY, metaScore: rMeta } = inputs;
   const rScore = selfScore !== null && rY !== null ? 1 - Math.abs(selfScore - rY) : null;
   const rZ = rScore !== null && rMeta !== null ? rScore * rMeta : null;
@@ -54,7 +57,8 @@ export function computeRewards(inputs: RewardInputs, weights: RewardWeights = DE
 /** Weights must be finite and non-negative; they need not sum to 1, but the design's do. */
 export function checkRewardWeights(weights: RewardWeights): string | null {
   for (const [name, value] of Object.entries(weights)) {
-    if (!Number.isFinite(value) || value < 0) return `reward weight ${name} must be a non-negative number, got ${value}`;
+    if (!Number.isFinite(value) || value < 0)
+      return `reward weight ${name} must be a non-negative number, got ${value}`;
   }
   return null;
 }

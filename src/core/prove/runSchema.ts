@@ -13,22 +13,59 @@ const nullableScore = probability.nullable();
 const finishReason = z.enum(['stop', 'length', 'abort', 'eos']);
 
 export const ProveOptionsSchema = z.object({
-  maxIterations: z.int().min(1).max(16).default(3).describe('Most generation rounds (the first plus refinements).'),
-  candidates: z.int().min(1).max(16).default(1).describe('Candidates per round, generated as one batch (best-of-N).'),
-  rerankBy: z.enum(['prm', 'verifier', 'self']).default('verifier').describe('What ranks the candidates of a round.'),
-  stepAggregate: z.enum(['product', 'min']).default('product').describe('How step probabilities make a solution score.'),
-  stepScores: z.boolean().default(true).describe('Score every step of every candidate (PRM or verifier log-probabilities).'),
+  maxIterations: z
+    .int()
+    .min(1)
+    .max(16)
+    .default(3)
+    .describe('Most generation rounds (the first plus refinements).'),
+  candidates: z
+    .int()
+    .min(1)
+    .max(16)
+    .default(1)
+    .describe('Candidates per round, generated as one batch (best-of-N).'),
+  rerankBy: z
+    .enum(['prm', 'verifier', 'self'])
+    .default('verifier')
+    .describe('What ranks the candidates of a round.'),
+  stepAggregate: z
+    .enum(['product', 'min'])
+    .default('product')
+    .describe('How step probabilities make a solution score.'),
+  stepScores: z
+    .boolean()
+    .default(true)
+    .describe('Score every step of every candidate (PRM or verifier log-probabilities).'),
   verifierPasses: z.int().min(1).max(16).default(1).describe('Verifier passes (k) averaged into R_Y.'),
-  rubric: z.enum(['unit', 'olympiad']).default('unit').describe('Verifier rubric: 0/0.5/1, or 0–7 points mapped to [0, 1].'),
-  metaVerify: z.boolean().default(true).describe('Check the self-evaluation with a meta-verification pass (R_meta); off: R_meta = 1.'),
+  rubric: z
+    .enum(['unit', 'olympiad'])
+    .default('unit')
+    .describe('Verifier rubric: 0/0.5/1, or 0–7 points mapped to [0, 1].'),
+  metaVerify: z
+    .boolean()
+    .default(true)
+    .describe('Check the self-evaluation with a meta-verification pass (R_meta); off: R_meta = 1.'),
   maxTokens: z.int().min(16).default(512).describe('Most tokens per generator output.'),
-  verifierMaxTokens: z.int().min(16).default(384).describe('Most tokens per verifier or meta-verifier output.'),
+  verifierMaxTokens: z
+    .int()
+    .min(16)
+    .default(384)
+    .describe('Most tokens per verifier or meta-verifier output.'),
   temperature: z.number().min(0).max(2).default(0.7).describe('Generator sampling temperature (0: greedy).'),
-  verifierTemperature: z.number().min(0).max(2).default(0.7).describe('Verifier temperature when k > 1 (one pass is greedy).'),
+  verifierTemperature: z
+    .number()
+    .min(0)
+    .max(2)
+    .default(0.7)
+    .describe('Verifier temperature when k > 1 (one pass is greedy).'),
   seed: z.int().optional().describe('Makes sampling repeatable.'),
   alpha: z.number().min(0).max(1).default(0.76).describe('Weight α of R_Y.'),
   beta: z.number().min(0).max(1).default(0.24).describe('Weight β of R_Z.'),
-  promptDir: z.string().optional().describe('Folder whose prompt files override the shipped prompts/prove/ ones.'),
+  promptDir: z
+    .string()
+    .optional()
+    .describe('Folder whose prompt files override the shipped prompts/prove/ ones.'),
 });
 export type ProveOptions = z.infer<typeof ProveOptionsSchema>;
 
@@ -143,4 +180,9 @@ export type ProveRun = z.infer<typeof ProveRunSchema>;
 export function parseProveRun(value: unknown): { run: ProveRun } | { error: string } {
   const result = ProveRunSchema.safeParse(value);
   return result.success ? { run: result.data } : { error: z.prettifyError(result.error) };
+}
+
+/** The run document as JSON Schema, for readers in other languages (the Python trainer). */
+export function proveRunJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(ProveRunSchema, { io: 'output' }) as Record<string, unknown>;
 }

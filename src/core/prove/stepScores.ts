@@ -8,7 +8,11 @@ import { renderPrompt, type PromptTemplate } from './prompts';
  */
 export interface StepScorer {
   readonly info: { kind: 'prm' | 'verifier-logprob'; name: string };
-  scoreSteps(problem: string, steps: readonly string[], options?: { signal?: AbortSignal }): Promise<number[]>;
+  scoreSteps(
+    problem: string,
+    steps: readonly string[],
+    options?: { signal?: AbortSignal },
+  ): Promise<number[]>;
 }
 
 export type StepAggregate = 'product' | 'min';
@@ -48,7 +52,11 @@ export class VerifierStepScorer implements StepScorer {
     this.info = { kind: 'verifier-logprob', name: backend.info.name };
   }
 
-  async scoreSteps(problem: string, steps: readonly string[], options: { signal?: AbortSignal } = {}): Promise<number[]> {
+  async scoreSteps(
+    problem: string,
+    steps: readonly string[],
+    options: { signal?: AbortSignal } = {},
+  ): Promise<number[]> {
     const scores: number[] = [];
     for (let i = 0; i < steps.length; i++) {
       const content = renderPrompt(this.template, {

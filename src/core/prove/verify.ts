@@ -46,10 +46,15 @@ export function parseJudgment(output: string, scale: RubricScale = 'unit'): Judg
   const closing = [...text.matchAll(CLOSING)].pop();
   const closingStart = closing ? (closing.index ?? 0) + closing[0].length - closing[1].length : -1;
   const box = boxes.find((b) => b.start === closingStart) ?? boxes[boxes.length - 1];
-  if (boxes.length > 1) problems.push(`${boxes.length} \\boxed{} values; the ${closing ? 'closing' : 'last'} one was read`);
+  if (boxes.length > 1)
+    problems.push(`${boxes.length} \\boxed{} values; the ${closing ? 'closing' : 'last'} one was read`);
   const rawScore = boxedNumber(box.content);
   if (rawScore === null) {
-    return { rawScore: null, score: null, problems: [...problems, `\\boxed{${box.content.slice(0, 40)}} is not a number`] };
+    return {
+      rawScore: null,
+      score: null,
+      problems: [...problems, `\\boxed{${box.content.slice(0, 40)}} is not a number`],
+    };
   }
   let score: number | null;
   if (scale === 'olympiad') {
@@ -84,7 +89,11 @@ export interface JudgeOptions {
  * Used for both the verifier (is the proof right?) and the meta-verifier (are the issues the
  * self-evaluation names real?).
  */
-export async function runJudge(backend: ModelBackend, prompt: ModelInput, options: JudgeOptions): Promise<JudgePass[]> {
+export async function runJudge(
+  backend: ModelBackend,
+  prompt: ModelInput,
+  options: JudgeOptions,
+): Promise<JudgePass[]> {
   const generateOptions: GenerateOptions = {
     n: options.passes,
     maxTokens: options.maxTokens,
@@ -94,5 +103,9 @@ export async function runJudge(backend: ModelBackend, prompt: ModelInput, option
     onToken: options.onToken && ((e) => options.onToken?.(e.sequence, e.text)),
   };
   const result = await backend.generate(prompt, generateOptions);
-  return result.completions.map((c) => ({ raw: c.text, finishReason: c.finishReason, ...parseJudgment(c.text, options.scale) }));
+  return result.completions.map((c) => ({
+    raw: c.text,
+    finishReason: c.finishReason,
+    ...parseJudgment(c.text, options.scale),
+  }));
 }

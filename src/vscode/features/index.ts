@@ -1,6 +1,7 @@
 import type { StepwiseContext } from '../context';
 import { registerWelcome } from './welcome';
 import { registerModelCommands } from './model';
+import { registerDownload } from './download';
 import { registerPractice } from './practice';
 import { registerProve } from './prove';
 
@@ -8,6 +9,7 @@ import { registerProve } from './prove';
 export const features: { name: string; register(ctx: StepwiseContext): void }[] = [
   { name: 'welcome', register: registerWelcome },
   { name: 'model', register: registerModelCommands },
+  { name: 'download', register: registerDownload },
   { name: 'prove', register: (ctx) => registerProve(ctx) },
   { name: 'practice', register: registerPractice },
 ];

@@ -15,7 +15,12 @@ test("renders the model folder's own chat template with a generation prompt", ()
 });
 
 test('finds named templates and chat_template.jinja, and reports none when absent', () => {
-  const named = findChatTemplate({ chat_template: [{ name: 'tool_use', template: 'T' }, { name: 'default', template: 'D' }] });
+  const named = findChatTemplate({
+    chat_template: [
+      { name: 'tool_use', template: 'T' },
+      { name: 'default', template: 'D' },
+    ],
+  });
   assert.equal(named?.template, 'D');
   assert.equal(findChatTemplate({}, '{{ messages[0].content }}')?.template, '{{ messages[0].content }}');
   assert.equal(findChatTemplate({}), undefined);

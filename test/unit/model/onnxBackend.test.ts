@@ -89,13 +89,22 @@ test('the worker keeps the caller thread free: timers fire during generation', a
   const ticks: number[] = [];
   const timer = setInterval(() => ticks.push(performance.now()), 5);
   const started = performance.now();
-  const r = await backend.generate('A long story', { maxTokens: 400, minTokens: 400, temperature: 1, n: 4, seed: 2 });
+  const r = await backend.generate('A long story', {
+    maxTokens: 400,
+    minTokens: 400,
+    temperature: 1,
+    n: 4,
+    seed: 2,
+  });
   const ended = performance.now();
   clearInterval(timer);
   assert.equal(r.completions[0].tokens.length, 400);
   const during = ticks.filter((t) => t > started && t < ended);
   // A blocked event loop would fire at most once, after generation; it fired all along.
-  assert.ok(during.length >= Math.min(10, (ended - started) / 50), `${during.length} ticks in ${Math.round(ended - started)} ms`);
+  assert.ok(
+    during.length >= Math.min(10, (ended - started) / 50),
+    `${during.length} ticks in ${Math.round(ended - started)} ms`,
+  );
 });
 
 test('errors cross the worker boundary as ModelError with code and hint', async () => {

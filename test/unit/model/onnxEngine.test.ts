@@ -30,10 +30,24 @@ test('logits with the KV cache equal a full forward pass without it (within 1e-4
   const full = await engine.fullLogits(ids);
   const split = 4;
   const mask = ids.slice(0, split).map(() => 1);
-  let out = await engine.session.forward({ ids: ids.slice(0, split), batch: 1, seq: split, mask, positions: positionsOf(mask), past: undefined });
+  let out = await engine.session.forward({
+    ids: ids.slice(0, split),
+    batch: 1,
+    seq: split,
+    mask,
+    positions: positionsOf(mask),
+    past: undefined,
+  });
   for (let i = split; i < ids.length; i++) {
     mask.push(1);
-    out = await engine.session.forward({ ids: [ids[i]], batch: 1, seq: 1, mask, positions: [i], past: out.present });
+    out = await engine.session.forward({
+      ids: [ids[i]],
+      batch: 1,
+      seq: 1,
+      mask,
+      positions: [i],
+      past: out.present,
+    });
     const diff = maxAbsDiff(out.logits, full.rows[i]);
     assert.ok(diff < 1e-4, `position ${i}: cached and uncached logits differ by ${diff}`);
   }
@@ -71,19 +85,28 @@ test('per-token logprobs are those of a full forward pass over the unwarped dist
   assert.ok(scored.tokens.length > 0);
   const direct = await engine.fullLogits([...prompt, ...scored.tokens.map((t) => t.id!)]);
   scored.tokens.forEach((t, j) => {
-    assert.ok(Math.abs((t.logprob as number) - tokenLogprob(direct.rows[prompt.length - 1 + j], t.id!)) < 1e-6);
+    assert.ok(
+      Math.abs((t.logprob as number) - tokenLogprob(direct.rows[prompt.length - 1 + j], t.id!)) < 1e-6,
+    );
   });
-  assert.ok(Math.abs(scored.totalLogprob - scored.tokens.reduce((s, t) => s + (t.logprob as number), 0)) < 1e-9);
+  assert.ok(
+    Math.abs(scored.totalLogprob - scored.tokens.reduce((s, t) => s + (t.logprob as number), 0)) < 1e-9,
+  );
 });
 
 test('a left-padded batch gives the same greedy tokens and logprobs as each prompt alone', async () => {
-  const prompts = ['Hi', 'Therefore the induction step holds for every n', 'def f(x):'].map((p) => engine.codec.encodeInput(p));
+  const prompts = ['Hi', 'Therefore the induction step holds for every n', 'def f(x):'].map((p) =>
+    engine.codec.encodeInput(p),
+  );
   const batched = await engine.generateBatch(prompts, { maxTokens: 6, temperature: 0 });
   for (let b = 0; b < prompts.length; b++) {
     const alone = await engine.generateBatch([prompts[b]], { maxTokens: 6, temperature: 0 });
     const got = batched.completions[b].tokens;
     const want = alone.completions[0].tokens;
-    assert.deepEqual(got.map((t) => t.id), want.map((t) => t.id));
+    assert.deepEqual(
+      got.map((t) => t.id),
+      want.map((t) => t.id),
+    );
     got.forEach((t, j) => assert.ok(Math.abs((t.logprob as number) - (want[j].logprob as number)) < 1e-4));
   }
 });
@@ -95,7 +118,11 @@ test('a stop sequence ends generation with the text before it, and streaming agr
   const stop = words[5] + words[6];
   const expected = free.completions[0].text.slice(0, free.completions[0].text.indexOf(stop));
   let streamed = '';
-  const cut = await engine.generate('Once', { ...opts, stop: [stop] }, { onToken: (e) => (streamed += e.text) });
+  const cut = await engine.generate(
+    'Once',
+    { ...opts, stop: [stop] },
+    { onToken: (e) => (streamed += e.text) },
+  );
   assert.equal(cut.completions[0].finishReason, 'stop');
   assert.equal(cut.completions[0].text, expected);
   assert.equal(streamed, expected);
@@ -117,7 +144,8 @@ test('an aborted generation stops before the next forward pass', async () => {
 function copyFolder(edit: (dir: string) => void): string {
   const dir = mkdtempSync(join(tmpdir(), 'stepwise-model-'));
   scratch.push(dir);
-  for (const f of ['config.json', 'tokenizer.json', 'tokenizer_config.json']) copyFileSync(join(tinyModelDir(), f), join(dir, f));
+  for (const f of ['config.json', 'tokenizer.json', 'tokenizer_config.json'])
+    copyFileSync(join(tinyModelDir(), f), join(dir, f));
   symlinkSync(join(tinyModelDir(), 'onnx'), join(dir, 'onnx'));
   edit(dir);
   return dir;
@@ -129,11 +157,14 @@ test('a folder missing files fails with model-folder naming each missing file', 
   copyFileSync(join(tinyModelDir(), 'config.json'), join(dir, 'config.json'));
   await assert.rejects(OnnxEngine.load({ modelDir: dir, device: 'cpu' }), (e: ModelError) => {
     assert.equal(e.code, 'model-folder');
-    for (const f of ['tokenizer.json', 'tokenizer_config.json', 'onnx/model.onnx']) assert.ok(e.message.includes(f), e.message);
+    for (const f of ['tokenizer.json', 'tokenizer_config.json', 'onnx/model.onnx'])
+      assert.ok(e.message.includes(f), e.message);
     assert.ok(e.hint);
     return true;
   });
-  await assert.rejects(OnnxEngine.load({ modelDir: join(dir, 'nope'), device: 'cpu' }), { code: 'model-folder' });
+  await assert.rejects(OnnxEngine.load({ modelDir: join(dir, 'nope'), device: 'cpu' }), {
+    code: 'model-folder',
+  });
 });
 
 test('a config.json that does not fit the graph fails with model-shape', async () => {
@@ -141,13 +172,22 @@ test('a config.json that does not fit the graph fails with model-shape', async (
     const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ ...config, ...change }));
   };
-  await assert.rejects(OnnxEngine.load({ modelDir: copyFolder(setConfig({ num_hidden_layers: 3 })), device: 'cpu' }), (e: ModelError) => {
-    assert.equal(e.code, 'model-shape');
-    assert.match(e.message, /3 layers.*2/);
-    return true;
-  });
-  await assert.rejects(OnnxEngine.load({ modelDir: copyFolder(setConfig({ head_dim: 32 })), device: 'cpu' }), { code: 'model-shape' });
-  await assert.rejects(OnnxEngine.load({ modelDir: copyFolder(setConfig({ num_key_value_heads: 4 })), device: 'cpu' }), { code: 'model-shape' });
+  await assert.rejects(
+    OnnxEngine.load({ modelDir: copyFolder(setConfig({ num_hidden_layers: 3 })), device: 'cpu' }),
+    (e: ModelError) => {
+      assert.equal(e.code, 'model-shape');
+      assert.match(e.message, /3 layers.*2/);
+      return true;
+    },
+  );
+  await assert.rejects(
+    OnnxEngine.load({ modelDir: copyFolder(setConfig({ head_dim: 32 })), device: 'cpu' }),
+    { code: 'model-shape' },
+  );
+  await assert.rejects(
+    OnnxEngine.load({ modelDir: copyFolder(setConfig({ num_key_value_heads: 4 })), device: 'cpu' }),
+    { code: 'model-shape' },
+  );
 });
 
 test('a prompt longer than the context window is refused, not cut', async () => {

@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { SeededRandom, argmax, logSumExp, selectToken, tokenLogprob, topCandidates } from '../../../src/core/model/sampling';
+import {
+  SeededRandom,
+  argmax,
+  logSumExp,
+  selectToken,
+  tokenLogprob,
+  topCandidates,
+} from '../../../src/core/model/sampling';
 
 const draws = (seed: number, count: number) => {
   const r = new SeededRandom(seed);
@@ -22,7 +29,8 @@ test('greedy picks the largest logit and does not consume randomness', () => {
 test('banned tokens (EOS before minTokens) are never chosen', () => {
   const r = new SeededRandom(1);
   assert.equal(selectToken([0, 10, 2], { temperature: 0 }, r, new Set([1])), 2);
-  for (let i = 0; i < 100; i++) assert.notEqual(selectToken([0, 10, 2], { temperature: 1 }, r, new Set([1])), 1);
+  for (let i = 0; i < 100; i++)
+    assert.notEqual(selectToken([0, 10, 2], { temperature: 1 }, r, new Set([1])), 1);
 });
 
 test('top-k keeps only the k most probable tokens', () => {

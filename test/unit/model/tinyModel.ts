@@ -8,7 +8,9 @@ export const TINY_MODEL_BUILD_COMMAND =
 /** The tiny model's folder: $STEPWISE_TINY_MODEL, else .cache/models/tiny-llama in the repository. */
 export function tinyModelDir(): string {
   // Compiled tests live in out/test/unit/model, four levels below the repository root.
-  const dir = process.env.STEPWISE_TINY_MODEL ?? resolve(__dirname, '..', '..', '..', '..', '.cache', 'models', 'tiny-llama');
+  const dir =
+    process.env.STEPWISE_TINY_MODEL ??
+    resolve(__dirname, '..', '..', '..', '..', '.cache', 'models', 'tiny-llama');
   if (!existsSync(join(dir, 'config.json')) || !existsSync(join(dir, 'onnx', 'model.onnx'))) {
     throw new Error(`The tiny test model is missing at ${dir}. Build it first: ${TINY_MODEL_BUILD_COMMAND}`);
   }

@@ -7,7 +7,12 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { OpenAIBackend } from '../../../src/core/model/openai';
 import { ModelError, type TokenEvent } from '../../../src/core/model/types';
-import { freePort, llamaServerUnavailable, startLlamaServer, type LlamaServer } from '../../servers/llama-server';
+import {
+  freePort,
+  llamaServerUnavailable,
+  startLlamaServer,
+  type LlamaServer,
+} from '../../servers/llama-server';
 
 const unavailable = llamaServerUnavailable();
 if (unavailable) console.log(`# llama.cpp server tests skipped: ${unavailable}`);
@@ -66,8 +71,10 @@ describe('OpenAI backend on a real llama.cpp server', { skip: unavailable }, () 
   });
 
   test('the same seed gives the same sample; other seeds give others', async () => {
+    // Without log-probabilities: llama-cpp-python computes them slowly, in Python.
     const sample = async (seed: number) =>
-      (await backend.generate('Once upon a time', { maxTokens: 12, temperature: 1, seed })).completions[0].text;
+      (await backend.generate('Once upon a time', { maxTokens: 12, temperature: 1, seed, logprobs: false }))
+        .completions[0].text;
     const first = await sample(42);
     assert.equal(await sample(42), first);
     const others = [await sample(1), await sample(2), await sample(3)];
@@ -101,7 +108,7 @@ describe('OpenAI backend on a real llama.cpp server', { skip: unavailable }, () 
   test('cancelling mid-stream keeps the tokens so far and finishes with "abort"', async () => {
     const controller = new AbortController();
     let seen = 0;
-    const result = await backend.generate('Tell a long story about a dragon.', {
+    const result = await backend.generate([{ role: 'user', content: 'Tell a long story about a dragon.' }], {
       maxTokens: 200,
       temperature: 0,
       signal: controller.signal,
@@ -131,8 +138,18 @@ describe('OpenAI backend on a real llama.cpp server', { skip: unavailable }, () 
 
   test('an answer budget that does not fit is cut to the room left, with a warning', async () => {
     const warnings: string[] = [];
-    const b = OpenAIBackend.create({ baseUrl: server.origin, model: server.model, onWarning: (w) => warnings.push(w) });
-    const result = await b.generate('hello '.repeat(1990), { maxTokens: 200, temperature: 0 });
+    // A window smaller than the server's, so the server itself would not cut the answer.
+    const b = OpenAIBackend.create({
+      baseUrl: server.origin,
+      model: server.model,
+      contextWindow: 256,
+      onWarning: (w) => warnings.push(w),
+    });
+    const result = await b.generate('hello '.repeat(150), {
+      maxTokens: 200,
+      temperature: 0,
+      logprobs: false,
+    });
     assert.equal(warnings.length, 1);
     assert.match(warnings[0], /limited to \d+ tokens instead of 200/);
     const room = Number(/limited to (\d+)/.exec(warnings[0])![1]);
@@ -140,8 +157,15 @@ describe('OpenAI backend on a real llama.cpp server', { skip: unavailable }, () 
   });
 
   test('a window set larger than the server has: the server refusal becomes context-overflow', async () => {
-    const b = OpenAIBackend.create({ baseUrl: `${server.origin}/v1`, model: server.model, contextWindow: 8192 });
-    await assert.rejects(b.generate('hello '.repeat(3000), { maxTokens: 8 }), isModelError('context-overflow', /2048/));
+    const b = OpenAIBackend.create({
+      baseUrl: `${server.origin}/v1`,
+      model: server.model,
+      contextWindow: 8192,
+    });
+    await assert.rejects(
+      b.generate('hello '.repeat(3000), { maxTokens: 8 }),
+      isModelError('context-overflow', /2048/),
+    );
   });
 
   test('a wrong base path gives endpoint-not-found naming the right base URL', async () => {
@@ -155,7 +179,12 @@ describe('OpenAI backend on a real llama.cpp server', { skip: unavailable }, () 
 
   test('an unreachable port gives endpoint-unreachable saying the connection was refused', async () => {
     const port = await freePort();
-    const b = OpenAIBackend.create({ baseUrl: `http://127.0.0.1:${port}/v1`, model: 'x', retries: 1, retryBaseDelayMs: 10 });
+    const b = OpenAIBackend.create({
+      baseUrl: `http://127.0.0.1:${port}/v1`,
+      model: 'x',
+      retries: 1,
+      retryBaseDelayMs: 10,
+    });
     await assert.rejects(b.generate('Hi'), isModelError('endpoint-unreachable', /connection refused/));
   });
 });

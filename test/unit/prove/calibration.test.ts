@@ -45,7 +45,12 @@ test('calibrationPoints takes every candidate that has both scores', () => {
     verifier: verifier === null ? null : { score: verifier },
   });
   const runs = [
-    { iterations: [{ candidates: [candidate(1, 0.5), candidate(null, 1)] }, { candidates: [candidate(0.5, null), candidate(0, 0)] }] },
+    {
+      iterations: [
+        { candidates: [candidate(1, 0.5), candidate(null, 1)] },
+        { candidates: [candidate(0.5, null), candidate(0, 0)] },
+      ],
+    },
   ] as unknown as ProveRun[];
   assert.deepEqual(calibrationPoints(runs), [
     { selfScore: 1, verifierScore: 0.5 },

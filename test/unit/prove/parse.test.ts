@@ -4,12 +4,16 @@ import { parseProofOutput, stripThinking } from '../../../src/core/prove/parse';
 import { boxedNumber, findBoxed } from '../../../src/core/prove/boxed';
 import { generatorOutput } from './scriptedBackend';
 
-const PROOF = 'Suppose $\\sqrt 2 = p/q$ in lowest terms. Then $p^2 = 2q^2$, so $p$ is even, and then $q$ is even too.';
+const PROOF =
+  'Suppose $\\sqrt 2 = p/q$ in lowest terms. Then $p^2 = 2q^2$, so $p$ is even, and then $q$ is even too.';
 
 test('a well-formed output is split into proof, analysis and score with format reward 1', () => {
   const parsed = parseProofOutput(generatorOutput(PROOF, '0.5', 'Step 2 needs a lemma.'));
   assert.equal(parsed.proof, PROOF);
-  assert.equal(parsed.selfAnalysis.startsWith('Here is my evaluation of the solution: Step 2 needs a lemma.'), true);
+  assert.equal(
+    parsed.selfAnalysis.startsWith('Here is my evaluation of the solution: Step 2 needs a lemma.'),
+    true,
+  );
   assert.equal(parsed.selfScore, 0.5);
   assert.equal(parsed.formatReward, 1);
   assert.deepEqual(parsed.problems, []);
@@ -113,7 +117,8 @@ test('a missing Solution heading is named and the text before the evaluation is 
 });
 
 test('sections in swapped order are still separated, and flagged', () => {
-  const evaluation = 'Here is my evaluation of the solution: fine.\nBased on my evaluation, the final overall score should be: \\boxed{1}';
+  const evaluation =
+    'Here is my evaluation of the solution: fine.\nBased on my evaluation, the final overall score should be: \\boxed{1}';
   const parsed = parseProofOutput(`## Self Evaluation\n${evaluation}\n\n## Solution\n${PROOF}`);
   assert.equal(parsed.proof, PROOF);
   assert.equal(parsed.selfAnalysis, evaluation);
@@ -123,7 +128,9 @@ test('sections in swapped order are still separated, and flagged', () => {
 });
 
 test('duplicated headings are counted; the proof stops at the first evaluation heading', () => {
-  const text = `## Solution\n${PROOF}\n## Solution\nmore\n## Self Evaluation\nfirst\n` + generatorOutput('x', '0.5').split('\n').slice(3).join('\n');
+  const text =
+    `## Solution\n${PROOF}\n## Solution\nmore\n## Self Evaluation\nfirst\n` +
+    generatorOutput('x', '0.5').split('\n').slice(3).join('\n');
   const parsed = parseProofOutput(text);
   assert.equal(parsed.proof.startsWith(PROOF), true);
   assert.equal(parsed.proof.includes('Here is my evaluation'), false);
@@ -135,12 +142,17 @@ test('duplicated headings are counted; the proof stops at the first evaluation h
 });
 
 test('near-miss headings are split but cost the format reward', () => {
-  const text = generatorOutput(PROOF, '1').replace('## Solution', '### solution:').replace('## Self Evaluation', '**nope**\n## Self-Evaluation');
+  const text = generatorOutput(PROOF, '1')
+    .replace('## Solution', '### solution:')
+    .replace('## Self Evaluation', '**nope**\n## Self-Evaluation');
   const parsed = parseProofOutput(text);
   assert.equal(parsed.selfScore, 1);
   assert.equal(parsed.formatReward, 0);
   assert.match(parsed.problems.join('\n'), /heading "### solution:" should be written "## Solution"/);
-  assert.match(parsed.problems.join('\n'), /heading "## Self-Evaluation" should be written "## Self Evaluation"/);
+  assert.match(
+    parsed.problems.join('\n'),
+    /heading "## Self-Evaluation" should be written "## Self Evaluation"/,
+  );
 });
 
 test('<think> blocks are removed before parsing, including boxes inside them', () => {
@@ -174,7 +186,9 @@ test('unicode, CRLF line endings and an unclosed box do not confuse the parser',
   assert.equal(parsed.proof, proof);
   assert.equal(parsed.selfScore, 1);
   assert.equal(parsed.formatReward, 1);
-  const unclosed = parseProofOutput(`## Solution\n${proof}\n## Self Evaluation\nHere is my evaluation of the solution: \\boxed{1`);
+  const unclosed = parseProofOutput(
+    `## Solution\n${proof}\n## Self Evaluation\nHere is my evaluation of the solution: \\boxed{1`,
+  );
   assert.equal(unclosed.selfScore, null);
 });
 

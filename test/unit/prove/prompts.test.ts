@@ -3,9 +3,22 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { defaultPromptDir, loadPrompt, parsePromptFile, renderPrompt, type PromptName } from '../../../src/core/prove/prompts';
+import {
+  defaultPromptDir,
+  loadPrompt,
+  parsePromptFile,
+  renderPrompt,
+  type PromptName,
+} from '../../../src/core/prove/prompts';
 
-const NAMES: PromptName[] = ['generator', 'refine', 'verifier', 'verifier-olympiad', 'meta-verifier', 'step-judge'];
+const NAMES: PromptName[] = [
+  'generator',
+  'refine',
+  'verifier',
+  'verifier-olympiad',
+  'meta-verifier',
+  'step-judge',
+];
 
 test('every shipped prompt loads from the package root, not from the compiled folder', () => {
   assert.equal(defaultPromptDir().endsWith(path.join('prompts', 'prove')), true);
@@ -15,7 +28,12 @@ test('every shipped prompt loads from the package root, not from the compiled fo
 
 test('the generator prompt states the output protocol the parser checks', () => {
   const body = loadPrompt('generator').body;
-  for (const part of ['## Solution', '## Self Evaluation', 'Here is my evaluation of the solution:', 'Based on my evaluation, the final overall score should be: \\boxed{X}']) {
+  for (const part of [
+    '## Solution',
+    '## Self Evaluation',
+    'Here is my evaluation of the solution:',
+    'Based on my evaluation, the final overall score should be: \\boxed{X}',
+  ]) {
     assert.ok(body.includes(part), part);
   }
 });

@@ -10,11 +10,15 @@ const PROBLEM = 'Prove that the sum of two even integers is even.';
 const PROOF = 'Let a = 2m and b = 2n.\n\nThen a + b = 2(m + n), which is even.';
 
 /** Routes each call by its prompt: generator/refine outputs from `proofs`, judges from `judge`. */
-function router(proofs: (call: number) => string[], judge: (prompt: string) => string = () => judgeOutput('1')): Script {
+function router(
+  proofs: (call: number) => string[],
+  judge: (prompt: string) => string = () => judgeOutput('1'),
+): Script {
   let generatorCalls = 0;
   return ({ input }) => {
     const text = promptText(input);
-    if (text.includes('You are grading a proof') || text.includes('check the evaluation')) return [judge(text)];
+    if (text.includes('You are grading a proof') || text.includes('check the evaluation'))
+      return [judge(text)];
     return proofs(generatorCalls++);
   };
 }
@@ -25,9 +29,16 @@ const fixedScorer = (score: number): StepScorer => ({
 });
 
 test('refinement stops as soon as the chosen candidate self-scores 1', async () => {
-  const outputs = [generatorOutput(PROOF, '0', 'Step 2 is unjustified.'), generatorOutput(PROOF, '0.5'), generatorOutput(PROOF, '1')];
+  const outputs = [
+    generatorOutput(PROOF, '0', 'Step 2 is unjustified.'),
+    generatorOutput(PROOF, '0.5'),
+    generatorOutput(PROOF, '1'),
+  ];
   const backend = new ScriptedBackend(router((call) => [outputs[call]]));
-  const run = await proveAndVerify({ problem: PROBLEM, options: { maxIterations: 5, stepScores: false } }, { generator: backend });
+  const run = await proveAndVerify(
+    { problem: PROBLEM, options: { maxIterations: 5, stepScores: false } },
+    { generator: backend },
+  );
   assert.equal(run.status, 'completed');
   assert.equal(run.stopReason, 'self-score-1');
   assert.deepEqual(
@@ -44,7 +55,10 @@ test('refinement stops as soon as the chosen candidate self-scores 1', async () 
 
 test('refinement respects the iteration limit', async () => {
   const backend = new ScriptedBackend(router(() => [generatorOutput(PROOF, '0.5')]));
-  const run = await proveAndVerify({ problem: PROBLEM, options: { maxIterations: 2, stepScores: false } }, { generator: backend });
+  const run = await proveAndVerify(
+    { problem: PROBLEM, options: { maxIterations: 2, stepScores: false } },
+    { generator: backend },
+  );
   assert.equal(run.iterations.length, 2);
   assert.equal(run.stopReason, 'max-iterations');
   assert.equal(run.status, 'completed');
@@ -53,7 +67,10 @@ test('refinement respects the iteration limit', async () => {
 test('a malformed output has format reward 0, reward 0, and is refined', async () => {
   const outputs = ['I think it is even.', generatorOutput(PROOF, '1')];
   const backend = new ScriptedBackend(router((call) => [outputs[call]]));
-  const run = await proveAndVerify({ problem: PROBLEM, options: { maxIterations: 3, stepScores: false } }, { generator: backend });
+  const run = await proveAndVerify(
+    { problem: PROBLEM, options: { maxIterations: 3, stepScores: false } },
+    { generator: backend },
+  );
   const first = run.iterations[0].candidates[0];
   assert.equal(first.parsed.formatReward, 0);
   assert.equal(first.rewards.r, 0);
@@ -62,8 +79,18 @@ test('a malformed output has format reward 0, reward 0, and is refined', async (
 });
 
 test('rewards come from the verifier and the meta-verifier: the honest flawed proof gets 0.62', async () => {
-  const backend = new ScriptedBackend(router(() => [generatorOutput(PROOF, '0.5', 'Step 2 skips a detail.')], () => judgeOutput('0.5')));
-  const meta = new ScriptedBackend(router(() => [], (prompt) => judgeOutput(prompt.includes('check the evaluation') ? '1' : '0.5')));
+  const backend = new ScriptedBackend(
+    router(
+      () => [generatorOutput(PROOF, '0.5', 'Step 2 skips a detail.')],
+      () => judgeOutput('0.5'),
+    ),
+  );
+  const meta = new ScriptedBackend(
+    router(
+      () => [],
+      (prompt) => judgeOutput(prompt.includes('check the evaluation') ? '1' : '0.5'),
+    ),
+  );
   const run = await proveAndVerify(
     { problem: PROBLEM, options: { maxIterations: 1, stepScores: false } },
     { generator: backend, verifier: meta },
@@ -102,7 +129,11 @@ test('k verifier passes are averaged into R_Y', async () => {
 });
 
 test('best-of-N generates the candidates in one batched call and ranks them by verifier score', async () => {
-  const candidates = [generatorOutput('weak', '1'), generatorOutput('strong', '0.5'), generatorOutput('middle', '1')];
+  const candidates = [
+    generatorOutput('weak', '1'),
+    generatorOutput('strong', '0.5'),
+    generatorOutput('middle', '1'),
+  ];
   const scores: Record<string, string> = { weak: '0', strong: '1', middle: '0.5' };
   const backend = new ScriptedBackend(
     router(
@@ -125,7 +156,10 @@ test('best-of-N generates the candidates in one batched call and ranks them by v
 test('best-of-N ranked by self-score or by PRM score', async () => {
   const candidates = [generatorOutput('a', '0'), generatorOutput('b', '1')];
   const bySelf = await proveAndVerify(
-    { problem: PROBLEM, options: { candidates: 2, maxIterations: 1, rerankBy: 'self', metaVerify: false, stepScores: false } },
+    {
+      problem: PROBLEM,
+      options: { candidates: 2, maxIterations: 1, rerankBy: 'self', metaVerify: false, stepScores: false },
+    },
     { generator: new ScriptedBackend(router(() => candidates)) },
   );
   assert.deepEqual(bySelf.iterations[0].ranking, [1, 0]);
@@ -135,7 +169,10 @@ test('best-of-N ranked by self-score or by PRM score', async () => {
     scoreSteps: async (_p, steps) => steps.map((s) => (s === 'a' ? 0.9 : 0.2)),
   };
   const byPrm = await proveAndVerify(
-    { problem: PROBLEM, options: { candidates: 2, maxIterations: 1, rerankBy: 'prm', metaVerify: false, stepScores: false } },
+    {
+      problem: PROBLEM,
+      options: { candidates: 2, maxIterations: 1, rerankBy: 'prm', metaVerify: false, stepScores: false },
+    },
     { generator: new ScriptedBackend(router(() => candidates)), stepScorer: scorer },
   );
   assert.deepEqual(byPrm.iterations[0].ranking, [0, 1]);
@@ -160,17 +197,18 @@ test('step scores split the proof and aggregate by product or minimum', async ()
 });
 
 test('without a PRM, steps are scored by the verifier’s log-probabilities of + and −', async () => {
-  const backend = new ScriptedBackend(router(() => [generatorOutput(PROOF, '1')]), (_prompt, continuation) =>
-    continuation === '+' ? Math.log(0.3) : Math.log(0.1),
+  const backend = new ScriptedBackend(
+    router(() => [generatorOutput(PROOF, '1')]),
+    (_prompt, continuation) => (continuation === '+' ? Math.log(0.3) : Math.log(0.1)),
   );
-  const run = await proveAndVerify({ problem: PROBLEM, options: { maxIterations: 1, metaVerify: false } }, { generator: backend });
+  const run = await proveAndVerify(
+    { problem: PROBLEM, options: { maxIterations: 1, metaVerify: false } },
+    { generator: backend },
+  );
   const steps = run.iterations[0].candidates[0].stepScores;
   assert.equal(steps?.scorer.kind, 'verifier-logprob');
   for (const s of steps?.steps ?? []) assert.ok(Math.abs(s.score - 0.75) < 1e-9);
-  assert.deepEqual(
-    [...new Set(backend.scoreCalls.map((c) => c.continuation))].sort(),
-    ['+', '-'],
-  );
+  assert.deepEqual([...new Set(backend.scoreCalls.map((c) => c.continuation))].sort(), ['+', '-']);
 });
 
 test('cancelling during generation keeps the streamed text and marks the run cancelled', async () => {
@@ -217,23 +255,33 @@ test('cancelling during verification keeps the generated candidates', async () =
 
 test('a model failure is returned as a failed run with the error and its hint', async () => {
   const backend = new ScriptedBackend(() => {
-    throw Object.assign(new Error('The prompt is longer than the context window.'), { hint: 'Raise stepwise.model.contextWindow.' });
+    throw Object.assign(new Error('The prompt is longer than the context window.'), {
+      hint: 'Raise stepwise.model.contextWindow.',
+    });
   });
   const run = await proveAndVerify({ problem: PROBLEM }, { generator: backend });
   assert.equal(run.status, 'failed');
-  assert.deepEqual(run.error, { message: 'The prompt is longer than the context window.', hint: 'Raise stepwise.model.contextWindow.' });
+  assert.deepEqual(run.error, {
+    message: 'The prompt is longer than the context window.',
+    hint: 'Raise stepwise.model.contextWindow.',
+  });
 });
 
 test('events: run-start first, phases and tokens per round, done last with the run', async () => {
   const events: ProveEvent[] = [];
   const backend = new ScriptedBackend(router(() => [generatorOutput(PROOF, '1')]));
-  const run = await proveAndVerify({ problem: PROBLEM, onEvent: (e) => events.push(e) }, { generator: backend, stepScorer: fixedScorer(1) });
+  const run = await proveAndVerify(
+    { problem: PROBLEM, onEvent: (e) => events.push(e) },
+    { generator: backend, stepScorer: fixedScorer(1) },
+  );
   assert.equal(events[0].type, 'run-start');
   const last = events[events.length - 1];
   assert.equal(last.type === 'done' && last.run, run);
   const phases = events.flatMap((e) => (e.type === 'phase' ? [e.phase] : []));
   assert.deepEqual(phases, ['generate', 'verify', 'meta-verify', 'step-score', 'rank']);
-  const generated = events.flatMap((e) => (e.type === 'token' && e.phase === 'generate' ? [e.text] : [])).join('');
+  const generated = events
+    .flatMap((e) => (e.type === 'token' && e.phase === 'generate' ? [e.text] : []))
+    .join('');
   assert.equal(generated, run.iterations[0].candidates[0].raw);
   assert.ok(events.some((e) => e.type === 'candidate') && events.some((e) => e.type === 'iteration'));
 });
@@ -241,6 +289,9 @@ test('events: run-start first, phases and tokens per round, done last with the r
 test('bad options and an empty problem are refused with a clear message', async () => {
   const backend = new ScriptedBackend(() => ['']);
   await assert.rejects(proveAndVerify({ problem: '  ' }, { generator: backend }), /The problem is empty/);
-  await assert.rejects(proveAndVerify({ problem: PROBLEM, options: { maxIterations: 0 } }, { generator: backend }), /maxIterations/);
+  await assert.rejects(
+    proveAndVerify({ problem: PROBLEM, options: { maxIterations: 0 } }, { generator: backend }),
+    /maxIterations/,
+  );
   assert.equal(backend.calls.length, 0);
 });

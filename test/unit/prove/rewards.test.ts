@@ -52,7 +52,10 @@ test('hallucinated issues (R_meta = 0) cancel an accurate score', () => {
 });
 
 test('custom weights are applied', () => {
-  const r = computeRewards({ formatReward: 1, selfScore: 0.5, verifierScore: 1, metaScore: 0.5 }, { alpha: 0.5, beta: 0.5 });
+  const r = computeRewards(
+    { formatReward: 1, selfScore: 0.5, verifierScore: 1, metaScore: 0.5 },
+    { alpha: 0.5, beta: 0.5 },
+  );
   close(r.rZ, 0.25);
   close(r.r, 0.625);
 });

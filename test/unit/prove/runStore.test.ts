@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { proveAndVerify } from '../../../src/core/prove/prove';
 import { loadRuns, problemSlug, runsDir, saveRun } from '../../../src/core/prove/runStore';
+import { proveRunJsonSchema } from '../../../src/core/prove/runSchema';
 import { generatorOutput, ScriptedBackend } from './scriptedBackend';
 
 test('slugs are short, lower-case and file-name safe', () => {
@@ -18,13 +19,29 @@ test('slugs are short, lower-case and file-name safe', () => {
 test('a run is saved under .stepwise/runs/<timestamp>-<slug>.json and read back valid', async () => {
   const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-runs-'));
   const backend = new ScriptedBackend(() => [generatorOutput('Trivial.', '1')]);
-  const run = await proveAndVerify({ problem: 'Prove that 1 = 1.', options: { stepScores: false } }, { generator: backend });
+  const run = await proveAndVerify(
+    { problem: 'Prove that 1 = 1.', options: { stepScores: false } },
+    { generator: backend },
+  );
   const file = await saveRun(run, runsDir(workspace));
-  assert.match(path.relative(workspace, file), /^\.stepwise[/\\]runs[/\\]\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z-prove-that-1-1\.json$/);
-  assert.deepEqual(fs.readdirSync(path.dirname(file)), [path.basename(file)], 'no temporary file is left behind');
+  assert.match(
+    path.relative(workspace, file),
+    /^\.stepwise[/\\]runs[/\\]\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z-prove-that-1-1\.json$/,
+  );
+  assert.deepEqual(
+    fs.readdirSync(path.dirname(file)),
+    [path.basename(file)],
+    'no temporary file is left behind',
+  );
   fs.writeFileSync(path.join(runsDir(workspace), 'zz-broken.json'), '{ not json');
-  fs.writeFileSync(path.join(runsDir(workspace), 'zz-other.json'), JSON.stringify({ schema: 'stepwise.code-run' }));
-  fs.writeFileSync(path.join(runsDir(workspace), 'zz-bad.json'), JSON.stringify({ schema: 'stepwise.prove-run', version: 1 }));
+  fs.writeFileSync(
+    path.join(runsDir(workspace), 'zz-other.json'),
+    JSON.stringify({ schema: 'stepwise.code-run' }),
+  );
+  fs.writeFileSync(
+    path.join(runsDir(workspace), 'zz-bad.json'),
+    JSON.stringify({ schema: 'stepwise.prove-run', version: 1 }),
+  );
   const loaded = await loadRuns(runsDir(workspace));
   assert.equal(loaded.runs.length, 1);
   assert.deepEqual(loaded.runs[0].run, JSON.parse(JSON.stringify(run)));
@@ -35,5 +52,14 @@ test('a run is saved under .stepwise/runs/<timestamp>-<slug>.json and read back 
 });
 
 test('a missing runs folder has no runs', async () => {
-  assert.deepEqual(await loadRuns(path.join(os.tmpdir(), 'no-such-stepwise-dir-' + process.pid)), { runs: [], skipped: [] });
+  assert.deepEqual(await loadRuns(path.join(os.tmpdir(), 'no-such-stepwise-dir-' + process.pid)), {
+    runs: [],
+    skipped: [],
+  });
+});
+
+test('the run schema exports as JSON Schema listing the fields the trainer reads', () => {
+  const schema = proveRunJsonSchema() as { properties: Record<string, unknown>; required: string[] };
+  for (const field of ['problem', 'options', 'models', 'iterations', 'final']) assert.ok(field in schema.properties, field);
+  assert.ok(schema.required.includes('iterations'));
 });

@@ -47,7 +47,11 @@ export class ScriptedBackend implements ModelBackend {
     return { completions, promptTokens: 10, timeToFirstTokenMs: 1, totalMs: 2 };
   }
 
-  async score(prompt: ModelInput, continuation: string, options: { signal?: AbortSignal } = {}): Promise<ScoreResult> {
+  async score(
+    prompt: ModelInput,
+    continuation: string,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<ScoreResult> {
     if (options.signal?.aborted) throw new ModelError('Scoring was cancelled.', 'aborted');
     this.scoreCalls.push({ prompt, continuation });
     const lp = this.logprobOf(prompt, continuation);
@@ -63,7 +67,11 @@ export function promptText(input: ModelInput): string {
 }
 
 /** A well-formed generator output with the given proof and self-score. */
-export function generatorOutput(proof: string, selfScore: string, analysis = 'Every step is justified.'): string {
+export function generatorOutput(
+  proof: string,
+  selfScore: string,
+  analysis = 'Every step is justified.',
+): string {
   return [
     '## Solution',
     proof,

@@ -1,6 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { aggregateStepScores, judgmentProbability, VerifierStepScorer } from '../../../src/core/prove/stepScores';
+import {
+  aggregateStepScores,
+  judgmentProbability,
+  VerifierStepScorer,
+} from '../../../src/core/prove/stepScores';
 import { loadPrompt } from '../../../src/core/prove/prompts';
 import { promptText, ScriptedBackend } from './scriptedBackend';
 

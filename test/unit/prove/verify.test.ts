@@ -15,7 +15,10 @@ test('a unit-scale verdict is read from the closing sentence', () => {
 });
 
 test('an olympiad verdict keeps its raw points and maps them', () => {
-  const j = parseJudgment('Step 3 is missing a case.\nBased on my evaluation, the final overall score should be: \\boxed{6}', 'olympiad');
+  const j = parseJudgment(
+    'Step 3 is missing a case.\nBased on my evaluation, the final overall score should be: \\boxed{6}',
+    'olympiad',
+  );
   assert.equal(j.rawScore, 6);
   assert.equal(j.score, 0.5);
   assert.equal(parseJudgment(judgeOutput('9'), 'olympiad').score, null);
@@ -40,7 +43,14 @@ test('a verdict without a box, or only inside <think>, has no score', () => {
 });
 
 test('meanScore averages readable passes and ignores unreadable ones', () => {
-  assert.equal(meanScore([{ rawScore: 1, score: 1, problems: [] }, { rawScore: 0, score: 0, problems: [] }, { rawScore: null, score: null, problems: [] }]), 0.5);
+  assert.equal(
+    meanScore([
+      { rawScore: 1, score: 1, problems: [] },
+      { rawScore: 0, score: 0, problems: [] },
+      { rawScore: null, score: null, problems: [] },
+    ]),
+    0.5,
+  );
   assert.equal(meanScore([{ rawScore: null, score: null, problems: [] }]), null);
 });
 

@@ -106,9 +106,16 @@ export class OnnxBackend implements ModelBackend {
   async generate(input: ModelInput, options: GenerateOptions = {}): Promise<GenerateResult> {
     const started = performance.now();
     const n = Math.max(1, Math.floor(options.n ?? 1));
-    const streamed: { text: string; tokens: GeneratedToken[] }[] = Array.from({ length: n }, () => ({ text: '', tokens: [] }));
+    const streamed: { text: string; tokens: GeneratedToken[] }[] = Array.from({ length: n }, () => ({
+      text: '',
+      tokens: [],
+    }));
     const abortedResult = (): GenerateResult => ({
-      completions: streamed.map((s): Completion => ({ text: s.text, tokens: s.tokens, finishReason: 'abort' })),
+      completions: streamed.map((s): Completion => ({
+        text: s.text,
+        tokens: s.tokens,
+        finishReason: 'abort',
+      })),
       promptTokens: 0,
       timeToFirstTokenMs: firstTokenAt !== undefined ? firstTokenAt - started : performance.now() - started,
       totalMs: performance.now() - started,
@@ -125,10 +132,14 @@ export class OnnxBackend implements ModelBackend {
       if (event.tokenId !== undefined) firstTokenAt ??= performance.now();
       const s = streamed[event.sequence];
       s.text += event.text;
-      if (event.tokenId !== undefined) s.tokens.push({ id: event.tokenId, text: event.text, logprob: event.logprob ?? null });
+      if (event.tokenId !== undefined)
+        s.tokens.push({ id: event.tokenId, text: event.text, logprob: event.logprob ?? null });
       onToken?.(event);
     };
-    const { id, done: work } = this.request({ type: 'generate', input, options: engineOptions, abortFlag: flag }, onEvent);
+    const { id, done: work } = this.request(
+      { type: 'generate', input, options: engineOptions, abortFlag: flag },
+      onEvent,
+    );
 
     let onAbort: (() => void) | undefined;
     const abortPromise = new Promise<GenerateResult>((resolve) => {
@@ -143,7 +154,11 @@ export class OnnxBackend implements ModelBackend {
     try {
       const result = await Promise.race([work.then((r) => r as EngineGenerateResult), abortPromise]);
       if ('promptTokens' in result && !aborted) {
-        return { ...result, timeToFirstTokenMs: (firstTokenAt ?? performance.now()) - started, totalMs: performance.now() - started };
+        return {
+          ...result,
+          timeToFirstTokenMs: (firstTokenAt ?? performance.now()) - started,
+          totalMs: performance.now() - started,
+        };
       }
       work.catch(() => undefined);
       return result;
@@ -152,7 +167,11 @@ export class OnnxBackend implements ModelBackend {
     }
   }
 
-  async score(prompt: ModelInput, continuation: string, options: { signal?: AbortSignal } = {}): Promise<ScoreResult> {
+  async score(
+    prompt: ModelInput,
+    continuation: string,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<ScoreResult> {
     if (options.signal?.aborted) throw new ModelError('Scoring was cancelled.', 'aborted');
     const flag = new SharedArrayBuffer(4);
     const { id, done: work } = this.request({ type: 'score', prompt, continuation, abortFlag: flag });
@@ -182,7 +201,10 @@ export class OnnxBackend implements ModelBackend {
     await this.worker.terminate();
   }
 
-  private request(message: WithoutId<WorkerRequest>, onToken?: (event: TokenEvent) => void): { id: number; done: Promise<unknown> } {
+  private request(
+    message: WithoutId<WorkerRequest>,
+    onToken?: (event: TokenEvent) => void,
+  ): { id: number; done: Promise<unknown> } {
     const id = this.nextId++;
     if (this.failure) return { id, done: Promise.reject(this.failure) };
     const done = new Promise((resolve, reject) => {
@@ -205,11 +227,18 @@ export class OnnxBackend implements ModelBackend {
     }
     this.pending.delete(reply.id);
     if (reply.type === 'result') pending.resolve(reply.result);
-    else pending.reject(new ModelError(reply.error.message, reply.error.code as ModelError['code'], reply.error.hint));
+    else
+      pending.reject(
+        new ModelError(reply.error.message, reply.error.code as ModelError['code'], reply.error.hint),
+      );
   }
 
   private fail(message: string): void {
-    this.failure ??= new ModelError(message, 'internal', 'Run the command again; the model will be reloaded.');
+    this.failure ??= new ModelError(
+      message,
+      'internal',
+      'Run the command again; the model will be reloaded.',
+    );
     for (const p of this.pending.values()) p.reject(this.failure);
     this.pending.clear();
   }

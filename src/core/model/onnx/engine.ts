@@ -3,8 +3,22 @@
  * stop sequences, EOS, cancellation between tokens, log-probabilities, and scoring. Runs wherever
  * it is created: inside the model worker in production, in-process in unit tests.
  */
-import { SeededRandom, logSumExp, randomSeed, selectToken, tokenLogprob, type SamplingParams } from '../sampling';
-import { ModelError, type Completion, type FinishReason, type ModelInput, type ScoreResult, type TokenEvent } from '../types';
+import {
+  SeededRandom,
+  logSumExp,
+  randomSeed,
+  selectToken,
+  tokenLogprob,
+  type SamplingParams,
+} from '../sampling';
+import {
+  ModelError,
+  type Completion,
+  type FinishReason,
+  type ModelInput,
+  type ScoreResult,
+  type TokenEvent,
+} from '../types';
 import { CausalLmSession, type DeviceChoice } from './causalLmSession';
 import { openModelFolder, type ModelFolder, type OnnxVariant } from './modelFolder';
 import { SequenceText } from './sequenceText';
@@ -55,15 +69,28 @@ export class OnnxEngine {
   static async load(options: EngineLoadOptions): Promise<OnnxEngine> {
     const folder = openModelFolder(options.modelDir, options.variant ?? 'fp32');
     const codec = new TextCodec(folder);
-    const session = await CausalLmSession.create(folder.modelFile, folder.shape, options.device ?? 'auto', options.threads);
+    const session = await CausalLmSession.create(
+      folder.modelFile,
+      folder.shape,
+      options.device ?? 'auto',
+      options.threads,
+    );
     return new OnnxEngine(folder, codec, session);
   }
 
   get info() {
-    return { name: this.folder.name, device: this.session.device, contextWindow: this.folder.shape.contextWindow };
+    return {
+      name: this.folder.name,
+      device: this.session.device,
+      contextWindow: this.folder.shape.contextWindow,
+    };
   }
 
-  async generate(input: ModelInput, options: EngineGenerateOptions = {}, hooks: EngineHooks = {}): Promise<EngineGenerateResult> {
+  async generate(
+    input: ModelInput,
+    options: EngineGenerateOptions = {},
+    hooks: EngineHooks = {},
+  ): Promise<EngineGenerateResult> {
     const prompt = this.codec.encodeInput(input);
     const n = Math.max(1, Math.floor(options.n ?? 1));
     return this.generateBatch(
@@ -77,22 +104,37 @@ export class OnnxEngine {
    * Generates one continuation per prompt, all in one batch. Shorter prompts are left-padded
    * (mask 0, positions counted over real tokens only) so every row's next token is at the end.
    */
-  async generateBatch(prompts: number[][], options: EngineGenerateOptions = {}, hooks: EngineHooks = {}): Promise<EngineGenerateResult> {
+  async generateBatch(
+    prompts: number[][],
+    options: EngineGenerateOptions = {},
+    hooks: EngineHooks = {},
+  ): Promise<EngineGenerateResult> {
     const started = performance.now();
     const batch = prompts.length;
     const promptLen = Math.max(...prompts.map((p) => p.length));
-    if (prompts.some((p) => p.length === 0)) throw new ModelError('The prompt is empty.', 'internal', 'Give the model some text to continue.');
+    if (prompts.some((p) => p.length === 0))
+      throw new ModelError('The prompt is empty.', 'internal', 'Give the model some text to continue.');
     this.checkContext(promptLen);
-    const maxTokens = Math.min(Math.max(0, Math.floor(options.maxTokens ?? DEFAULT_MAX_TOKENS)), this.info.contextWindow - promptLen);
+    const maxTokens = Math.min(
+      Math.max(0, Math.floor(options.maxTokens ?? DEFAULT_MAX_TOKENS)),
+      this.info.contextWindow - promptLen,
+    );
     const minTokens = Math.max(0, Math.floor(options.minTokens ?? 0));
-    const params: SamplingParams = { temperature: options.temperature ?? 1, topK: options.topK, topP: options.topP };
+    const params: SamplingParams = {
+      temperature: options.temperature ?? 1,
+      topK: options.topK,
+      topP: options.topP,
+    };
     const random = new SeededRandom(options.seed ?? randomSeed());
     const wantLogprobs = options.logprobs !== false;
     const padId = this.folder.padTokenId ?? [...this.codec.eosTokenIds][0] ?? 0;
 
     const texts = prompts.map(() => new SequenceText((ids) => this.codec.decode(ids), options.stop ?? []));
     const finish: (FinishReason | undefined)[] = prompts.map(() => undefined);
-    const mask: number[][] = prompts.map((p) => [...new Array(promptLen - p.length).fill(0), ...p.map(() => 1)]);
+    const mask: number[][] = prompts.map((p) => [
+      ...new Array(promptLen - p.length).fill(0),
+      ...p.map(() => 1),
+    ]);
     let ids = prompts.flatMap((p) => [...new Array(promptLen - p.length).fill(padId), ...p]);
     let positions = mask.flatMap(positionsOf);
     let seq = promptLen;
@@ -100,7 +142,8 @@ export class OnnxEngine {
     let firstTokenAt: number | undefined;
 
     const emit = (sequence: number, text: string, tokenId?: number, logprob?: number) => {
-      if (hooks.onToken && (text !== '' || tokenId !== undefined)) hooks.onToken({ sequence, text, tokenId, logprob });
+      if (hooks.onToken && (text !== '' || tokenId !== undefined))
+        hooks.onToken({ sequence, text, tokenId, logprob });
     };
 
     for (let step = 0; ; step++) {
@@ -164,7 +207,8 @@ export class OnnxEngine {
   async score(prompt: ModelInput, continuation: string): Promise<ScoreResult> {
     const promptIds = this.codec.encodeInput(prompt);
     const contIds = this.codec.encodeContinuation(continuation);
-    if (promptIds.length === 0) throw new ModelError('The prompt is empty.', 'internal', 'Give the model some text to condition on.');
+    if (promptIds.length === 0)
+      throw new ModelError('The prompt is empty.', 'internal', 'Give the model some text to condition on.');
     if (contIds.length === 0) return { tokens: [], totalLogprob: 0 };
     const all = [...promptIds, ...contIds];
     this.checkContext(all.length);
@@ -179,7 +223,14 @@ export class OnnxEngine {
   /** Logits of every position of one unpadded sequence, without a cache (tests compare against it). */
   async fullLogits(ids: number[]): Promise<{ rows: Float32Array[]; vocab: number }> {
     const mask = ids.map(() => 1);
-    const out = await this.session.forward({ ids, batch: 1, seq: ids.length, mask, positions: positionsOf(mask), past: undefined });
+    const out = await this.session.forward({
+      ids,
+      batch: 1,
+      seq: ids.length,
+      mask,
+      positions: positionsOf(mask),
+      past: undefined,
+    });
     const rows = ids.map((_, i) => out.logits.subarray(i * out.vocab, (i + 1) * out.vocab));
     return { rows, vocab: out.vocab };
   }

@@ -64,7 +64,8 @@ function positiveInt(config: Record<string, unknown>, keys: string[]): number | 
 
 function tokenIds(value: unknown): number[] {
   if (typeof value === 'number' && Number.isInteger(value)) return [value];
-  if (Array.isArray(value)) return value.filter((v): v is number => typeof v === 'number' && Number.isInteger(v));
+  if (Array.isArray(value))
+    return value.filter((v): v is number => typeof v === 'number' && Number.isInteger(v));
   return [];
 }
 
@@ -113,7 +114,10 @@ export function openModelFolder(dir: string, variant: OnnxVariant): ModelFolder 
     const others = (Object.keys(VARIANT_FILES) as OnnxVariant[]).filter(
       (v) => v !== variant && existsSync(join(dir, VARIANT_FILES[v])),
     );
-    const variantHint = missing.includes(modelFile) && others.length > 0 ? ` This folder has the ${others.join(', ')} variant; choose it in stepwise.model.onnx.variant.` : '';
+    const variantHint =
+      missing.includes(modelFile) && others.length > 0
+        ? ` This folder has the ${others.join(', ')} variant; choose it in stepwise.model.onnx.variant.`
+        : '';
     throw new ModelError(
       `The model folder ${dir} is missing ${missing.join(', ')}.`,
       'model-folder',

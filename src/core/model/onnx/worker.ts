@@ -25,7 +25,8 @@ function serialize(e: unknown): SerializedError {
 }
 
 function loaded(): OnnxEngine {
-  if (!engine) throw new ModelError('The model is not loaded.', 'internal', 'Load the model before using it.');
+  if (!engine)
+    throw new ModelError('The model is not loaded.', 'internal', 'Load the model before using it.');
   return engine;
 }
 

@@ -81,7 +81,8 @@ export class StreamAccumulator {
       const seq = this.sequence(index);
       if (this.kind === 'chat') this.chatChoice(choice, index, seq);
       else this.completionChoice(choice, index, seq);
-      if (typeof choice.finish_reason === 'string') seq.finishReason = this.finishReason(choice.finish_reason);
+      if (typeof choice.finish_reason === 'string')
+        seq.finishReason = this.finishReason(choice.finish_reason);
     }
   }
 

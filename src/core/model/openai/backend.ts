@@ -17,13 +17,13 @@ import {
 } from '../types';
 import { StreamAccumulator } from './accumulator';
 import { estimateTokens, inputText, planContext } from './context';
-import { diagnoseNotFound } from './diagnose';
-import { continuationScore, echoAligned, readEchoTokens } from './echoScore';
-import { abortedError, readBody, readText, send, type HttpPolicy } from './http';
+import { EndpointClient } from './client';
+import { abortedError, readBody, readText, type HttpPolicy } from './http';
+import { EchoScorer } from './scorer';
 import { ServerTokenizer } from './serverTokenizer';
 import { SseParser } from './sse';
 import { splitReasoning } from './think';
-import { parseBaseUrl, serverRoot } from './url';
+import { serverRoot } from './url';
 
 export interface OpenAIBackendOptions {
   /** Server address with or without `/v1` (`http://127.0.0.1:8080`, `http://127.0.0.1:8080/v1`). */
@@ -56,20 +56,14 @@ export interface OpenAIBackendOptions {
   onWarning?: (message: string) => void;
 }
 
-/** The probe used once per backend to check that echoed log-probabilities can be trusted. */
-const ECHO_PROBE = 'The capital of France is';
-
 export class OpenAIBackend implements ModelBackend {
   readonly info: ModelInfo;
-  /** The normalised API root, e.g. `http://127.0.0.1:8080/v1`. */
-  apiRoot: string;
-  private readonly asGiven: string;
+  private readonly client: EndpointClient;
   private readonly policy: HttpPolicy;
-  private readonly headers: Record<string, string>;
   private readonly maxOutputTokens: number;
   private readonly tokenizer: ServerTokenizer;
+  private readonly scorer: EchoScorer;
   private readonly disposed = new AbortController();
-  private echoCheck: Promise<void> | undefined;
 
   /** What `createModelBackend` calls; nothing is sent until the first request. */
   static create(options: OpenAIBackendOptions): OpenAIBackend {
@@ -77,9 +71,6 @@ export class OpenAIBackend implements ModelBackend {
   }
 
   constructor(private readonly options: OpenAIBackendOptions) {
-    const { apiRoot, asGiven } = parseBaseUrl(options.baseUrl);
-    this.apiRoot = apiRoot;
-    this.asGiven = asGiven;
     const timeoutMs = options.timeoutMs ?? 60_000;
     const contextWindow = options.contextWindow ?? 2048;
     this.policy = {
@@ -90,14 +81,28 @@ export class OpenAIBackend implements ModelBackend {
       maxRetryDelayMs: options.maxRetryDelayMs ?? 20_000,
       contextWindow,
     };
-    this.headers = {
+    const headers = {
       accept: 'application/json, text/event-stream',
       ...options.headers,
       ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
     };
-    this.maxOutputTokens = options.maxOutputTokens ?? 512;
     this.info = { backend: 'openai', name: options.model, device: 'remote', contextWindow };
-    this.tokenizer = new ServerTokenizer(serverRoot(apiRoot), options.model, this.headers, Math.min(timeoutMs, 5000));
+    this.client = new EndpointClient(options.baseUrl, headers, this.policy, options.onWarning, (name) => {
+      this.info.name = name;
+    });
+    this.maxOutputTokens = options.maxOutputTokens ?? 512;
+    this.scorer = new EchoScorer(
+      options.model,
+      (body, signal) => this.client.postJson('/completions', body, signal),
+      () => this.client.apiRoot,
+    );
+    const root = serverRoot(this.client.apiRoot);
+    this.tokenizer = new ServerTokenizer(root, options.model, headers, Math.min(timeoutMs, 5000));
+  }
+
+  /** The normalised API root requests go to, e.g. `http://127.0.0.1:8080/v1`. */
+  get apiRoot(): string {
+    return this.client.apiRoot;
   }
 
   async generate(input: ModelInput, options: GenerateOptions = {}): Promise<GenerateResult> {
@@ -125,7 +130,8 @@ export class OpenAIBackend implements ModelBackend {
       ...(seed !== undefined && { seed }),
       ...(options.stop?.length && { stop: options.stop }),
       ...(count > 1 && { n: count }),
-      ...(wantLogprobs && (chat ? { logprobs: true } : { logprobs: 0 })),
+      // llama-cpp-python returns chat logprobs only when top_logprobs is set too.
+      ...(wantLogprobs && (chat ? { logprobs: true, top_logprobs: 1 } : { logprobs: 0 })),
     });
 
     const acc = new StreamAccumulator(
@@ -183,8 +189,9 @@ export class OpenAIBackend implements ModelBackend {
     signal: AbortSignal,
   ): Promise<boolean> {
     const url = `${this.apiRoot}${path}`;
+    let events = 0;
     try {
-      const opened = await this.post(path, body, signal);
+      const opened = await this.client.post(path, body, signal);
       const parser = new SseParser();
       const contentType = opened.response.headers.get('content-type') ?? '';
       if (contentType.includes('application/json')) {
@@ -194,13 +201,27 @@ export class OpenAIBackend implements ModelBackend {
         return false;
       }
       for await (const chunk of readBody(opened, this.policy, url, signal)) {
-        for (const event of parser.push(chunk)) acc.handle(event.data);
+        for (const event of parser.push(chunk)) {
+          events++;
+          acc.handle(event.data);
+        }
         if (acc.sawDone) break;
       }
-      if (!acc.sawDone) for (const event of parser.end()) acc.handle(event.data);
+      if (!acc.sawDone) {
+        for (const event of parser.end()) {
+          events++;
+          acc.handle(event.data);
+        }
+      }
     } catch (err) {
       if (err instanceof ModelError && err.code === 'aborted') return true;
       throw err;
+    }
+    if (events === 0 && body.stream) {
+      // An empty stream is how some servers (llama-cpp-python) fail once the headers are out, e.g.
+      // for a prompt longer than their window. Asked again without streaming, they say why.
+      const { stream_options: _, ...rest } = body;
+      return this.stream(path, { ...rest, stream: false }, acc, signal);
     }
     if (!acc.sawDone && !acc.allFinished()) {
       throw new ModelError(
@@ -212,7 +233,11 @@ export class OpenAIBackend implements ModelBackend {
     return false;
   }
 
-  async score(prompt: ModelInput, continuation: string, options: { signal?: AbortSignal } = {}): Promise<ScoreResult> {
+  async score(
+    prompt: ModelInput,
+    continuation: string,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<ScoreResult> {
     const signal = this.callSignal(options.signal);
     let promptText: string;
     if (typeof prompt === 'string') promptText = prompt;
@@ -224,51 +249,12 @@ export class OpenAIBackend implements ModelBackend {
         'Score a raw prompt string instead, or use the local ONNX backend, which applies the template itself.',
       );
     }
-    this.echoCheck ??= this.checkEchoAlignment(signal);
-    // A failed check (cancelled, unreachable) is not remembered, so a later call tries again.
-    await this.echoCheck.catch((err) => {
-      if (!(err instanceof ModelError && err.code === 'endpoint-unsupported')) this.echoCheck = undefined;
-      throw err;
-    });
-    const json = await this.echoCompletion(promptText + continuation, signal);
-    const echo = readEchoTokens(json);
-    if ('missing' in echo) throw this.cannotScore(echo.missing);
-    const result = continuationScore(echo, promptText, continuation);
-    if (continuation.length > 0 && result.tokens.length === 0) {
-      throw this.cannotScore('the echoed tokens do not cover the continuation');
-    }
-    return result;
+    return this.scorer.score(promptText, continuation, signal);
   }
 
   /** The model ids the server offers (`GET /models`). */
   async listModels(signal?: AbortSignal): Promise<string[]> {
-    const s = this.callSignal(signal);
-    const opened = await send(`${this.apiRoot}/models`, { method: 'GET', headers: this.headers }, this.policy, s);
-    const text = await readText(opened, this.policy, `${this.apiRoot}/models`, s);
-    if (opened.response.status === 404) {
-      throw (
-        await diagnoseNotFound({
-          apiRoot: this.apiRoot,
-          userRoot: this.asGiven,
-          path: '/models',
-          model: '',
-          body: text,
-          headers: this.headers,
-          timeoutMs: this.policy.timeoutMs,
-        })
-      ).error;
-    }
-    try {
-      const data = (JSON.parse(text) as { data?: { id?: unknown }[] }).data;
-      if (!Array.isArray(data)) throw new Error('no data array');
-      return data.map((m) => String(m?.id ?? '')).filter(Boolean);
-    } catch {
-      throw new ModelError(
-        `The endpoint ${this.apiRoot}/models did not answer with a model list.`,
-        'endpoint-malformed',
-        'Check that the base URL points at an OpenAI-compatible API.',
-      );
-    }
+    return this.client.listModels(this.callSignal(signal));
   }
 
   async dispose(): Promise<void> {
@@ -282,31 +268,6 @@ export class OpenAIBackend implements ModelBackend {
     return signal ? AbortSignal.any([signal, this.disposed.signal]) : this.disposed.signal;
   }
 
-  /** POST with a 404 turned into a diagnosis (and one retry when the server lives at the URL as given). */
-  private async post(path: string, body: Record<string, unknown>, signal: AbortSignal) {
-    const init = {
-      method: 'POST' as const,
-      headers: { ...this.headers, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    };
-    for (let attempt = 0; ; attempt++) {
-      const opened = await send(`${this.apiRoot}${path}`, init, this.policy, signal);
-      if (opened.response.status !== 404) return opened;
-      const text = await readText(opened, this.policy, `${this.apiRoot}${path}`, signal).catch(() => '');
-      const diagnosis = await diagnoseNotFound({
-        apiRoot: this.apiRoot,
-        userRoot: this.asGiven,
-        path,
-        model: this.options.model,
-        body: text,
-        headers: this.headers,
-        timeoutMs: Math.min(this.policy.timeoutMs, 5000),
-      });
-      if (!diagnosis.switchTo || attempt > 0) throw diagnosis.error;
-      this.apiRoot = diagnosis.switchTo;
-    }
-  }
-
   private async countPromptTokens(input: ModelInput, maxTokens: number, signal: AbortSignal) {
     const text = inputText(input);
     const overhead = typeof input === 'string' ? 0 : estimateTokens(input) - estimateTokens(text);
@@ -316,55 +277,8 @@ export class OpenAIBackend implements ModelBackend {
     if (estimate + maxTokens < this.info.contextWindow / 2) return { tokens: estimate, exact: false };
     const exact = await this.tokenizer.count(text, signal);
     if (signal.aborted) throw abortedError();
-    return exact === undefined ? { tokens: estimate, exact: false } : { tokens: exact + overhead, exact: true };
-  }
-
-  private async echoCompletion(text: string, signal: AbortSignal, echo = true): Promise<unknown> {
-    const body = {
-      model: this.options.model,
-      prompt: text,
-      // Some servers read 0 as "no limit"; one generated token is dropped from the score.
-      max_tokens: 1,
-      temperature: 0,
-      logprobs: 1,
-      echo,
-      stream: false,
-    };
-    let opened;
-    try {
-      opened = await this.post('/completions', body, signal);
-    } catch (err) {
-      if (err instanceof ModelError && err.code === 'endpoint-unsupported') throw this.cannotScore(err.message);
-      throw err;
-    }
-    const text2 = await readText(opened, this.policy, `${this.apiRoot}/completions`, signal);
-    try {
-      return JSON.parse(text2);
-    } catch {
-      throw this.cannotScore('the /completions answer is not JSON');
-    }
-  }
-
-  private async checkEchoAlignment(signal: AbortSignal): Promise<void> {
-    const generated = readEchoTokens(await this.echoCompletion(ECHO_PROBE, signal, false));
-    if ('missing' in generated || generated.tokens.length === 0 || generated.logprobs[0] === null) {
-      throw this.cannotScore('it returns no log-probabilities for /v1/completions');
-    }
-    const next = { text: generated.tokens[0], logprob: generated.logprobs[0] };
-    const echo = readEchoTokens(await this.echoCompletion(ECHO_PROBE + next.text, signal));
-    if ('missing' in echo) throw this.cannotScore(`echo: true returned no prompt log-probabilities (${echo.missing})`);
-    if (echoAligned(ECHO_PROBE, next, echo) === false) {
-      throw this.cannotScore(
-        'its echoed prompt log-probabilities are shifted by one position (llama-cpp-python does this for models without a BOS token), so scores would be wrong',
-      );
-    }
-  }
-
-  private cannotScore(why: string): ModelError {
-    return new ModelError(
-      `The endpoint ${this.apiRoot} cannot score text: ${why}.`,
-      'endpoint-unsupported',
-      'Scoring needs /v1/completions with echo and logprobs (vLLM, or llama.cpp with a BOS-token model); use the local ONNX backend for verifier and step scores.',
-    );
+    return exact === undefined
+      ? { tokens: estimate, exact: false }
+      : { tokens: exact + overhead, exact: true };
   }
 }

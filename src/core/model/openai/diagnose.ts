@@ -23,7 +23,10 @@ export async function probeModels(apiRoot: string, headers: Record<string, strin
 }
 
 function wrongModel(model: string, apiRoot: string, served: string[]): ModelError {
-  const list = served.length > 0 ? ` It serves: ${served.slice(0, 10).join(', ')}${served.length > 10 ? ', …' : ''}.` : '';
+  const list =
+    served.length > 0
+      ? ` It serves: ${served.slice(0, 10).join(', ')}${served.length > 10 ? ', …' : ''}.`
+      : '';
   return new ModelError(
     `The endpoint ${apiRoot} does not serve a model named "${model}".${list}`,
     'endpoint-not-found',

@@ -19,8 +19,10 @@ export function readEchoTokens(response: unknown): EchoTokens | { missing: strin
   const lp = choice?.logprobs as Record<string, unknown> | null | undefined;
   if (!lp) return { missing: 'the response has no logprobs' };
   const { tokens, token_logprobs: values, text_offset: offsets } = lp;
-  if (!Array.isArray(tokens) || !Array.isArray(values)) return { missing: 'logprobs.tokens/token_logprobs are absent' };
-  if (!Array.isArray(offsets) || offsets.length !== tokens.length) return { missing: 'logprobs.text_offset is absent' };
+  if (!Array.isArray(tokens) || !Array.isArray(values))
+    return { missing: 'logprobs.tokens/token_logprobs are absent' };
+  if (!Array.isArray(offsets) || offsets.length !== tokens.length)
+    return { missing: 'logprobs.text_offset is absent' };
   return {
     tokens: tokens.map((t) => (typeof t === 'string' ? t : '')),
     logprobs: values.map((v) => (typeof v === 'number' ? v : null)),

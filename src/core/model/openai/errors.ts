@@ -54,7 +54,11 @@ export function httpStatusError(
   const msg = serverMessage(body);
   const said = msg ? `: ${msg}` : '.';
   if (status === 401) {
-    return new ModelError(`The endpoint ${where} refused the request (401 Unauthorized)${said}`, 'endpoint-auth', API_KEY_HINT);
+    return new ModelError(
+      `The endpoint ${where} refused the request (401 Unauthorized)${said}`,
+      'endpoint-auth',
+      API_KEY_HINT,
+    );
   }
   if (status === 403) {
     return new ModelError(

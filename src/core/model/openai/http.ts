@@ -152,9 +152,15 @@ export async function* readBody(
   }
 }
 
-export async function readText(opened: OpenedResponse, policy: HttpPolicy, url: string, signal?: AbortSignal) {
+export async function readText(
+  opened: OpenedResponse,
+  policy: HttpPolicy,
+  url: string,
+  signal?: AbortSignal,
+) {
   const decoder = new TextDecoder();
   let text = '';
-  for await (const chunk of readBody(opened, policy, url, signal)) text += decoder.decode(chunk, { stream: true });
+  for await (const chunk of readBody(opened, policy, url, signal))
+    text += decoder.decode(chunk, { stream: true });
   return text + decoder.decode();
 }

@@ -4,13 +4,18 @@
  * when an estimate says a prompt is near the context window. Which route works is found once.
  */
 
-type Route = { path: string; body: (text: string, model: string) => unknown; read: (json: unknown) => number | undefined };
+type Route = {
+  path: string;
+  body: (text: string, model: string) => unknown;
+  read: (json: unknown) => number | undefined;
+};
 
 const ROUTES: Route[] = [
   {
     path: '/extras/tokenize/count',
     body: (text, model) => ({ input: text, model }),
-    read: (j) => (typeof (j as { count?: unknown })?.count === 'number' ? (j as { count: number }).count : undefined),
+    read: (j) =>
+      typeof (j as { count?: unknown })?.count === 'number' ? (j as { count: number }).count : undefined,
   },
   {
     path: '/tokenize',

@@ -1,0 +1,15 @@
+export {
+  downloadModel,
+  type DownloadOptions,
+  type DownloadProgress,
+  type DownloadResult,
+  type DownloadedFile,
+} from './download';
+export {
+  listRepoFiles,
+  selectVariantFiles,
+  ONNX_VARIANTS,
+  type OnnxVariant,
+  type RepoFile,
+  type HubLocation,
+} from './hubFiles';

@@ -1,0 +1,103 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { main } from '../../../src/cli/main';
+import { findPackageRoot } from '../../../src/core/resources';
+import { problemFromDocument } from '../../../src/core/prove/document';
+import { proveAndVerify } from '../../../src/core/prove/prove';
+import { saveRun } from '../../../src/core/prove/runStore';
+import { generatorOutput, judgeOutput, promptText, ScriptedBackend } from './scriptedBackend';
+
+async function capture(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const write = {
+    out: process.stdout.write.bind(process.stdout),
+    err: process.stderr.write.bind(process.stderr),
+  };
+  process.stdout.write = ((c: string) => (out.push(String(c)), true)) as typeof process.stdout.write;
+  process.stderr.write = ((c: string) => (err.push(String(c)), true)) as typeof process.stderr.write;
+  try {
+    const code = await main(argv);
+    return { code, stdout: out.join(''), stderr: err.join('') };
+  } finally {
+    process.stdout.write = write.out;
+    process.stderr.write = write.err;
+  }
+}
+
+const example = (...p: string[]) => path.join(findPackageRoot(), 'examples', 'proofs', ...p);
+
+test('parse-proof --json prints the parsed sections of a sample output', async () => {
+  const { code, stdout } = await capture(['parse-proof', example('outputs', 'honest-flawed.txt'), '--json']);
+  assert.equal(code, 0);
+  const parsed = JSON.parse(stdout);
+  assert.equal(parsed.selfScore, 0.5);
+  assert.equal(parsed.formatReward, 1);
+  assert.match(parsed.proof, /^Let \$n\$ be an integer/);
+});
+
+test('parse-proof names the format problems of a malformed output', async () => {
+  const { code, stdout } = await capture(['parse-proof', example('outputs', 'malformed.txt')]);
+  assert.equal(code, 0);
+  assert.match(stdout, /format reward: 0/);
+  assert.match(stdout, /2 \\boxed\{\} values in the Self Evaluation/);
+});
+
+test('parse-proof on a missing file is a usage error naming the file', async () => {
+  const { code, stderr } = await capture(['parse-proof', '/no/such/file.txt', '--json']);
+  assert.equal(code, 2);
+  assert.match(stderr, /cannot read \/no\/such\/file\.txt/);
+});
+
+test('prove refuses bad options before loading any model', async () => {
+  let r = await capture(['prove', example('sqrt-two-irrational.md'), '--iterations', '0']);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /--iterations must be a whole number ≥ 1/);
+  r = await capture(['prove', example('sqrt-two-irrational.md'), '--rerank-by', 'vibes']);
+  assert.match(r.stderr, /--rerank-by must be one of prm, verifier, self/);
+  r = await capture(['prove']);
+  assert.equal(r.code, 2);
+});
+
+test('prove with a model folder that does not exist fails with a message, not a stack trace', async () => {
+  const missing = path.join(os.tmpdir(), `stepwise-no-model-${process.pid}`);
+  const r = await capture([
+    'prove',
+    example('sqrt-two-irrational.md'),
+    '--model-dir',
+    missing,
+    '--save-dir',
+    fs.mkdtempSync(path.join(os.tmpdir(), 'sw-')),
+  ]);
+  assert.equal(r.code, 1);
+  assert.ok(r.stderr.includes(missing), r.stderr);
+  assert.doesNotMatch(r.stderr, /\n\s+at /);
+});
+
+test('the problem of a proof document is its ## Problem section; a plain file is the problem', () => {
+  const doc = fs.readFileSync(example('sqrt-two-irrational.md'), 'utf8');
+  assert.deepEqual(problemFromDocument(doc), { text: 'Prove that $\\sqrt{2}$ is irrational.', problems: [] });
+  assert.equal(problemFromDocument('Prove that 2 + 2 = 4.\n').text, 'Prove that 2 + 2 = 4.');
+  assert.deepEqual(problemFromDocument('## Problem\n\n## Solution\nx').problems, [
+    'the "## Problem" section is empty',
+  ]);
+  assert.equal(problemFromDocument('# T\n## Problem\nA\n### Hint\nB\n## Solution\nC').text, 'A\n### Hint\nB');
+});
+
+test('calibration summarises the saved runs of a folder', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sw-cal-'));
+  const backend = new ScriptedBackend(({ input }) =>
+    promptText(input).includes('You are grading a proof') ? [judgeOutput('0.5')] : [generatorOutput('Trivial.', '1')],
+  );
+  const run = await proveAndVerify({ problem: 'Prove 1 = 1.', options: { metaVerify: false, stepScores: false } }, { generator: backend });
+  await saveRun(run, dir);
+  const r = await capture(['calibration', '--runs-dir', dir, '--json']);
+  assert.equal(r.code, 0);
+  const out = JSON.parse(r.stdout);
+  assert.equal(out.runs, 1);
+  assert.deepEqual(out.bins[2], { selfScore: 1, count: 1, meanVerifier: 0.5, gap: 0.5 });
+  assert.equal(out.meanAbsoluteError, 0.5);
+});
