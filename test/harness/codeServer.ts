@@ -31,6 +31,7 @@ const DEFAULT_SETTINGS = {
   'extensions.ignoreRecommendations': true,
   'chat.disableAIFeatures': true,
   'window.commandCenter': false,
+  'workbench.secondarySideBar.defaultVisibility': 'hidden',
 };
 
 async function freePort(): Promise<number> {

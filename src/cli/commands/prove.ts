@@ -9,13 +9,14 @@ import { parseProofOutput } from '../../core/prove/parse';
 import { proveAndVerify, type ProveOptionsInput } from '../../core/prove/prove';
 import type { ProveEvent } from '../../core/prove/events';
 import type { ProveRun } from '../../core/prove/runSchema';
+import type { ModelBackend } from '../../core/model/types';
 import { loadRuns, runsDir, saveRun } from '../../core/prove/runStore';
 import { calibrationOf, calibrationPoints } from '../../core/prove/calibration';
 
 const PROVE_USAGE =
   'stepwise prove FILE [--json] [--iterations N] [--candidates N] [--rerank-by prm|verifier|self] [--verifier-passes K] ' +
   '[--rubric unit|olympiad] [--no-meta] [--no-step-scores] [--aggregate product|min] [--max-tokens N] [--temperature T] ' +
-  `[--seed S] [--prompts-dir DIR] [--save-dir DIR] ${MODEL_USAGE}`;
+  `[--seed S] [--prompts-dir DIR] [--save-dir DIR] [--verifier-model-dir DIR] ${MODEL_USAGE}`;
 
 function int(value: string | undefined, name: string, min: number): number | undefined {
   if (value === undefined) return undefined;
@@ -79,15 +80,17 @@ function summary(run: ProveRun, file: string): string {
     }
   }
   const final = run.final && run.iterations[run.final.iteration]?.candidates[run.final.candidate];
-  if (final)
+  if (final && run.final) {
+    const where = `round ${run.final.iteration + 1}, candidate ${run.final.candidate + 1}`;
     lines.push(
       '',
-      '## Solution',
+      `Final proof (${where}):`,
       final.parsed.proof || '(empty)',
       '',
-      '## Self Evaluation',
-      final.parsed.selfAnalysis || '(empty)',
+      'Its self-evaluation:',
+      final.parsed.selfAnalysis || '(none)',
     );
+  }
   lines.push('', `saved: ${file}`);
   return lines.join('\n') + '\n';
 }
@@ -112,6 +115,7 @@ export const proveCommand: CliCommand = {
       seed: { type: 'string' },
       'prompts-dir': { type: 'string' },
       'save-dir': { type: 'string' },
+      'verifier-model-dir': { type: 'string' },
     });
     if (positionals.length !== 1)
       throw new UsageError(
@@ -142,6 +146,16 @@ export const proveCommand: CliCommand = {
     const saveDir = path.resolve(values['save-dir'] ?? runsDir(process.cwd()));
 
     const model = await openModel(values);
+    // A separate verifier folder is loaded with the generator's variant and device.
+    let verifier: ModelBackend | undefined;
+    try {
+      verifier = values['verifier-model-dir']
+        ? await openModel({ ...values, endpoint: undefined, 'model-dir': values['verifier-model-dir'] })
+        : undefined;
+    } catch (err) {
+      await model.dispose();
+      throw err;
+    }
     const controller = new AbortController();
     // Ctrl+C cancels at the next token; the partial run is still saved and printed.
     const onSigint = () => controller.abort();
@@ -155,7 +169,7 @@ export const proveCommand: CliCommand = {
           signal: controller.signal,
           onEvent: progressPrinter(!values.json && !!process.stderr.isTTY),
         },
-        { generator: model },
+        { generator: model, verifier },
       );
       const saved = await saveRun(run, saveDir);
       process.stdout.write(values.json ? JSON.stringify(run, null, 2) + '\n' : summary(run, saved));
@@ -168,6 +182,7 @@ export const proveCommand: CliCommand = {
     } finally {
       process.removeListener('SIGINT', onSigint);
       await model.dispose();
+      await verifier?.dispose();
     }
   },
 };
@@ -212,7 +227,11 @@ export const calibrationCommand: CliCommand = {
   async run(argv) {
     let parsedArgs;
     try {
-      parsedArgs = parseArgs({ args: argv, options: { json: { type: 'boolean' }, 'runs-dir': { type: 'string' } }, strict: true });
+      parsedArgs = parseArgs({
+        args: argv,
+        options: { json: { type: 'boolean' }, 'runs-dir': { type: 'string' } },
+        strict: true,
+      });
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
@@ -222,15 +241,23 @@ export const calibrationCommand: CliCommand = {
     for (const s of loaded.skipped) process.stderr.write(`skipped ${s.file}: ${s.error}\n`);
     const calibration = calibrationOf(calibrationPoints(loaded.runs.map((r) => r.run)));
     if (values.json) {
-      process.stdout.write(JSON.stringify({ runsDir: dir, runs: loaded.runs.length, ...calibration }, null, 2) + '\n');
+      process.stdout.write(
+        JSON.stringify({ runsDir: dir, runs: loaded.runs.length, ...calibration }, null, 2) + '\n',
+      );
       return 0;
     }
     const fmt = (x: number | null) => (x === null ? '—' : x.toFixed(3));
     const rows = calibration.bins.map(
-      (b) => `  self ${b.selfScore.toFixed(1)}: ${String(b.count).padStart(4)} proofs, mean verifier ${fmt(b.meanVerifier)}, gap ${fmt(b.gap)}`,
+      (b) =>
+        `  self ${b.selfScore.toFixed(1)}: ${String(b.count).padStart(4)} proofs, mean verifier ${fmt(b.meanVerifier)}, gap ${fmt(b.gap)}`,
     );
     process.stdout.write(
-      [`${loaded.runs.length} run(s) in ${dir}, ${calibration.count} scored proof(s)`, ...rows, `mean |self − verifier|: ${fmt(calibration.meanAbsoluteError)}`, `bias (self − verifier): ${fmt(calibration.bias)}`].join('\n') + '\n',
+      [
+        `${loaded.runs.length} run(s) in ${dir}, ${calibration.count} scored proof(s)`,
+        ...rows,
+        `mean |self − verifier|: ${fmt(calibration.meanAbsoluteError)}`,
+        `bias (self − verifier): ${fmt(calibration.bias)}`,
+      ].join('\n') + '\n',
     );
     return 0;
   },

@@ -3,29 +3,22 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { main } from '../../../src/cli/main';
+import { spawnSync } from 'node:child_process';
 import { findPackageRoot } from '../../../src/core/resources';
 import { problemFromDocument } from '../../../src/core/prove/document';
 import { proveAndVerify } from '../../../src/core/prove/prove';
 import { saveRun } from '../../../src/core/prove/runStore';
 import { generatorOutput, judgeOutput, promptText, ScriptedBackend } from './scriptedBackend';
 
+/**
+ * Runs the CLI in a child process: capturing process.stdout in this process would also swallow the
+ * test runner's own report, hiding failures.
+ */
 async function capture(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const write = {
-    out: process.stdout.write.bind(process.stdout),
-    err: process.stderr.write.bind(process.stderr),
-  };
-  process.stdout.write = ((c: string) => (out.push(String(c)), true)) as typeof process.stdout.write;
-  process.stderr.write = ((c: string) => (err.push(String(c)), true)) as typeof process.stderr.write;
-  try {
-    const code = await main(argv);
-    return { code, stdout: out.join(''), stderr: err.join('') };
-  } finally {
-    process.stdout.write = write.out;
-    process.stderr.write = write.err;
-  }
+  const mainModule = path.join(__dirname, '..', '..', '..', 'src', 'cli', 'main.js');
+  const script = `require(${JSON.stringify(mainModule)}).main(process.argv.slice(1)).then((c) => { process.exitCode = c; });`;
+  const r = spawnSync(process.execPath, ['-e', script, ...argv], { encoding: 'utf8', timeout: 60_000 });
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
 const example = (...p: string[]) => path.join(findPackageRoot(), 'examples', 'proofs', ...p);
@@ -90,9 +83,14 @@ test('the problem of a proof document is its ## Problem section; a plain file is
 test('calibration summarises the saved runs of a folder', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sw-cal-'));
   const backend = new ScriptedBackend(({ input }) =>
-    promptText(input).includes('You are grading a proof') ? [judgeOutput('0.5')] : [generatorOutput('Trivial.', '1')],
+    promptText(input).includes('You are grading a proof')
+      ? [judgeOutput('0.5')]
+      : [generatorOutput('Trivial.', '1')],
   );
-  const run = await proveAndVerify({ problem: 'Prove 1 = 1.', options: { metaVerify: false, stepScores: false } }, { generator: backend });
+  const run = await proveAndVerify(
+    { problem: 'Prove 1 = 1.', options: { metaVerify: false, stepScores: false } },
+    { generator: backend },
+  );
   await saveRun(run, dir);
   const r = await capture(['calibration', '--runs-dir', dir, '--json']);
   assert.equal(r.code, 0);

@@ -60,6 +60,7 @@ test('a missing runs folder has no runs', async () => {
 
 test('the run schema exports as JSON Schema listing the fields the trainer reads', () => {
   const schema = proveRunJsonSchema() as { properties: Record<string, unknown>; required: string[] };
-  for (const field of ['problem', 'options', 'models', 'iterations', 'final']) assert.ok(field in schema.properties, field);
+  for (const field of ['problem', 'options', 'models', 'iterations', 'final'])
+    assert.ok(field in schema.properties, field);
   assert.ok(schema.required.includes('iterations'));
 });

