@@ -1,6 +1,15 @@
 import type { CliCommand } from '../command';
 import { practiceCommand } from './practice';
 import { calibrationCommand, parseProofCommand, proveCommand } from './prove';
+import { sandboxCommand } from './sandbox';
+import { testsCommand } from './tests';
 
 // Every subcommand module registers here (one line each, alphabetical).
-export const commands: CliCommand[] = [calibrationCommand, parseProofCommand, practiceCommand, proveCommand, ];
+export const commands: CliCommand[] = [
+  calibrationCommand,
+  parseProofCommand,
+  practiceCommand,
+  proveCommand,
+  sandboxCommand,
+  testsCommand,
+];

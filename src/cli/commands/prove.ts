@@ -6,7 +6,7 @@ import { UsageError } from '../command';
 import { MODEL_USAGE, openModel, parseWithModel } from '../modelOptions';
 import { problemFromDocument } from '../../core/prove/document';
 import { parseProofOutput } from '../../core/prove/parse';
-import { proveAndVerify, type ProveOptionsInput } from '../../core/prove/prove';
+import { proveAndVerify, resolveProveOptions, type ProveOptionsInput } from '../../core/prove/prove';
 import type { ProveEvent } from '../../core/prove/events';
 import type { ProveRun } from '../../core/prove/runSchema';
 import type { ModelBackend } from '../../core/model/types';
@@ -143,6 +143,11 @@ export const proveCommand: CliCommand = {
       seed: int(values.seed, 'seed', 0),
       promptDir: values['prompts-dir'],
     };
+    try {
+      resolveProveOptions(options); // refuse bad options before a model is loaded
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
     const saveDir = path.resolve(values['save-dir'] ?? runsDir(process.cwd()));
 
     const model = await openModel(values);

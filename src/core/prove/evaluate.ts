@@ -82,6 +82,8 @@ export async function evaluateCandidate(record: CandidateRecord, ctx: Evaluation
   const passes = await runJudge(ctx.verifier, verifierPrompt, judgeOptions('verify', ctx.scale));
   record.verifier = { passes, score: meanScore(passes), ms: performance.now() - started };
   updateRewards();
+  // A backend may end a cancelled generation normally (finish reason "abort"): stop here too.
+  signal?.throwIfAborted();
 
   if (options.metaVerify && selfAnalysis !== '') {
     emit({ type: 'phase', iteration, phase: 'meta-verify', candidate: record.index });
@@ -95,6 +97,7 @@ export async function evaluateCandidate(record: CandidateRecord, ctx: Evaluation
     const metaPasses = await runJudge(ctx.verifier, metaPrompt, judgeOptions('meta-verify', 'unit'));
     record.meta = { passes: metaPasses, score: meanScore(metaPasses), ms: performance.now() - started };
     updateRewards();
+    signal?.throwIfAborted();
   }
 
   // Ranking by PRM needs step scores even when they were not asked for.

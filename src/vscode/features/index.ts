@@ -4,6 +4,7 @@ import { registerModelCommands } from './model';
 import { registerDownload } from './download';
 import { registerPractice } from './practice';
 import { registerProve } from './prove';
+import { registerCodeReasoning } from './code/index';
 
 /** Every feature registers its commands, views and providers here, in one place. */
 export const features: { name: string; register(ctx: StepwiseContext): void }[] = [
@@ -11,5 +12,6 @@ export const features: { name: string; register(ctx: StepwiseContext): void }[] 
   { name: 'model', register: registerModelCommands },
   { name: 'download', register: registerDownload },
   { name: 'prove', register: (ctx) => registerProve(ctx) },
+  { name: 'code reasoning', register: registerCodeReasoning },
   { name: 'practice', register: registerPractice },
 ];

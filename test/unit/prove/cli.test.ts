@@ -51,6 +51,9 @@ test('prove refuses bad options before loading any model', async () => {
   assert.match(r.stderr, /--iterations must be a whole number ≥ 1/);
   r = await capture(['prove', example('sqrt-two-irrational.md'), '--rerank-by', 'vibes']);
   assert.match(r.stderr, /--rerank-by must be one of prm, verifier, self/);
+  r = await capture(['prove', example('sqrt-two-irrational.md'), '--iterations', '40']);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /maxIterations/);
   r = await capture(['prove']);
   assert.equal(r.code, 2);
 });

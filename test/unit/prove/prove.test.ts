@@ -295,3 +295,20 @@ test('bad options and an empty problem are refused with a clear message', async 
   );
   assert.equal(backend.calls.length, 0);
 });
+
+test('the olympiad rubric is used when asked for, and its 0–7 points are mapped to R_Y', async () => {
+  const backend = new ScriptedBackend(({ input }) =>
+    promptText(input).includes('olympiad grader') ? [judgeOutput('6')] : [generatorOutput(PROOF, '0.5')],
+  );
+  const run = await proveAndVerify(
+    {
+      problem: PROBLEM,
+      options: { rubric: 'olympiad', maxIterations: 1, metaVerify: false, stepScores: false },
+    },
+    { generator: backend },
+  );
+  const c = run.iterations[0].candidates[0];
+  assert.equal(c.verifier?.passes[0].rawScore, 6);
+  assert.equal(c.verifier?.score, 0.5);
+  assert.match(run.prompts.verifier, /verifier-olympiad\.md$/);
+});

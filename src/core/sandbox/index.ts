@@ -1,0 +1,3 @@
+export { runSuite, resolvePython } from './run';
+export { confinement } from './isolation';
+export * from './types';

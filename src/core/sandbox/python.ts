@@ -1,0 +1,68 @@
+/** Files and command line of a pytest run: one module per test, so one broken test sinks none. */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { JunitCase } from './junit';
+import type { SandboxTest, TestStatus } from './types';
+
+// Per-test time limit enforced inside pytest with SIGALRM, so a looping test fails alone while
+// the rest of the suite goes on; the suite limit outside kills whatever is left.
+const CONFTEST = `import os, signal
+import pytest
+
+_LIMIT = float(os.environ.get("STEPWISE_TEST_TIMEOUT_S", "5"))
+
+
+class StepwiseTimeout(BaseException):
+    """Raised in a test that runs past its limit; BaseException so the test cannot swallow it."""
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    def on_alarm(signum, frame):
+        raise StepwiseTimeout("STEPWISE_TIMEOUT: the test ran longer than %.1f s" % _LIMIT)
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, _LIMIT)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+`;
+
+export function testModuleName(index: number): string {
+  return `test_${String(index).padStart(4, '0')}`;
+}
+
+export function writePythonSuite(dir: string, code: string, tests: SandboxTest[]): string[] {
+  fs.writeFileSync(path.join(dir, 'target.py'), code);
+  fs.writeFileSync(path.join(dir, 'conftest.py'), CONFTEST);
+  return tests.map((t, i) => {
+    const file = `${testModuleName(i)}.py`;
+    fs.writeFileSync(path.join(dir, file), `import pytest  # noqa: F401\nfrom target import *  # noqa: F401,F403\n\n${t.source}\n`);
+    return file;
+  });
+}
+
+export function pytestArgs(files: string[], timeoutMs: number): { args: string[]; env: Record<string, string> } {
+  return {
+    args: ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', '--continue-on-collection-errors', '-o', 'junit_family=xunit1', '-o', 'junit_logging=all', '--junitxml=report.xml', '--tb=short', ...files],
+    env: { STEPWISE_TEST_TIMEOUT_S: String(timeoutMs / 1000), PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: '.' },
+  };
+}
+
+/** The index of the test a JUnit case belongs to (its module is test_NNNN). */
+export function caseIndex(c: JunitCase): number | undefined {
+  const m = /test_(\d{4})/.exec(`${c.classname} ${c.file ?? ''} ${c.name}`);
+  return m ? Number(m[1]) : undefined;
+}
+
+export function pythonStatus(c: JunitCase): TestStatus {
+  const text = `${c.message}\n${c.details}`;
+  if (c.outcome === 'passed') return 'passed';
+  if (text.includes('STEPWISE_TIMEOUT')) return 'timeout';
+  // A module that fails to import is a collection error: the test never ran.
+  if (c.outcome === 'error' && (/collection failure/i.test(c.message) || c.classname === '')) return 'uncollectable';
+  if (c.outcome === 'failure') return 'failed';
+  return 'error';
+}
