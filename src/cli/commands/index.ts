@@ -1,4 +1,5 @@
 import type { CliCommand } from '../command';
+import { labelsCommand } from './labels';
 import { practiceCommand } from './practice';
 import { calibrationCommand, parseProofCommand, proveCommand } from './prove';
 import { sandboxCommand } from './sandbox';
@@ -7,6 +8,7 @@ import { testsCommand } from './tests';
 // Every subcommand module registers here (one line each, alphabetical).
 export const commands: CliCommand[] = [
   calibrationCommand,
+  labelsCommand,
   parseProofCommand,
   practiceCommand,
   proveCommand,

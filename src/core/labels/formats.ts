@@ -1,0 +1,152 @@
+import { z } from 'zod';
+import { stepHash } from '../steps/split';
+import { problemIdOf } from '../steps/document';
+import { currentLabels } from './store';
+import type { LabelRecord, Rating } from './schema';
+import type { NewLabel } from './store';
+
+/** A labelled solution: its steps in order with the rating in force for each. */
+export interface LabelledSolution {
+  problemId: string;
+  problemText: string;
+  solutionId: string;
+  steps: { index: number; text: string; rating: Rating }[];
+  labeller?: string;
+  meta?: Record<string, unknown>;
+}
+
+/** Groups the labels in force by solution, steps in order; only a gap-free prefix from step 0 is kept. */
+export function labelledSolutions(records: LabelRecord[]): LabelledSolution[] {
+  const bySolution = new Map<string, LabelRecord[]>();
+  for (const r of currentLabels(records).values()) bySolution.set(r.solutionId, [...(bySolution.get(r.solutionId) ?? []), r]);
+  const out: LabelledSolution[] = [];
+  for (const [solutionId, labels] of bySolution) {
+    labels.sort((a, b) => a.stepIndex - b.stepIndex);
+    const steps: LabelledSolution['steps'] = [];
+    for (const l of labels) {
+      if (l.stepIndex !== steps.length) break;
+      steps.push({ index: l.stepIndex, text: l.stepText, rating: l.rating as Rating });
+    }
+    if (!steps.length) continue;
+    const first = labels[0];
+    out.push({ problemId: first.problemId, problemText: labels.find((l) => l.problemText)?.problemText ?? '', solutionId, steps, labeller: first.labeller, meta: first.meta });
+  }
+  return out;
+}
+
+export type NeutralAs = 'positive' | 'negative' | 'drop';
+
+/**
+ * TRL's stepwise-supervision rows: `{prompt, completions, labels}`. A neutral step counts as
+ * positive by default — it is correct, only not progress — as in the paper's PRM training where
+ * neutral labels were folded into the positive class; `negative` or `drop` are the alternatives.
+ * Steps after the first wrong one are left out: their labels say nothing once the chain is broken.
+ */
+export function toTrlStepwise(solutions: LabelledSolution[], neutralAs: NeutralAs = 'positive'): { prompt: string; completions: string[]; labels: boolean[] }[] {
+  const rows = [];
+  for (const s of solutions) {
+    const completions: string[] = [];
+    const labels: boolean[] = [];
+    for (const step of s.steps) {
+      if (step.rating === 0 && neutralAs === 'drop') continue;
+      completions.push(step.text);
+      labels.push(step.rating === 1 || (step.rating === 0 && neutralAs === 'positive'));
+      if (step.rating === -1) break;
+    }
+    if (completions.length) rows.push({ prompt: s.problemText, completions, labels });
+  }
+  return rows;
+}
+
+/** One PRM800K line (the fields of openai/prm800k's phase-2 format that Stepwise reads and writes). */
+export const Prm800kLineSchema = z
+  .object({
+    labeler: z.string().optional(),
+    timestamp: z.string().optional(),
+    generation: z.number().nullable().optional(),
+    is_quality_control_question: z.boolean().optional(),
+    is_initial_screening_question: z.boolean().optional(),
+    question: z.object({ problem: z.string(), ground_truth_answer: z.string().optional(), ground_truth_solution: z.string().optional() }).passthrough(),
+    label: z.object({
+      steps: z.array(
+        z
+          .object({
+            completions: z.array(z.object({ text: z.string(), rating: z.number().nullable(), flagged: z.boolean().nullable().optional() }).passthrough()).nullable(),
+            human_completion: z.unknown().optional(),
+            chosen_completion: z.number().nullable().optional(),
+          })
+          .passthrough(),
+      ),
+      total_time: z.number().optional(),
+      finish_reason: z.string().optional(),
+    }),
+  })
+  .passthrough();
+export type Prm800kLine = z.infer<typeof Prm800kLineSchema>;
+
+export function toPrm800k(solutions: LabelledSolution[]): Prm800kLine[] {
+  return solutions.map((s) => {
+    const brokeAt = s.steps.findIndex((x) => x.rating === -1);
+    return {
+      labeler: s.labeller ?? 'stepwise',
+      timestamp: new Date().toISOString(),
+      generation: null,
+      is_quality_control_question: false,
+      is_initial_screening_question: false,
+      question: { problem: s.problemText, ground_truth_answer: typeof s.meta?.groundTruthAnswer === 'string' ? s.meta.groundTruthAnswer : undefined },
+      label: {
+        steps: s.steps.map((x) => ({ completions: [{ text: x.text, rating: x.rating, flagged: false }], human_completion: null, chosen_completion: 0 })),
+        total_time: 0,
+        finish_reason: brokeAt >= 0 ? 'found_error' : 'solution',
+      },
+    };
+  });
+}
+
+/**
+ * Labels from PRM800K lines. Each step's rated completion is the chosen one (or the only one);
+ * steps with no rating end the solution, since the labeller stopped there.
+ */
+export function fromPrm800k(lines: string[]): { labels: NewLabel[]; problems: { line: number; reason: string }[] } {
+  const labels: NewLabel[] = [];
+  const problems: { line: number; reason: string }[] = [];
+  lines.forEach((raw, i) => {
+    if (!raw.trim()) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      problems.push({ line: i + 1, reason: 'not JSON' });
+      return;
+    }
+    const parsed = Prm800kLineSchema.safeParse(value);
+    if (!parsed.success) {
+      problems.push({ line: i + 1, reason: parsed.error.issues.map((x) => `${x.path.join('.')}: ${x.message}`).join('; ') });
+      return;
+    }
+    const line = parsed.data;
+    const problemText = line.question.problem;
+    const problemId = problemIdOf(problemText);
+    const chosen = line.label.steps.map((s) => {
+      const options = s.completions ?? [];
+      return options[s.chosen_completion ?? 0] ?? options[0];
+    });
+    const solutionId = `prm800k-${stepHash(chosen.map((c) => c?.text ?? '').join('\n'))}`;
+    for (const [index, c] of chosen.entries()) {
+      if (!c || c.rating === null || ![-1, 0, 1].includes(c.rating)) break;
+      labels.push({
+        problemId,
+        problemText: index === 0 ? problemText : undefined,
+        solutionId,
+        stepIndex: index,
+        stepHash: stepHash(c.text),
+        stepText: c.text,
+        rating: c.rating as Rating,
+        source: 'import',
+        labeller: line.labeler,
+        meta: index === 0 ? { finishReason: line.label.finish_reason, groundTruthAnswer: line.question.ground_truth_answer } : undefined,
+      });
+    }
+  });
+  return { labels, problems };
+}
