@@ -40,7 +40,11 @@ async function main(): Promise<number> {
     const exit = new Promise<number>((resolve) => {
       void page.exposeFunction('codeAutomationExit', (code: number) => resolve(code));
     });
-    await page.exposeFunction('codeAutomationLog', (message: string) => console.log(`[extension host] ${message}`));
+    // The workbench passes (type, args): print the text, which is what the suite logged.
+    await page.exposeFunction('codeAutomationLog', (type: string, args: unknown[]) => {
+      const text = (Array.isArray(args) ? args : [args]).map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' ');
+      if (text.trim()) console.log(type === 'error' ? `[extension host] ${text}` : text);
+    });
     const remote = (p: string) => `vscode-remote://127.0.0.1:${server.port}${p}`;
     const payload = JSON.stringify([
       ['extensionDevelopmentPath', remote(ROOT)],

@@ -26,7 +26,14 @@ async function main(): Promise<number> {
     .sort()
     .flatMap((f) => ((require(path.join(specDir, f)) as { tests: UiTest[] }).tests ?? []).map((test) => ({ file: f, test })))
     .filter((t) => !grep || t.test.name.includes(grep));
-  const server = await CodeServer.start({ workspace, extensionsDir, env: { STEPWISE_TEST_WORKSPACE: workspace } });
+  // Short outputs keep the default model's runs within a UI test's time; the flows are the same.
+  const settings = {
+    'stepwise.model.maxOutputTokens': 64,
+    'stepwise.prove.maxIterations': 1,
+    'stepwise.practice.questions': 1,
+    'stepwise.practice.judgePasses': 2,
+  };
+  const server = await CodeServer.start({ workspace, extensionsDir, settings, env: { STEPWISE_TEST_WORKSPACE: workspace } });
   const { page, close } = await launchBrowser();
   const results = { passed: 0, failed: 0, skipped: 0, failures: [] as { title: string; error: string }[] };
   try {

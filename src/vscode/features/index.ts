@@ -5,13 +5,24 @@ import { registerDownload } from './download';
 import { registerPractice } from './practice';
 import { registerProve } from './prove';
 import { registerCodeReasoning } from './code/index';
+import { registerLabels } from './labels/index';
+import type { PanelLabelling } from './prove';
+
+// The Prove panel labels steps through the labelling feature when it started.
+let labelling: PanelLabelling | undefined;
 
 /** Every feature registers its commands, views and providers here, in one place. */
 export const features: { name: string; register(ctx: StepwiseContext): void }[] = [
   { name: 'welcome', register: registerWelcome },
   { name: 'model', register: registerModelCommands },
   { name: 'download', register: registerDownload },
-  { name: 'prove', register: (ctx) => registerProve(ctx) },
+  {
+    name: 'labels',
+    register: (ctx) => {
+      labelling = registerLabels(ctx);
+    },
+  },
+  { name: 'prove', register: (ctx) => registerProve(ctx, () => labelling) },
   { name: 'code reasoning', register: registerCodeReasoning },
   { name: 'practice', register: registerPractice },
 ];

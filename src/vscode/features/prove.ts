@@ -12,6 +12,7 @@ import { createModelBackend } from '../../core/model/factory';
 import type { ModelBackend } from '../../core/model/types';
 import type { CalibrationHost, ProveHost, ProveLive, ProveView, StepLabelView } from '../../shared/protocols/prove';
 import { problemAt } from './proofDocument';
+import { problemFromDocument } from '../../core/prove/document';
 
 const VIEW_TYPE = 'stepwise.prove';
 const CALIBRATION = 'stepwise.calibration';
@@ -87,13 +88,15 @@ export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabel
   ctx.own({ dispose: () => void verifier?.backend.then((b) => b.dispose()).catch(() => undefined) });
 
   ctx.command('stepwise.prove', async (arg?: unknown) => {
-    const given = typeof arg === 'object' && arg !== null ? (arg as { problem?: string; file?: string; iterations?: number; candidates?: number; maxTokens?: number }) : {};
+    const given = typeof arg === 'object' && arg !== null && !(arg instanceof vscode.Uri) ? (arg as { problem?: string; file?: string; iterations?: number; candidates?: number; maxTokens?: number; verifierMaxTokens?: number }) : {};
     const editor = vscode.window.activeTextEditor;
     let problem = given.problem;
     let file: string | null = given.file ?? null;
     if (!problem && editor) {
       const selected = editor.document.getText(editor.selection).trim();
-      problem = selected || problemAt(editor.document.getText(), editor.document.offsetAt(editor.selection.active)) || undefined;
+      const text = editor.document.getText();
+      // A selection wins; then the Problem block around the cursor; a plain-text file is all problem.
+      problem = selected || problemAt(text, editor.document.offsetAt(editor.selection.active)) || problemFromDocument(text).text || undefined;
       file = editor.document.uri.fsPath;
     }
     if (!problem) {
@@ -146,6 +149,7 @@ export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabel
                 stepAggregate: s.prove.stepAggregate,
                 verifierPasses: s.verifier.passes,
                 maxTokens: given.maxTokens ?? Math.min(s.model.maxOutputTokens, 512),
+                verifierMaxTokens: given.verifierMaxTokens ?? Math.min(s.model.maxOutputTokens, 384),
                 alpha: s.rewards.alpha,
                 beta: s.rewards.beta,
               },

@@ -71,9 +71,21 @@ export function registerCodeReasoning(ctx: StepwiseContext): void {
     });
     return handle;
   };
+  ctx.command('stepwise.insertTests', async (namesArg?: unknown) => {
+    if (!lastRun) throw new Error('Run "Reason & Generate Tests" on a function first.');
+    const { run, uri } = lastRun;
+    const reference = run.scores?.reference ?? 'user';
+    // Without an explicit choice, only tests that pass on the reference are offered: a test that
+    // fails there is more likely wrong than the code.
+    const names = Array.isArray(namesArg)
+      ? (namesArg as string[])
+      : run.verdicts.filter((v) => (reference === 'user' ? v.onUser : v.onGenerated) === 'passed').map((v) => v.name);
+    return insertTests(uri, run.function.language, run.function.qualifiedName, run.accumulatedSuite.filter((t) => names.includes(t.name)));
+  });
   ctx.own(vscode.window.registerWebviewPanelSerializer(VIEW_TYPE, { deserializeWebviewPanel: async (p) => void showPanel(p) }));
 
-  ctx.command('stepwise.reasonAndGenerateTests', async (uriArg?: unknown, nameArg?: unknown) => {
+  ctx.command('stepwise.reasonAndGenerateTests', async (uriArg?: unknown, nameArg?: unknown, optionsArg?: unknown) => {
+    const options = (optionsArg ?? {}) as { maxTokens?: number };
     const target = await pickFunction(index, uriArg as vscode.Uri | undefined, nameArg as string | undefined);
     if (!target) return undefined;
     const { document, fn } = target;
@@ -129,7 +141,7 @@ export function registerCodeReasoning(ctx: StepwiseContext): void {
               fileSource: document.getText(),
               file: document.uri.fsPath,
               runSuite,
-              maxTokens: Math.min(readSettings().model.maxOutputTokens, 384),
+              maxTokens: options.maxTokens ?? Math.min(readSettings().model.maxOutputTokens, 384),
               signal: abort.signal,
               stages,
               onEvent: (e) => {

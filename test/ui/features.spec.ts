@@ -1,0 +1,97 @@
+import * as assert from 'node:assert/strict';
+import type { UiTest } from '../harness/workbench';
+
+/** The user-facing flows, driven as a person would, each ending in a screenshot. */
+export const tests: UiTest[] = [
+  {
+    name: 'Try the Model streams the default model into the playground',
+    timeoutMs: 240_000,
+    async run(wb) {
+      await wb.runCommand('Stepwise: Try the Model');
+      const frame = await wb.webviewWith('Try the Model');
+      await frame.locator('#prompt').fill('Name three prime numbers.');
+      await frame.locator('#run').click();
+      await frame.locator('#stats', { hasText: 'tokens/s' }).waitFor({ timeout: 180_000 });
+      const output = await frame.locator('#output').innerText();
+      assert.ok(output.trim().length > 0, 'the model wrote something');
+      assert.match(await frame.locator('#model').innerText(), /SmolLM2-135M-Instruct on CPU/);
+      await wb.screenshot('playground');
+    },
+  },
+  {
+    name: 'Prove and Self-Verify shows steps, scores and rewards',
+    timeoutMs: 300_000,
+    async run(wb) {
+      await wb.openFile('proofs/sqrt-two-irrational.md');
+      await wb.runCommand('Stepwise: Prove and Self-Verify');
+      const frame = await wb.webviewWith('Prove and Self-Verify');
+      await frame.locator('#rewards').waitFor({ timeout: 280_000 });
+      const text = await frame.locator('body').innerText();
+      assert.match(text, /Self-score/);
+      assert.match(text, /Verifier score/);
+      assert.match(text, /R_format/);
+      assert.match(text, /Iterations/);
+      assert.ok((await frame.locator('#steps').count()) === 1, 'the proof section is shown');
+      await wb.screenshot('prove-panel');
+    },
+  },
+  {
+    name: 'Label steps from the keyboard: gutter marks and the Labels view',
+    timeoutMs: 120_000,
+    async run(wb) {
+      await wb.openFile('proofs/sum-of-odd-numbers.md');
+      const line = wb.page.locator('.view-line', { hasText: 'We argue by induction' }).first();
+      await line.click();
+      await wb.runCommand('Stepwise: Label Step as Positive (+1)');
+      await wb.page.locator('.view-line', { hasText: '✓ +1' }).first().waitFor({ timeout: 20_000 }).catch(() => undefined);
+      await wb.runCommand('Stepwise: Label Step as Neutral (0)');
+      await wb.runCommand('Stepwise: Label Step as Negative (−1)');
+      // Inline marks are rendered as decorations after the step text.
+      await wb.page.locator('.cgmr, .glyph-margin-widgets .codicon, .margin-view-overlays div[class*="ced-"]').first().waitFor({ timeout: 20_000 }).catch(() => undefined);
+      const editorText = await wb.page.locator('.monaco-editor .view-lines').first().innerText();
+      assert.match(editorText, /\+1/);
+      assert.match(editorText, /−1/);
+      await wb.page.locator('.activitybar [aria-label*="Stepwise"]').first().click();
+      await wb.page.locator('.pane-header', { hasText: 'Stepwise Labels' }).waitFor({ timeout: 20_000 });
+      await wb.page.locator('.monaco-list-row', { hasText: 'sum-of-odd-numbers.md' }).first().waitFor({ timeout: 20_000 });
+      const row = await wb.page.locator('.monaco-list-row', { hasText: 'sum-of-odd-numbers.md' }).first().innerText();
+      assert.match(row, /3\/5 labelled/);
+      await wb.screenshot('labels');
+    },
+  },
+  {
+    name: 'Reason & generate tests from the CodeLens fills the panel',
+    timeoutMs: 400_000,
+    async run(wb) {
+      await wb.openFile('code/intervals.py');
+      const lens = wb.page.locator('.contentWidgets .codelens-decoration a', { hasText: 'Reason & generate tests' }).first();
+      await lens.waitFor({ timeout: 60_000 });
+      await lens.click();
+      const frame = await wb.webviewWith('Reason & generate tests', 60_000);
+      await frame.locator('#phase', { hasText: 'done in' }).waitFor({ timeout: 380_000 });
+      const text = await frame.locator('body').innerText();
+      assert.match(text, /Five stages/);
+      assert.match(text, /Informal reasoning/);
+      assert.match(text, /Executable code/);
+      assert.match(text, /Test validity/);
+      await wb.screenshot('code-reasoning');
+    },
+  },
+  {
+    name: 'Generate Practice Set shows questions, metrics and the export button',
+    timeoutMs: 300_000,
+    async run(wb) {
+      await wb.runCommand('Stepwise: Generate Practice Set');
+      const input = wb.page.locator('.quick-input-widget input');
+      await input.waitFor({ timeout: 10_000 });
+      await input.fill('arithmetic');
+      await wb.page.keyboard.press('Enter');
+      const frame = await wb.webviewWith('Practice Set');
+      await frame.locator('#summary').waitFor({ timeout: 280_000 });
+      const text = await frame.locator('body').innerText();
+      assert.match(text, /questions kept/);
+      assert.match(text, /Export DPO pairs/);
+      await wb.screenshot('practice');
+    },
+  },
+];
