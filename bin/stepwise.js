@@ -5,7 +5,9 @@ const path = require('node:path');
 const fs = require('node:fs');
 const entry = path.join(__dirname, '..', 'dist', 'cli.js');
 if (!fs.existsSync(entry)) {
-  process.stderr.write('stepwise: the CLI is not built yet. Run `npm run build` in ' + path.dirname(__dirname) + '\n');
+  process.stderr.write(
+    'stepwise: the CLI is not built yet. Run `npm run build` in ' + path.dirname(__dirname) + '\n',
+  );
   process.exit(2);
 }
 require(entry)

@@ -14,8 +14,13 @@ function find(dir) {
   return found;
 }
 const filter = process.argv[2];
-const files = find('out/test/unit').filter((f) => !filter || f.includes(filter)).sort();
+const files = find('out/test/unit')
+  .filter((f) => !filter || f.includes(filter))
+  .sort();
 const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout'];
-if (process.env.STEPWISE_UNIT_TAP) reporters.push('--test-reporter=tap', `--test-reporter-destination=${process.env.STEPWISE_UNIT_TAP}`);
-const r = spawnSync(process.execPath, ['--test', '--test-concurrency=1', ...reporters, ...files], { stdio: 'inherit' });
+if (process.env.STEPWISE_UNIT_TAP)
+  reporters.push('--test-reporter=tap', `--test-reporter-destination=${process.env.STEPWISE_UNIT_TAP}`);
+const r = spawnSync(process.execPath, ['--test', '--test-concurrency=1', ...reporters, ...files], {
+  stdio: 'inherit',
+});
 process.exit(r.status ?? 1);

@@ -27,7 +27,11 @@ function readJson(file) {
 function countTap(file) {
   const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
   const num = (key) => Number((text.match(new RegExp(`^# ${key} (\\d+)`, 'm')) ?? [])[1] ?? 0);
-  return { passed: num('pass'), failed: num('fail') + num('cancelled'), skipped: num('skipped') + num('todo') };
+  return {
+    passed: num('pass'),
+    failed: num('fail') + num('cancelled'),
+    skipped: num('skipped') + num('todo'),
+  };
 }
 
 function countJunit(file) {
@@ -63,7 +67,13 @@ const layers = [
     async run() {
       const xml = join(RESULTS, 'pytest.xml');
       rmSync(xml, { force: true });
-      const code = await run('.venv/bin/python', ['-m', 'pytest', 'trainer/tests', '-q', `--junitxml=${xml}`]);
+      const code = await run('.venv/bin/python', [
+        '-m',
+        'pytest',
+        'trainer/tests',
+        '-q',
+        `--junitxml=${xml}`,
+      ]);
       const counts = countJunit(xml) ?? { passed: 0, failed: 1, skipped: 0 };
       if (code !== 0 && counts.failed === 0) counts.failed = 1;
       return counts;
@@ -86,13 +96,17 @@ for (const layer of layers) {
     rmSync(file, { force: true });
     const code = await run('npm', ['run', '--silent', layer.script]);
     const r = readJson(file);
-    counts = r ? { passed: r.passed ?? 0, failed: r.failed ?? 0, skipped: r.skipped ?? 0 } : { passed: 0, failed: 1, skipped: 0 };
+    counts = r
+      ? { passed: r.passed ?? 0, failed: r.failed ?? 0, skipped: r.skipped ?? 0 }
+      : { passed: 0, failed: 1, skipped: 0 };
     if (code !== 0 && counts.failed === 0) counts.failed = 1;
   }
   totals.passed += counts.passed;
   totals.failed += counts.failed;
   totals.skipped += counts.skipped;
-  lines.push(`${layer.name.padEnd(12)} ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
+  lines.push(
+    `${layer.name.padEnd(12)} ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`,
+  );
 }
 process.stdout.write(`\n===== summary =====\n${lines.join('\n')}\n`);
 process.stdout.write(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped\n`);

@@ -19,15 +19,21 @@ export const MODEL_USAGE =
 type ParsedModelOptions = Partial<Record<keyof typeof MODEL_OPTIONS, string>>;
 
 /** The model a command uses: an endpoint when given, else an ONNX folder (the default model). */
-export function modelConfigFrom(values: ParsedModelOptions, env: NodeJS.ProcessEnv = process.env): ModelConfig {
+export function modelConfigFrom(
+  values: ParsedModelOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): ModelConfig {
   if (values.endpoint) {
-    if (!values.model) throw new UsageError('--endpoint needs --model NAME (the model name the server serves).');
+    if (!values.model)
+      throw new UsageError('--endpoint needs --model NAME (the model name the server serves).');
     return { backend: 'openai', baseUrl: values.endpoint, model: values.model, apiKey: env.STEPWISE_API_KEY };
   }
   const variant = values.variant ?? 'fp32';
-  if (!['fp32', 'q8', 'q4'].includes(variant)) throw new UsageError(`--variant must be fp32, q8 or q4, not "${variant}".`);
+  if (!['fp32', 'q8', 'q4'].includes(variant))
+    throw new UsageError(`--variant must be fp32, q8 or q4, not "${variant}".`);
   const device = values.device ?? 'auto';
-  if (!['auto', 'cpu', 'cuda'].includes(device)) throw new UsageError(`--device must be auto, cpu or cuda, not "${device}".`);
+  if (!['auto', 'cpu', 'cuda'].includes(device))
+    throw new UsageError(`--device must be auto, cpu or cuda, not "${device}".`);
   return {
     backend: 'onnx',
     modelDir: values['model-dir'] ?? defaultModelDir(env),
@@ -41,9 +47,16 @@ export function openModel(values: ParsedModelOptions): Promise<ModelBackend> {
 }
 
 /** Parses argv with the model options added; unknown options are usage errors. */
-export function parseWithModel<T extends Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>>(argv: string[], options: T) {
+export function parseWithModel<
+  T extends Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>,
+>(argv: string[], options: T) {
   try {
-    return parseArgs({ args: argv, options: { ...MODEL_OPTIONS, ...options }, allowPositionals: true, strict: true });
+    return parseArgs({
+      args: argv,
+      options: { ...MODEL_OPTIONS, ...options },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (err) {
     throw new UsageError((err as Error).message);
   }

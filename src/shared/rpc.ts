@@ -28,7 +28,9 @@ export class RpcError extends Error {
 }
 
 export type Handlers<S extends ProtocolSide> = {
-  [M in keyof S['requests']]: (params: S['requests'][M]['params']) => Promise<S['requests'][M]['result']> | S['requests'][M]['result'];
+  [M in keyof S['requests']]: (
+    params: S['requests'][M]['params'],
+  ) => Promise<S['requests'][M]['result']> | S['requests'][M]['result'];
 };
 
 interface Pending {
@@ -80,7 +82,10 @@ export class RpcEndpoint<Local extends ProtocolSide, Remote extends ProtocolSide
     if (!this.disposed) this.post({ kind: 'event', name, payload });
   }
 
-  on<E extends keyof Remote['events'] & string>(name: E, listener: (payload: Remote['events'][E]) => void): () => void {
+  on<E extends keyof Remote['events'] & string>(
+    name: E,
+    listener: (payload: Remote['events'][E]) => void,
+  ): () => void {
     const set = this.listeners.get(name) ?? new Set();
     set.add(listener as (payload: unknown) => void);
     this.listeners.set(name, set);
@@ -115,7 +120,9 @@ export class RpcEndpoint<Local extends ProtocolSide, Remote extends ProtocolSide
         return;
       }
       case 'request': {
-        const handler = (this.handlers as Record<string, ((p: unknown) => unknown) | undefined>)[message.method];
+        const handler = (this.handlers as Record<string, ((p: unknown) => unknown) | undefined>)[
+          message.method
+        ];
         if (!handler) {
           this.post({
             kind: 'response',
@@ -129,7 +136,12 @@ export class RpcEndpoint<Local extends ProtocolSide, Remote extends ProtocolSide
           const result = await handler(message.params);
           this.post({ kind: 'response', id: message.id, ok: true, result });
         } catch (err) {
-          this.post({ kind: 'response', id: message.id, ok: false, error: { message: (err as Error).message ?? String(err) } });
+          this.post({
+            kind: 'response',
+            id: message.id,
+            ok: false,
+            error: { message: (err as Error).message ?? String(err) },
+          });
         }
         return;
       }

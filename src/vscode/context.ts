@@ -63,7 +63,8 @@ export class StepwiseContext implements vscode.Disposable {
   /** The workspace folder Stepwise stores runs, labels and practice sets in (its `.stepwise/`). */
   workspaceRoot(): vscode.Uri | undefined {
     const active = vscode.window.activeTextEditor?.document.uri;
-    const folder = (active && vscode.workspace.getWorkspaceFolder(active)) ?? vscode.workspace.workspaceFolders?.[0];
+    const folder =
+      (active && vscode.workspace.getWorkspaceFolder(active)) ?? vscode.workspace.workspaceFolders?.[0];
     return folder?.uri;
   }
 

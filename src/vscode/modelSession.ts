@@ -55,7 +55,8 @@ export class ModelSession implements vscode.Disposable {
       return await work(model);
     } finally {
       this.busyCount--;
-      if (this.busyCount === 0 && this.current.kind === 'busy') this.setState({ kind: 'ready', info: model.info });
+      if (this.busyCount === 0 && this.current.kind === 'busy')
+        this.setState({ kind: 'ready', info: model.info });
     }
   }
 
@@ -93,14 +94,17 @@ export class ModelSession implements vscode.Disposable {
 
   private async load(): Promise<ModelBackend> {
     const config = await this.describeConfig();
-    const name = config.backend === 'onnx' ? config.modelDir.split(/[\\/]/).pop() || DEFAULT_MODEL_NAME : config.model;
+    const name =
+      config.backend === 'onnx' ? config.modelDir.split(/[\\/]/).pop() || DEFAULT_MODEL_NAME : config.model;
     this.setState({ kind: 'loading', name });
     const started = Date.now();
     const { apiKey: _hidden, ...loggable } = config as ModelConfig & { apiKey?: string };
     this.log.info(`Loading model: ${JSON.stringify(loggable)}`);
     try {
       const backend = await createModelBackend(config);
-      this.log.info(`Model ready in ${Date.now() - started} ms: ${backend.info.name} on ${backend.info.device}`);
+      this.log.info(
+        `Model ready in ${Date.now() - started} ms: ${backend.info.name} on ${backend.info.device}`,
+      );
       this.setState({ kind: 'ready', info: backend.info });
       return backend;
     } catch (err) {

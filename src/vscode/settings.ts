@@ -11,7 +11,12 @@ export interface StepwiseSettings {
   };
   verifier: { modelPath: string; passes: number };
   prm: { modelPath: string };
-  prove: { maxIterations: number; candidates: number; rerankBy: 'prm' | 'verifier' | 'self'; stepAggregate: 'product' | 'min' };
+  prove: {
+    maxIterations: number;
+    candidates: number;
+    rerankBy: 'prm' | 'verifier' | 'self';
+    stepAggregate: 'product' | 'min';
+  };
   rewards: { alpha: number; beta: number };
   tests: { perTestTimeoutMs: number; suiteTimeoutMs: number; memoryMb: number };
   python: { interpreterPath: string };
@@ -45,19 +50,43 @@ export function readSettings(scope?: vscode.ConfigurationScope): StepwiseSetting
   return {
     model: {
       backend: g('model.backend'),
-      onnx: { path: g('model.onnx.path'), variant: g('model.onnx.variant'), device: g('model.onnx.device'), threads: g('model.onnx.threads') },
-      openai: { baseUrl: g('model.openai.baseUrl'), model: g('model.openai.model'), headers: g('model.openai.headers'), timeoutMs: g('model.openai.timeoutMs') },
+      onnx: {
+        path: g('model.onnx.path'),
+        variant: g('model.onnx.variant'),
+        device: g('model.onnx.device'),
+        threads: g('model.onnx.threads'),
+      },
+      openai: {
+        baseUrl: g('model.openai.baseUrl'),
+        model: g('model.openai.model'),
+        headers: g('model.openai.headers'),
+        timeoutMs: g('model.openai.timeoutMs'),
+      },
       contextWindow: g('model.contextWindow'),
       maxOutputTokens: g('model.maxOutputTokens'),
     },
     verifier: { modelPath: g('verifier.modelPath'), passes: g('verifier.passes') },
     prm: { modelPath: g('prm.modelPath') },
-    prove: { maxIterations: g('prove.maxIterations'), candidates: g('prove.candidates'), rerankBy: g('prove.rerankBy'), stepAggregate: g('prove.stepAggregate') },
+    prove: {
+      maxIterations: g('prove.maxIterations'),
+      candidates: g('prove.candidates'),
+      rerankBy: g('prove.rerankBy'),
+      stepAggregate: g('prove.stepAggregate'),
+    },
     rewards: { alpha: g('rewards.alpha'), beta: g('rewards.beta') },
-    tests: { perTestTimeoutMs: g('tests.perTestTimeoutMs'), suiteTimeoutMs: g('tests.suiteTimeoutMs'), memoryMb: g('tests.memoryMb') },
+    tests: {
+      perTestTimeoutMs: g('tests.perTestTimeoutMs'),
+      suiteTimeoutMs: g('tests.suiteTimeoutMs'),
+      memoryMb: g('tests.memoryMb'),
+    },
     python: { interpreterPath: g('python.interpreterPath') },
     labels: { stopAtFirstError: g('labels.stopAtFirstError') },
-    practice: { judgePasses: g('practice.judgePasses'), questions: g('practice.questions'), weights: g('practice.weights'), thresholds: g('practice.thresholds') },
+    practice: {
+      judgePasses: g('practice.judgePasses'),
+      questions: g('practice.questions'),
+      weights: g('practice.weights'),
+      thresholds: g('practice.thresholds'),
+    },
     trainer: { pythonPath: g('trainer.pythonPath') },
   };
 }

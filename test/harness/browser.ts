@@ -5,7 +5,11 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { CHROMIUM } from './paths';
 
 /** Debian's chromium, headless, with the flags this offline machine needs (see notes). */
-export async function launchBrowser(): Promise<{ browser: Browser | BrowserContext; page: Page; close(): Promise<void> }> {
+export async function launchBrowser(): Promise<{
+  browser: Browser | BrowserContext;
+  page: Page;
+  close(): Promise<void>;
+}> {
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,

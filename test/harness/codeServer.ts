@@ -46,7 +46,12 @@ async function freePort(): Promise<number> {
 }
 
 /** Polls `check` until it returns true or the deadline passes. */
-export async function until(what: string, check: () => Promise<boolean>, timeoutMs: number, everyMs = 200): Promise<void> {
+export async function until(
+  what: string,
+  check: () => Promise<boolean>,
+  timeoutMs: number,
+  everyMs = 200,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await check().catch(() => false)) return;
@@ -81,7 +86,10 @@ export class CodeServer {
     };
     for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true });
     fs.mkdirSync(path.join(dirs.userData, 'User'), { recursive: true });
-    fs.writeFileSync(path.join(dirs.userData, 'User', 'settings.json'), JSON.stringify({ ...DEFAULT_SETTINGS, ...options.settings }, null, 2));
+    fs.writeFileSync(
+      path.join(dirs.userData, 'User', 'settings.json'),
+      JSON.stringify({ ...DEFAULT_SETTINGS, ...options.settings }, null, 2),
+    );
     const port = await freePort();
     const args = [
       CODE_SERVER_ENTRY,
@@ -109,8 +117,20 @@ export class CodeServer {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, XDG_CONFIG_HOME: dirs.xdg, XDG_DATA_HOME: dirs.xdg, ...options.env },
     });
-    child.stdout?.on('data', (d: Buffer) => d.toString().split('\n').filter(Boolean).forEach((l) => log(`[code-server] ${l}`)));
-    child.stderr?.on('data', (d: Buffer) => d.toString().split('\n').filter(Boolean).forEach((l) => log(`[code-server] ${l}`)));
+    child.stdout?.on('data', (d: Buffer) =>
+      d
+        .toString()
+        .split('\n')
+        .filter(Boolean)
+        .forEach((l) => log(`[code-server] ${l}`)),
+    );
+    child.stderr?.on('data', (d: Buffer) =>
+      d
+        .toString()
+        .split('\n')
+        .filter(Boolean)
+        .forEach((l) => log(`[code-server] ${l}`)),
+    );
     const server = new CodeServer(port, child, dirs);
     try {
       await until(
@@ -150,14 +170,22 @@ export class CodeServer {
 }
 
 /** Installs a VSIX into an extensions folder with code-server's own installer. */
-export async function installVsix(vsix: string, extensionsDir: string, log: (l: string) => void = () => undefined): Promise<void> {
+export async function installVsix(
+  vsix: string,
+  extensionsDir: string,
+  log: (l: string) => void = () => undefined,
+): Promise<void> {
   requireInstalled();
   const xdg = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-xdg-'));
   await new Promise<void>((resolve, reject) => {
-    const child = spawn(NODE24, [CODE_SERVER_ENTRY, '--install-extension', vsix, '--extensions-dir', extensionsDir], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, XDG_CONFIG_HOME: xdg, XDG_DATA_HOME: xdg },
-    });
+    const child = spawn(
+      NODE24,
+      [CODE_SERVER_ENTRY, '--install-extension', vsix, '--extensions-dir', extensionsDir],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, XDG_CONFIG_HOME: xdg, XDG_DATA_HOME: xdg },
+      },
+    );
     let output = '';
     child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr?.on('data', (d: Buffer) => (output += d.toString()));

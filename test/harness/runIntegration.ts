@@ -42,7 +42,9 @@ async function main(): Promise<number> {
     });
     // The workbench passes (type, args): print the text, which is what the suite logged.
     await page.exposeFunction('codeAutomationLog', (type: string, args: unknown[]) => {
-      const text = (Array.isArray(args) ? args : [args]).map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' ');
+      const text = (Array.isArray(args) ? args : [args])
+        .map((a) => (typeof a === 'string' ? a : JSON.stringify(a)))
+        .join(' ');
       if (text.trim()) console.log(type === 'error' ? `[extension host] ${text}` : text);
     });
     const remote = (p: string) => `vscode-remote://127.0.0.1:${server.port}${p}`;
@@ -53,16 +55,39 @@ async function main(): Promise<number> {
     const url = `${server.url}/?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(payload)}`;
     await page.goto(url);
     const limitMs = Number(process.env.STEPWISE_INTEGRATION_TIMEOUT_MS ?? 20 * 60_000);
-    const code = await Promise.race([exit, new Promise<number>((_, reject) => setTimeout(() => reject(new Error(`The integration suite did not finish within ${limitMs / 60000} min.`)), limitMs).unref())]);
-    const results: SuiteResults | undefined = fs.existsSync(resultsFile) ? JSON.parse(fs.readFileSync(resultsFile, 'utf8')) : undefined;
+    const code = await Promise.race([
+      exit,
+      new Promise<number>((_, reject) =>
+        setTimeout(
+          () => reject(new Error(`The integration suite did not finish within ${limitMs / 60000} min.`)),
+          limitMs,
+        ).unref(),
+      ),
+    ]);
+    const results: SuiteResults | undefined = fs.existsSync(resultsFile)
+      ? JSON.parse(fs.readFileSync(resultsFile, 'utf8'))
+      : undefined;
     if (!results) {
-      console.error(`The extension host exited with ${code} without writing results (a wrong tests path also exits 1).`);
-      fs.writeFileSync(resultsFile, JSON.stringify({ passed: 0, failed: 1, skipped: 0, failures: [{ title: 'suite', error: `exit ${code}, no results` }] }));
+      console.error(
+        `The extension host exited with ${code} without writing results (a wrong tests path also exits 1).`,
+      );
+      fs.writeFileSync(
+        resultsFile,
+        JSON.stringify({
+          passed: 0,
+          failed: 1,
+          skipped: 0,
+          failures: [{ title: 'suite', error: `exit ${code}, no results` }],
+        }),
+      );
       return 1;
     }
-    for (const f of results.failures) console.error(`FAILED ${f.title}\n  ${f.error.split('\n').join('\n  ')}`);
+    for (const f of results.failures)
+      console.error(`FAILED ${f.title}\n  ${f.error.split('\n').join('\n  ')}`);
     console.log(`integration: ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    console.log(`${results.passed} passed, ${results.failed} failed${results.skipped ? `, ${results.skipped} skipped` : ''}`);
+    console.log(
+      `${results.passed} passed, ${results.failed} failed${results.skipped ? `, ${results.skipped} skipped` : ''}`,
+    );
     return code === 0 && results.failed === 0 ? 0 : 1;
   } finally {
     await close();
@@ -76,7 +101,15 @@ main().then(
   (err) => {
     console.error(err instanceof Error ? err.message : err);
     fs.mkdirSync(RESULTS, { recursive: true });
-    fs.writeFileSync(path.join(RESULTS, 'integration.json'), JSON.stringify({ passed: 0, failed: 1, skipped: 0, failures: [{ title: 'harness', error: String(err) }] }));
+    fs.writeFileSync(
+      path.join(RESULTS, 'integration.json'),
+      JSON.stringify({
+        passed: 0,
+        failed: 1,
+        skipped: 0,
+        failures: [{ title: 'harness', error: String(err) }],
+      }),
+    );
     process.exit(1);
   },
 );

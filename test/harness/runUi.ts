@@ -20,11 +20,18 @@ async function main(): Promise<number> {
   const workspace = copyWorkspace();
   const specDir = path.join(ROOT, 'out', 'test', 'ui');
   const grep = process.env.STEPWISE_TEST_GREP;
+  // Spec modules are compiled CommonJS found at run time, so they are required by path.
+  const load = (f: string) => require(path.join(specDir, f)) as { tests: UiTest[] }; // eslint-disable-line @typescript-eslint/no-require-imports
   const tests: { file: string; test: UiTest }[] = fs
     .readdirSync(specDir)
     .filter((f) => f.endsWith('.spec.js'))
     .sort()
-    .flatMap((f) => ((require(path.join(specDir, f)) as { tests: UiTest[] }).tests ?? []).map((test) => ({ file: f, test })))
+    .flatMap((f) =>
+      (load(f).tests ?? []).map((test) => ({
+        file: f,
+        test,
+      })),
+    )
     .filter((t) => !grep || t.test.name.includes(grep));
   // Short outputs keep the default model's runs within a UI test's time; the flows are the same.
   const settings = {
@@ -33,7 +40,12 @@ async function main(): Promise<number> {
     'stepwise.practice.questions': 1,
     'stepwise.practice.judgePasses': 2,
   };
-  const server = await CodeServer.start({ workspace, extensionsDir, settings, env: { STEPWISE_TEST_WORKSPACE: workspace } });
+  const server = await CodeServer.start({
+    workspace,
+    extensionsDir,
+    settings,
+    env: { STEPWISE_TEST_WORKSPACE: workspace },
+  });
   const { page, close } = await launchBrowser();
   const results = { passed: 0, failed: 0, skipped: 0, failures: [] as { title: string; error: string }[] };
   try {
@@ -45,7 +57,12 @@ async function main(): Promise<number> {
       try {
         await Promise.race([
           test.run(workbench),
-          new Promise((_, reject) => setTimeout(() => reject(new Error(`timed out after ${test.timeoutMs ?? 180_000} ms`)), test.timeoutMs ?? 180_000).unref()),
+          new Promise((_, reject) =>
+            setTimeout(
+              () => reject(new Error(`timed out after ${test.timeoutMs ?? 180_000} ms`)),
+              test.timeoutMs ?? 180_000,
+            ).unref(),
+          ),
         ]);
         results.passed++;
         console.log(`  ✓ ${test.name} (${Date.now() - started} ms)`);
@@ -73,7 +90,15 @@ main().then(
   (err) => {
     console.error(err instanceof Error ? err.message : err);
     fs.mkdirSync(RESULTS, { recursive: true });
-    fs.writeFileSync(path.join(RESULTS, 'ui.json'), JSON.stringify({ passed: 0, failed: 1, skipped: 0, failures: [{ title: 'harness', error: String(err) }] }));
+    fs.writeFileSync(
+      path.join(RESULTS, 'ui.json'),
+      JSON.stringify({
+        passed: 0,
+        failed: 1,
+        skipped: 0,
+        failures: [{ title: 'harness', error: String(err) }],
+      }),
+    );
     process.exit(1);
   },
 );

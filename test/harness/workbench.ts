@@ -25,8 +25,7 @@ export class Workbench {
     await until(
       `the command "${title}" in the palette`,
       async () => {
-        await this.page.keyboard.press('Escape');
-        await this.page.locator('.monaco-workbench').click({ position: { x: 700, y: 10 } }).catch(() => undefined);
+        await this.focusWorkbench();
         await this.page.keyboard.press('F1');
         const input = this.page.locator('.quick-input-widget input');
         await input.waitFor({ timeout: 5000 });
@@ -45,6 +44,16 @@ export class Workbench {
     );
   }
 
+  /** Keyboard focus back on the workbench (a webview keeps it after a click inside). */
+  async focusWorkbench(): Promise<void> {
+    await this.page.keyboard.press('Escape');
+    await this.page
+      .locator('.part.titlebar, .monaco-workbench')
+      .first()
+      .click({ position: { x: 700, y: 8 } })
+      .catch(() => undefined);
+  }
+
   /** The webview frame whose document contains `text` (webviews are two iframes deep). */
   async webviewWith(text: string, timeoutMs = 60_000): Promise<Frame> {
     let found: Frame | undefined;
@@ -53,7 +62,10 @@ export class Workbench {
       async () => {
         // The workbench itself shows tab titles too; only webview documents count.
         for (const frame of this.page.frames().filter((f) => f !== this.page.mainFrame())) {
-          const body = await frame.locator('body').innerText({ timeout: 500 }).catch(() => '');
+          const body = await frame
+            .locator('body')
+            .innerText({ timeout: 500 })
+            .catch(() => '');
           if (body.includes(text)) {
             found = frame;
             return true;
@@ -69,14 +81,21 @@ export class Workbench {
 
   /** Opens a workspace file through Quick Open, as a person would. */
   async openFile(relative: string): Promise<void> {
-    await this.page.keyboard.press('Escape');
-    await this.page.keyboard.press('Control+P');
+    await this.focusWorkbench();
+    // The browser keeps Ctrl+P (print); the palette without its ">" prefix is Quick Open.
+    await this.page.keyboard.press('F1');
     const input = this.page.locator('.quick-input-widget input');
     await input.waitFor({ timeout: 10_000 });
     await input.fill(relative);
-    await this.page.locator('.quick-input-list .monaco-list-row').first().waitFor({ timeout: 15_000 });
+    await this.page
+      .locator('.quick-input-list .monaco-list-row', { hasText: path.basename(relative) })
+      .first()
+      .waitFor({ timeout: 15_000 });
     await this.page.keyboard.press('Enter');
-    await this.page.locator(`.tab[aria-label*="${path.basename(relative)}"]`).first().waitFor({ timeout: 15_000 });
+    await this.page
+      .locator(`.tab[aria-label*="${path.basename(relative)}"]`)
+      .first()
+      .waitFor({ timeout: 15_000 });
   }
 
   async screenshot(name: string): Promise<string> {

@@ -9,8 +9,14 @@ suite('Activation', () => {
     const extensionPath = vscode.extensions.getExtension('stepwise.stepwise')!.extensionPath;
     // The host itself may hold native modules of its own; only Stepwise's count here.
     const ownModules = path.join(extensionPath, 'node_modules');
-    const nativeLoaded = Object.keys(require.cache).filter((m) => /onnxruntime/.test(m) || (m.startsWith(ownModules) && m.endsWith('.node')));
-    report('activation', { activationMs: Number(api.activationMs.toFixed(2)), targetMs: 100, nativeModulesLoaded: nativeLoaded });
+    const nativeLoaded = Object.keys(require.cache).filter(
+      (m) => /onnxruntime/.test(m) || (m.startsWith(ownModules) && m.endsWith('.node')),
+    );
+    report('activation', {
+      activationMs: Number(api.activationMs.toFixed(2)),
+      targetMs: 100,
+      nativeModulesLoaded: nativeLoaded,
+    });
     assert.deepEqual(nativeLoaded, [], 'no native module may load at activation');
     assert.ok(api.activationMs >= 0);
   });
@@ -21,7 +27,9 @@ suite('Activation', () => {
     const manifest = vscode.extensions.getExtension('stepwise.stepwise')!.packageJSON as {
       contributes: { commands: { command: string; category: string }[] };
     };
-    const missing = manifest.contributes.commands.filter((c) => !registered.has(c.command)).map((c) => c.command);
+    const missing = manifest.contributes.commands
+      .filter((c) => !registered.has(c.command))
+      .map((c) => c.command);
     assert.deepEqual(missing, [], 'declared commands without a handler');
     assert.ok(manifest.contributes.commands.every((c) => c.category === 'Stepwise'));
   });

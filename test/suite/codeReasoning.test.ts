@@ -11,7 +11,9 @@ suite('Reason & generate tests (default model)', () => {
     const uri = vscode.Uri.file(path.join(workspaceRoot(), 'code', 'intervals.py'));
     await vscode.window.showTextDocument(uri);
     const lenses = await waitFor('CodeLenses', async () => {
-      const l = (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri)) ?? [];
+      const l =
+        (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri)) ??
+        [];
       const ours = l.filter((x) => x.command?.command === 'stepwise.reasonAndGenerateTests');
       return ours.length ? ours : undefined;
     });
@@ -21,41 +23,75 @@ suite('Reason & generate tests (default model)', () => {
     );
     const lines = lenses.map((l) => l.range.start.line);
     const text = (await vscode.workspace.openTextDocument(uri)).getText().split('\n');
-    assert.ok(lines.every((n) => /^def /.test(text[n])), 'each lens sits on its def line');
+    assert.ok(
+      lines.every((n) => /^def /.test(text[n])),
+      'each lens sits on its def line',
+    );
   });
 
   test('the command runs five stages, accumulates tests by stage, runs them and fills the Test Explorer', async () => {
     await activateStepwise();
     const uri = vscode.Uri.file(path.join(workspaceRoot(), 'code', 'intervals.py'));
-    const run = (await vscode.commands.executeCommand('stepwise.reasonAndGenerateTests', uri, 'is_palindrome', { maxTokens: 96 })) as FiveStageRun;
+    const run = (await vscode.commands.executeCommand(
+      'stepwise.reasonAndGenerateTests',
+      uri,
+      'is_palindrome',
+      { maxTokens: 96 },
+    )) as FiveStageRun;
     assert.ok(run, 'the command returned its run');
     assert.deepEqual(
       run.stages.map((s) => s.stage.id),
       [1, 2, 3, 4, 5],
     );
-    assert.ok(run.stages.every((s) => s.reasoning.length > 0), 'every stage produced text');
+    assert.ok(
+      run.stages.every((s) => s.reasoning.length > 0),
+      'every stage produced text',
+    );
     // Tests accumulate with their stage of origin, whatever the small model managed to write.
-    assert.equal(run.accumulatedSuite.length, run.stages.reduce((n, s) => n + s.tests.length, 0));
+    assert.equal(
+      run.accumulatedSuite.length,
+      run.stages.reduce((n, s) => n + s.tests.length, 0),
+    );
     assert.ok(run.accumulatedSuite.every((t) => t.stage >= 1 && t.stage <= 5));
     assert.equal(run.verdicts.length, run.accumulatedSuite.length);
     assert.ok(run.scores, 'the suite was executed (the workspace is trusted)');
     assert.equal(run.scores.total, run.accumulatedSuite.length);
     assert.ok(run.scores.validity >= 0 && run.scores.validity <= 1);
     if (run.scores.valid === 0) assert.equal(run.scores.generatorReward, 0.5);
-    const tab = await waitFor('the panel', () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.label === 'Stepwise: Reason & Generate Tests'));
+    const tab = await waitFor('the panel', () =>
+      vscode.window.tabGroups.all
+        .flatMap((g) => g.tabs)
+        .find((t) => t.label === 'Stepwise: Reason & Generate Tests'),
+    );
     assert.ok(tab);
   });
 
   test('hand-written tests run from the sandbox command path: verdicts for a real function', async () => {
     // The Test Explorer runs suites through the same sandbox; here a known suite checks it end to end.
-    const runner = createSandboxSuiteRunner({ perTestTimeoutMs: 5000, suiteTimeoutMs: 60_000, memoryMb: 512 });
-    const source = (await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(workspaceRoot(), 'code', 'intervals.py')))).getText();
+    const runner = createSandboxSuiteRunner({
+      perTestTimeoutMs: 5000,
+      suiteTimeoutMs: 60_000,
+      memoryMb: 512,
+    });
+    const source = (
+      await vscode.workspace.openTextDocument(
+        vscode.Uri.file(path.join(workspaceRoot(), 'code', 'intervals.py')),
+      )
+    ).getText();
     const result = await runner({
       language: 'python',
       code: source,
       tests: [
-        { name: 'test_merge', stage: 1, source: 'def test_merge():\n    assert merge_intervals([[1, 3], [2, 4]]) == [[1, 4]]\n' },
-        { name: 'test_wrong', stage: 2, source: 'def test_wrong():\n    assert two_sum([1, 2], 3) == [1, 0]\n' },
+        {
+          name: 'test_merge',
+          stage: 1,
+          source: 'def test_merge():\n    assert merge_intervals([[1, 3], [2, 4]]) == [[1, 4]]\n',
+        },
+        {
+          name: 'test_wrong',
+          stage: 2,
+          source: 'def test_wrong():\n    assert two_sum([1, 2], 3) == [1, 0]\n',
+        },
       ],
     });
     assert.deepEqual(

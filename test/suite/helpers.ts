@@ -19,14 +19,24 @@ export function workspaceRoot(): string {
 
 /** Records a measured figure for the report (test-output/results/<name>.json), never asserted. */
 export function report(name: string, figures: Record<string, unknown>): void {
-  const dir = path.join(process.env.STEPWISE_TEST_OUTPUT ?? path.join(workspaceRoot(), '.stepwise-test'), 'results');
+  const dir = path.join(
+    process.env.STEPWISE_TEST_OUTPUT ?? path.join(workspaceRoot(), '.stepwise-test'),
+    'results',
+  );
   fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, `${name}.json`), JSON.stringify({ ...figures, measuredAt: new Date().toISOString() }, null, 2));
+  fs.writeFileSync(
+    path.join(dir, `${name}.json`),
+    JSON.stringify({ ...figures, measuredAt: new Date().toISOString() }, null, 2),
+  );
   console.log(`[figures] ${name}: ${JSON.stringify(figures)}`);
 }
 
 /** Polls until `check` returns a value, or fails after `timeoutMs`. */
-export async function waitFor<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  check: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

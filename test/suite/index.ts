@@ -15,9 +15,20 @@ function findTests(dir: string): string[] {
 }
 
 export function run(): Promise<void> {
-  const mocha = new Mocha({ ui: 'tdd', color: false, timeout: 180_000, grep: process.env.STEPWISE_TEST_GREP });
+  const mocha = new Mocha({
+    ui: 'tdd',
+    color: false,
+    timeout: 180_000,
+    grep: process.env.STEPWISE_TEST_GREP,
+  });
   for (const file of findTests(__dirname).sort()) mocha.addFile(file);
-  const results = { passed: 0, failed: 0, skipped: 0, failures: [] as { title: string; error: string }[], durationMs: 0 };
+  const results = {
+    passed: 0,
+    failed: 0,
+    skipped: 0,
+    failures: [] as { title: string; error: string }[],
+    durationMs: 0,
+  };
   const started = Date.now();
   return new Promise((resolve, reject) => {
     const runner = mocha.run((failures) => {

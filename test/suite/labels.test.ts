@@ -13,7 +13,9 @@ suite('Step labels', () => {
     const file = path.join(workspaceRoot(), 'proofs', 'sum-of-odd-numbers.md');
     const editor = await vscode.window.showTextDocument(vscode.Uri.file(file));
     const text = editor.document.getText();
-    const firstStepLine = text.split('\n').findIndex((l, i, all) => i > all.findIndex((x) => /^## Solution/.test(x)) && l.trim() !== '');
+    const firstStepLine = text
+      .split('\n')
+      .findIndex((l, i, all) => i > all.findIndex((x) => /^## Solution/.test(x)) && l.trim() !== '');
     assert.ok(firstStepLine > 0, 'the sample has a solution');
     editor.selection = new vscode.Selection(firstStepLine, 0, firstStepLine, 0);
     const timings: number[] = [];
@@ -34,7 +36,11 @@ suite('Step labels', () => {
       'the cursor moves on to the next step after each label',
     );
     const store = path.join(workspaceRoot(), '.stepwise', 'labels', 'labels.jsonl');
-    const lines = fs.readFileSync(store, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = fs
+      .readFileSync(store, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     assert.equal(lines.length, 3);
     assert.deepEqual(
       lines.map((l) => [l.stepIndex, l.rating, l.source, l.schemaVersion]),
@@ -45,9 +51,16 @@ suite('Step labels', () => {
       ],
     );
     assert.ok(lines.every((l) => l.solutionId === 'doc:proofs/sum-of-odd-numbers.md'));
-    report('labelling-latency', { decoratedMs: timings.map((t) => Number(t.toFixed(1))), durableMs: results.map((r) => Number(r.durableMs.toFixed(1))), targetMs: 50 });
+    report('labelling-latency', {
+      decoratedMs: timings.map((t) => Number(t.toFixed(1))),
+      durableMs: results.map((r) => Number(r.durableMs.toFixed(1))),
+      targetMs: 50,
+    });
 
-    const undone = (await vscode.commands.executeCommand('stepwise.label.undo')) as { stepIndex: number; rating: number | null };
+    const undone = (await vscode.commands.executeCommand('stepwise.label.undo')) as {
+      stepIndex: number;
+      rating: number | null;
+    };
     assert.equal(undone.stepIndex, 2);
     assert.equal(undone.rating, null);
     const after = fs.readFileSync(store, 'utf8').trim().split('\n');
@@ -58,11 +71,16 @@ suite('Step labels', () => {
     await activateStepwise();
     const file = path.join(workspaceRoot(), 'proofs', 'sum-of-odd-numbers.md');
     const editor = await vscode.window.showTextDocument(vscode.Uri.file(file));
-    await vscode.workspace.getConfiguration('stepwise').update('labels.stopAtFirstError', true, vscode.ConfigurationTarget.Workspace);
+    await vscode.workspace
+      .getConfiguration('stepwise')
+      .update('labels.stopAtFirstError', true, vscode.ConfigurationTarget.Workspace);
     try {
       const lines = editor.document.getText().split('\n');
       const solution = lines.findIndex((l) => /^## Solution/.test(l));
-      const stepLines = lines.map((l, i) => [l, i] as const).filter(([l, i]) => i > solution && l.trim() !== '').map(([, i]) => i);
+      const stepLines = lines
+        .map((l, i) => [l, i] as const)
+        .filter(([l, i]) => i > solution && l.trim() !== '')
+        .map(([, i]) => i);
       editor.selection = new vscode.Selection(stepLines[1], 0, stepLines[1], 0);
       const wrong = (await vscode.commands.executeCommand('stepwise.label.negative')) as LabelCommandResult;
       assert.equal(wrong.stepIndex, 1);
@@ -70,7 +88,9 @@ suite('Step labels', () => {
       const refused = await vscode.commands.executeCommand('stepwise.label.positive');
       assert.equal(refused, undefined);
     } finally {
-      await vscode.workspace.getConfiguration('stepwise').update('labels.stopAtFirstError', undefined, vscode.ConfigurationTarget.Workspace);
+      await vscode.workspace
+        .getConfiguration('stepwise')
+        .update('labels.stopAtFirstError', undefined, vscode.ConfigurationTarget.Workspace);
     }
   });
 
@@ -83,7 +103,11 @@ suite('Step labels', () => {
     const first = lines.findIndex((l, i) => i > solution && l.trim() !== '');
     await editor.edit((b) => b.insert(new vscode.Position(first, lines[first].length), ' (edited)'));
     const service = new LabelService(vscode.window.createOutputChannel('test', { log: true }));
-    const states = await service.stepLabels(workspaceRoot(), 'doc:proofs/sum-of-odd-numbers.md', parseProofDocument(editor.document.getText()).steps);
+    const states = await service.stepLabels(
+      workspaceRoot(),
+      'doc:proofs/sum-of-odd-numbers.md',
+      parseProofDocument(editor.document.getText()).steps,
+    );
     assert.equal(states[0].stale, true, 'the edited step');
     assert.equal(states[0].label?.rating, 1, 'the label itself is kept');
     assert.equal(states[2].stale, false, 'an untouched step');

@@ -18,7 +18,11 @@ suite('Model runtime in the extension host (default model)', () => {
     let result;
     try {
       result = await api.context.model.use('test', (model) =>
-        model.generate([{ role: 'user', content: 'Say hello.' }], { maxTokens: 24, temperature: 0, onToken: (t) => tokens.push(t.text) }),
+        model.generate([{ role: 'user', content: 'Say hello.' }], {
+          maxTokens: 24,
+          temperature: 0,
+          onToken: (t) => tokens.push(t.text),
+        }),
       );
     } finally {
       clearInterval(timer);
@@ -26,6 +30,10 @@ suite('Model runtime in the extension host (default model)', () => {
     assert.ok(tokens.length > 0, 'tokens streamed');
     assert.equal(tokens.join(''), result.completions[0].text);
     assert.equal(api.context.model.state.kind, 'ready');
-    report('extension-host-generation', { tokens: tokens.length, worstEventLoopGapMs: worstGapMs, timeToFirstTokenMs: result.timeToFirstTokenMs });
+    report('extension-host-generation', {
+      tokens: tokens.length,
+      worstEventLoopGapMs: worstGapMs,
+      timeToFirstTokenMs: result.timeToFirstTokenMs,
+    });
   });
 });

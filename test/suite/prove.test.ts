@@ -11,14 +11,21 @@ suite('Prove and self-verify (default model)', () => {
     const doc = path.join(workspaceRoot(), 'proofs', 'even-square.txt');
     const editor = await vscode.window.showTextDocument(vscode.Uri.file(doc));
     editor.selection = new vscode.Selection(0, 0, 0, 0);
-    const result = (await vscode.commands.executeCommand('stepwise.prove', { iterations: 2, maxTokens: 96, verifierMaxTokens: 48 })) as { run: unknown; file?: string };
+    const result = (await vscode.commands.executeCommand('stepwise.prove', {
+      iterations: 2,
+      maxTokens: 96,
+      verifierMaxTokens: 48,
+    })) as { run: unknown; file?: string };
     assert.ok(result?.file, 'the run was saved');
     const saved = JSON.parse(fs.readFileSync(path.join(workspaceRoot(), result.file!), 'utf8'));
     const parsed = parseProveRun(saved);
     assert.ok('run' in parsed, 'error' in parsed ? parsed.error : '');
     const run = parsed.run;
     assert.equal(run.models.generator.backend, 'onnx');
-    assert.ok(run.iterations.length >= 1 && run.iterations.length <= 2, `iterations: ${run.iterations.length}`);
+    assert.ok(
+      run.iterations.length >= 1 && run.iterations.length <= 2,
+      `iterations: ${run.iterations.length}`,
+    );
     assert.ok(['self-score-1', 'max-iterations'].includes(run.stopReason), run.stopReason);
     for (const it of run.iterations) {
       for (const c of it.candidates) {
@@ -30,7 +37,9 @@ suite('Prove and self-verify (default model)', () => {
     }
     // The panel shows the run.
     const tab = await waitFor('the Prove panel', () =>
-      vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.label === 'Stepwise: Prove and Self-Verify'),
+      vscode.window.tabGroups.all
+        .flatMap((g) => g.tabs)
+        .find((t) => t.label === 'Stepwise: Prove and Self-Verify'),
     );
     assert.ok(tab.input instanceof vscode.TabInputWebview);
   });

@@ -22,6 +22,7 @@ export const tests: UiTest[] = [
     name: 'Prove and Self-Verify shows steps, scores and rewards',
     timeoutMs: 300_000,
     async run(wb) {
+      await wb.runCommand('View: Close All Editors');
       await wb.openFile('proofs/sqrt-two-irrational.md');
       await wb.runCommand('Stepwise: Prove and Self-Verify');
       const frame = await wb.webviewWith('Prove and Self-Verify');
@@ -39,22 +40,42 @@ export const tests: UiTest[] = [
     name: 'Label steps from the keyboard: gutter marks and the Labels view',
     timeoutMs: 120_000,
     async run(wb) {
+      await wb.runCommand('View: Close All Editors');
       await wb.openFile('proofs/sum-of-odd-numbers.md');
       const line = wb.page.locator('.view-line', { hasText: 'We argue by induction' }).first();
       await line.click();
       await wb.runCommand('Stepwise: Label Step as Positive (+1)');
-      await wb.page.locator('.view-line', { hasText: '✓ +1' }).first().waitFor({ timeout: 20_000 }).catch(() => undefined);
+      await wb.page
+        .locator('.view-line', { hasText: '✓ +1' })
+        .first()
+        .waitFor({ timeout: 20_000 })
+        .catch(() => undefined);
       await wb.runCommand('Stepwise: Label Step as Neutral (0)');
       await wb.runCommand('Stepwise: Label Step as Negative (−1)');
       // Inline marks are rendered as decorations after the step text.
-      await wb.page.locator('.cgmr, .glyph-margin-widgets .codicon, .margin-view-overlays div[class*="ced-"]').first().waitFor({ timeout: 20_000 }).catch(() => undefined);
-      const editorText = await wb.page.locator('.monaco-editor .view-lines').first().innerText();
+      await wb.page
+        .locator('.cgmr, .glyph-margin-widgets .codicon, .margin-view-overlays div[class*="ced-"]')
+        .first()
+        .waitFor({ timeout: 20_000 })
+        .catch(() => undefined);
+      const editor = wb.page
+        .locator('.monaco-editor', {
+          has: wb.page.locator('.view-line', { hasText: 'We argue by induction' }),
+        })
+        .first();
+      const editorText = await editor.locator('.view-lines').innerText();
       assert.match(editorText, /\+1/);
       assert.match(editorText, /−1/);
       await wb.page.locator('.activitybar [aria-label*="Stepwise"]').first().click();
       await wb.page.locator('.pane-header', { hasText: 'Stepwise Labels' }).waitFor({ timeout: 20_000 });
-      await wb.page.locator('.monaco-list-row', { hasText: 'sum-of-odd-numbers.md' }).first().waitFor({ timeout: 20_000 });
-      const row = await wb.page.locator('.monaco-list-row', { hasText: 'sum-of-odd-numbers.md' }).first().innerText();
+      await wb.page
+        .locator('.monaco-list-row', { hasText: 'sum-of-odd-numbers.md' })
+        .first()
+        .waitFor({ timeout: 20_000 });
+      const row = await wb.page
+        .locator('.monaco-list-row', { hasText: 'sum-of-odd-numbers.md' })
+        .first()
+        .innerText();
       assert.match(row, /3\/5 labelled/);
       await wb.screenshot('labels');
     },
@@ -63,8 +84,11 @@ export const tests: UiTest[] = [
     name: 'Reason & generate tests from the CodeLens fills the panel',
     timeoutMs: 400_000,
     async run(wb) {
+      await wb.runCommand('View: Close All Editors');
       await wb.openFile('code/intervals.py');
-      const lens = wb.page.locator('.contentWidgets .codelens-decoration a', { hasText: 'Reason & generate tests' }).first();
+      const lens = wb.page
+        .locator('.contentWidgets .codelens-decoration a', { hasText: 'Reason & generate tests' })
+        .first();
       await lens.waitFor({ timeout: 60_000 });
       await lens.click();
       const frame = await wb.webviewWith('Reason & generate tests', 60_000);

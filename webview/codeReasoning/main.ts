@@ -1,6 +1,12 @@
 import { connect, h, injectStyles, loadState, saveState } from '../shared/host';
 import baseCss from '../shared/base.css';
-import type { CodeReasoningHost, CodeReasoningView, CodeRunView, StageView, VerdictView } from '../../src/shared/protocols/codeReasoning';
+import type {
+  CodeReasoningHost,
+  CodeReasoningView,
+  CodeRunView,
+  StageView,
+  VerdictView,
+} from '../../src/shared/protocols/codeReasoning';
 
 injectStyles(baseCss);
 injectStyles(`
@@ -13,6 +19,7 @@ details.stage summary .name { font-weight: 600; }
 .stage-status.reasoning, .stage-status.writing-tests { color: var(--vscode-progressBar-background); }
 .cols { display: grid; grid-template-columns: 1fr 1fr; gap: 10px; }
 .cols pre { max-height: 260px; overflow-y: auto; margin: 4px 0; }
+@media (max-width: 720px) { .cols { grid-template-columns: 1fr; } details.stage summary { flex-wrap: wrap; } }
 .metrics { display: grid; grid-template-columns: repeat(auto-fill, minmax(170px, 1fr)); gap: 10px; }
 .metric { border: 1px solid var(--vscode-panel-border); border-radius: 6px; padding: 8px 12px; }
 .metric .value { font-size: 1.6em; font-weight: 600; }
@@ -39,7 +46,13 @@ const STATUS_TEXT: Record<StageView['status'], string> = {
   'writing-tests': 'writing tests…',
   done: '✓ done',
 };
-const VERDICT_TEXT: Record<string, string> = { passed: '✓ passed', failed: '✗ failed', error: '✗ error', timeout: '⏱ timeout', uncollectable: '⚠ does not collect' };
+const VERDICT_TEXT: Record<string, string> = {
+  passed: '✓ passed',
+  failed: '✗ failed',
+  error: '✗ error',
+  timeout: '⏱ timeout',
+  uncollectable: '⚠ does not collect',
+};
 
 function pct(x: number): string {
   return `${(x * 100).toFixed(0)}%`;
@@ -71,11 +84,22 @@ function stageCard(stage: StageView): HTMLElement {
     h(
       'div',
       { class: 'cols' },
-      h('div', {}, h('strong', {}, 'Generator'), h('pre', { id: `reasoning-${stage.id}` }, stage.reasoning || '…')),
-      h('div', {}, h('strong', {}, 'Test writer'), h('pre', { id: `tests-${stage.id}` }, stage.testWriterOutput || '…')),
+      h(
+        'div',
+        {},
+        h('strong', {}, 'Generator'),
+        h('pre', { id: `reasoning-${stage.id}` }, stage.reasoning || '…'),
+      ),
+      h(
+        'div',
+        {},
+        h('strong', {}, 'Test writer'),
+        h('pre', { id: `tests-${stage.id}` }, stage.testWriterOutput || '…'),
+      ),
     ),
   );
-  if (open.has(stage.id) || stage.status === 'reasoning' || stage.status === 'writing-tests') details.open = true;
+  if (open.has(stage.id) || stage.status === 'reasoning' || stage.status === 'writing-tests')
+    details.open = true;
   details.addEventListener('toggle', () => (details.open ? open.add(stage.id) : open.delete(stage.id)));
   return details;
 }
@@ -85,7 +109,10 @@ function verdictRow(v: VerdictView): HTMLElement {
   check.checked = v.valid;
   return h(
     'tr',
-    { class: v.valid ? 'valid' : 'invalid', title: [v.userOutput, v.generatedOutput].filter(Boolean).join('\n---\n').slice(0, 2000) },
+    {
+      class: v.valid ? 'valid' : 'invalid',
+      title: [v.userOutput, v.generatedOutput].filter(Boolean).join('\n---\n').slice(0, 2000),
+    },
     h('td', {}, check),
     h('td', { class: 'name' }, v.name),
     h('td', {}, `stage ${v.stage}`),
@@ -96,7 +123,9 @@ function verdictRow(v: VerdictView): HTMLElement {
 
 function render(): void {
   if (!view) {
-    app.replaceChildren(h('p', { class: 'loading' }, 'Click "Reason & generate tests" above a function to start.'));
+    app.replaceChildren(
+      h('p', { class: 'loading' }, 'Click "Reason & generate tests" above a function to start.'),
+    );
     return;
   }
   const v = view;
@@ -116,8 +145,18 @@ function render(): void {
     const metrics = h(
       'div',
       { class: 'metrics' },
-      metric('Test validity', s.validity, `${s.valid} of ${s.total} tests pass on the reference`, 'metric-validity'),
-      metric('Generator reward', s.generatorReward, 'pass rate of the generated code on valid tests', 'metric-generator'),
+      metric(
+        'Test validity',
+        s.validity,
+        `${s.valid} of ${s.total} tests pass on the reference`,
+        'metric-validity',
+      ),
+      metric(
+        'Generator reward',
+        s.generatorReward,
+        'pass rate of the generated code on valid tests',
+        'metric-generator',
+      ),
       metric('Test-writer reward', s.testWriterReward, '(1 − pass rate) · validity', 'metric-test-writer'),
     );
     metrics.querySelectorAll<HTMLElement>('.metric').forEach((m, i) => {
@@ -126,19 +165,39 @@ function render(): void {
     });
     parts.push(h('h2', {}, 'Validity and rewards'), metrics, h('p', { class: 'muted' }, s.referenceReason));
     if (s.suspectedBugs.length) {
-      parts.push(h('p', { class: 'notice' }, `Your function fails ${s.suspectedBugs.length} valid test(s): ${s.suspectedBugs.join(', ')}. This may be a bug in your code.`));
+      parts.push(
+        h(
+          'p',
+          { class: 'notice' },
+          `Your function fails ${s.suspectedBugs.length} valid test(s): ${s.suspectedBugs.join(', ')}. This may be a bug in your code.`,
+        ),
+      );
     }
   }
   if (v.verdicts.length) {
     const table = h(
       'table',
       { id: 'verdicts' },
-      h('thead', {}, h('tr', {}, h('th', {}, ''), h('th', {}, 'Test'), h('th', {}, 'Origin'), h('th', {}, 'Your function'), h('th', {}, 'Generated code'))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          h('th', {}, ''),
+          h('th', {}, 'Test'),
+          h('th', {}, 'Origin'),
+          h('th', {}, 'Your function'),
+          h('th', {}, 'Generated code'),
+        ),
+      ),
       h('tbody', {}, ...v.verdicts.map(verdictRow)),
     );
     const insert = h('button', { id: 'insert' }, 'Insert accepted tests…');
     insert.addEventListener('click', async () => {
-      const names = [...table.querySelectorAll<HTMLInputElement>('input[type=checkbox]')].filter((c) => c.checked).map((c) => c.dataset.test!);
+      const names = [...table.querySelectorAll<HTMLInputElement>('input[type=checkbox]')]
+        .filter((c) => c.checked)
+        .map((c) => c.dataset.test!);
       try {
         const r = await rpc.request('insertTests', { names }, 120_000);
         insert.textContent = r.inserted ? `Inserted ${r.inserted} into ${r.file}` : 'Nothing inserted';
@@ -147,9 +206,14 @@ function render(): void {
         render();
       }
     });
-    parts.push(h('h2', {}, `Accumulated suite (${v.verdicts.length} tests)`), table, h('div', { class: 'row' }, insert));
+    parts.push(
+      h('h2', {}, `Accumulated suite (${v.verdicts.length} tests)`),
+      table,
+      h('div', { class: 'row' }, insert),
+    );
   }
-  if (v.generatedCode) parts.push(h('h2', {}, 'Generated code (stage 5)'), h('pre', { id: 'generated-code' }, v.generatedCode));
+  if (v.generatedCode)
+    parts.push(h('h2', {}, 'Generated code (stage 5)'), h('pre', { id: 'generated-code' }, v.generatedCode));
   if (v.isolation) parts.push(h('p', { class: 'muted', id: 'isolation' }, `Sandbox: ${v.isolation}`));
   app.replaceChildren(...parts);
 }
@@ -186,9 +250,12 @@ rpc.on('token', (t) => {
   if (pre) pre.textContent = t.role === 'generator' ? stage.reasoning : stage.testWriterOutput;
 });
 render();
-rpc.request('state', null).then((s) => {
-  if (s) {
-    view = s;
-    render();
-  }
-}, () => undefined);
+rpc.request('state', null).then(
+  (s) => {
+    if (s) {
+      view = s;
+      render();
+    }
+  },
+  () => undefined,
+);

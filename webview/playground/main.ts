@@ -17,7 +17,10 @@ interface State {
   prompt: string;
   output: string;
 }
-const state: State = loadState<State>() ?? { prompt: 'Explain in two sentences why the square root of 2 is irrational.', output: '' };
+const state: State = loadState<State>() ?? {
+  prompt: 'Explain in two sentences why the square root of 2 is irrational.',
+  output: '',
+};
 const rpc = connect<PlaygroundView, PlaygroundHost>();
 const app = document.getElementById('app')!;
 
@@ -30,7 +33,15 @@ const run = h('button', { id: 'run' }, 'Generate');
 const stop = h('button', { id: 'stop', class: 'secondary' }, 'Stop');
 stop.disabled = true;
 
-app.replaceChildren(h('h1', {}, 'Try the Model'), modelLine, prompt, h('div', { class: 'row' }, run, stop), h('h2', {}, 'Output'), output, stats);
+app.replaceChildren(
+  h('h1', {}, 'Try the Model'),
+  modelLine,
+  prompt,
+  h('div', { class: 'row' }, run, stop),
+  h('h2', {}, 'Output'),
+  output,
+  stats,
+);
 
 rpc.on('model', (m) => (modelLine.textContent = `${m.name} on ${m.device.toUpperCase()} (${m.backend})`));
 rpc.on('token', (t) => {
@@ -43,7 +54,11 @@ run.addEventListener('click', async () => {
   run.disabled = true;
   stop.disabled = false;
   try {
-    const r = await rpc.request('generate', { prompt: prompt.value, maxTokens: 128, temperature: 0 }, 600_000);
+    const r = await rpc.request(
+      'generate',
+      { prompt: prompt.value, maxTokens: 128, temperature: 0 },
+      600_000,
+    );
     output.textContent = r.text;
     stats.textContent = `${r.tokens} tokens · first token after ${r.timeToFirstTokenMs.toFixed(0)} ms · ${r.tokensPerSecond.toFixed(1)} tokens/s`;
   } catch (err) {

@@ -32,32 +32,74 @@ function questionCard(q: PracticeQuestion, t: PracticeSet['options']['thresholds
   const r = q.reliability;
   const metrics = barChart(
     [
-      { label: 'R_cons', value: r.rCons, cls: r.rCons >= t.cons ? '' : 'bar-bad', title: `threshold ${t.cons}` },
-      { label: 'R_sep', value: r.rSep ?? 0, cls: r.rSep !== null && r.rSep >= t.sep ? '' : 'bar-bad', title: r.rSep === null ? 'unmeasurable' : `threshold ${t.sep}` },
-      { label: 'R_stab', value: r.rStab, cls: r.rStab >= t.stab ? '' : 'bar-bad', title: `threshold ${t.stab}` },
+      {
+        label: 'R_cons',
+        value: r.rCons,
+        cls: r.rCons >= t.cons ? '' : 'bar-bad',
+        title: `threshold ${t.cons}`,
+      },
+      {
+        label: 'R_sep',
+        value: r.rSep ?? 0,
+        cls: r.rSep !== null && r.rSep >= t.sep ? '' : 'bar-bad',
+        title: r.rSep === null ? 'unmeasurable' : `threshold ${t.sep}`,
+      },
+      {
+        label: 'R_stab',
+        value: r.rStab,
+        cls: r.rStab >= t.stab ? '' : 'bar-bad',
+        title: `threshold ${t.stab}`,
+      },
       { label: 'R_G', value: q.rG },
     ],
     { min: -1, max: 1 },
   );
-  const scores = dotStrip(q.answers.map((a) => ({ label: a.regime, values: q.scores[a.id] ?? [], cls: a.strength === 'strong' ? 'bar-strong' : 'bar-weak' })));
+  const scores = dotStrip(
+    q.answers.map((a) => ({
+      label: a.regime,
+      values: q.scores[a.id] ?? [],
+      cls: a.strength === 'strong' ? 'bar-strong' : 'bar-weak',
+    })),
+  );
   const answers = q.answers.map((a) =>
     h(
       'details',
       { class: 'answer' },
-      h('summary', {}, `${a.regime} (${a.strength}) · judge: ${(q.scores[a.id] ?? []).map((s) => s.toFixed(1)).join(', ') || 'no valid score'}`),
+      h(
+        'summary',
+        {},
+        `${a.regime} (${a.strength}) · judge: ${(q.scores[a.id] ?? []).map((s) => s.toFixed(1)).join(', ') || 'no valid score'}`,
+      ),
       h('pre', {}, a.text || '(empty answer)'),
     ),
   );
   return h(
     'div',
     { class: `question ${q.kept ? 'kept' : 'discarded'}`, 'data-question': q.id },
-    h('div', { class: 'row' }, h('span', { class: q.kept ? 'kept-label' : 'discarded-label' }, q.kept ? '✓ kept' : '✗ discarded'), h('span', { class: 'muted' }, q.reasons.join('; '))),
+    h(
+      'div',
+      { class: 'row' },
+      h('span', { class: q.kept ? 'kept-label' : 'discarded-label' }, q.kept ? '✓ kept' : '✗ discarded'),
+      h('span', { class: 'muted' }, q.reasons.join('; ')),
+    ),
     h('p', {}, h('strong', {}, 'Problem: '), q.question),
     h(
       'div',
       { class: 'grid2' },
-      h('div', {}, h('strong', {}, 'Reliability'), metrics, ...r.notes.map((n) => h('p', { class: 'muted' }, n))),
-      h('div', {}, h('strong', {}, 'Repeated judge scores (0–1)'), scores, h('p', { class: 'muted' }, `${q.judgeFailures} unparseable judgments`)),
+      h(
+        'div',
+        {},
+        h('strong', {}, 'Reliability'),
+        metrics,
+        ...r.notes.map((n) => h('p', { class: 'muted' }, n)),
+      ),
+      h(
+        'div',
+        {},
+        h('strong', {}, 'Repeated judge scores (0–1)'),
+        scores,
+        h('p', { class: 'muted' }, `${q.judgeFailures} unparseable judgments`),
+      ),
     ),
     h('strong', {}, 'Answers by regime'),
     ...answers,
@@ -67,7 +109,10 @@ function questionCard(q: PracticeQuestion, t: PracticeSet['options']['thresholds
 function render(): void {
   const set = state.set;
   if (!set) {
-    app.replaceChildren(h('h1', {}, 'Practice Set'), h('p', { class: 'loading', id: 'progress' }, progress || 'Generating…'));
+    app.replaceChildren(
+      h('h1', {}, 'Practice Set'),
+      h('p', { class: 'loading', id: 'progress' }, progress || 'Generating…'),
+    );
     return;
   }
   const kept = set.questions.filter((q) => q.kept).length;
@@ -82,12 +127,20 @@ function render(): void {
     }
   });
   const overview = barChart(
-    set.questions.map((q, i) => ({ label: `Q${i + 1} R_G`, value: q.rG, cls: q.kept ? 'bar-strong' : 'bar-bad' })),
+    set.questions.map((q, i) => ({
+      label: `Q${i + 1} R_G`,
+      value: q.rG,
+      cls: q.kept ? 'bar-strong' : 'bar-bad',
+    })),
     { min: -1, max: 1 },
   );
   app.replaceChildren(
     h('h1', {}, 'Practice Set'),
-    h('p', { class: 'muted', id: 'summary' }, `${kept} of ${set.questions.length} questions kept · ${set.model} · ${(set.totalMs / 1000).toFixed(0)} s${state.file ? ` · ${state.file}` : ''}`),
+    h(
+      'p',
+      { class: 'muted', id: 'summary' },
+      `${kept} of ${set.questions.length} questions kept · ${set.model} · ${(set.totalMs / 1000).toFixed(0)} s${state.file ? ` · ${state.file}` : ''}`,
+    ),
     h('div', { class: 'row' }, exportButton, note),
     h('h2', {}, 'Question reward R_G'),
     overview,
@@ -106,9 +159,12 @@ rpc.on('set', ({ set, file }) => {
   render();
 });
 render();
-rpc.request('state', null).then((s) => {
-  if (s.set) {
-    state = s;
-    render();
-  }
-}, () => undefined);
+rpc.request('state', null).then(
+  (s) => {
+    if (s.set) {
+      state = s;
+      render();
+    }
+  },
+  () => undefined,
+);

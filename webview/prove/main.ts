@@ -41,23 +41,33 @@ let live: ProveLive | null = null;
 let partial = false;
 let labels: StepLabelView[] = [];
 
-const fmt = (x: number | null | undefined, digits = 2) => (x === null || x === undefined ? '—' : x.toFixed(digits));
+const fmt = (x: number | null | undefined, digits = 2) =>
+  x === null || x === undefined ? '—' : x.toFixed(digits);
 
 function scoreColour(p: number): string {
   return `hsl(${Math.round(p * 120)}, 65%, 42%)`;
 }
 
 function scoreBox(label: string, value: string, note: string, id: string): HTMLElement {
-  return h('div', { class: 'score', id }, h('div', { class: 'muted' }, label), h('div', { class: 'value' }, value), h('div', { class: 'muted' }, note));
+  return h(
+    'div',
+    { class: 'score', id },
+    h('div', { class: 'muted' }, label),
+    h('div', { class: 'value' }, value),
+    h('div', { class: 'muted' }, note),
+  );
 }
 
 function rewardTable(c: CandidateRecord, alpha: number, beta: number): HTMLElement {
   const r = c.rewards;
-  const row = (name: string, formula: string, value: number | null) => h('tr', {}, h('td', {}, name), h('td', { class: 'muted' }, formula), h('td', {}, fmt(value, 3)));
+  const row = (name: string, formula: string, value: number | null) =>
+    h('tr', {}, h('td', {}, name), h('td', { class: 'muted' }, formula), h('td', {}, fmt(value, 3)));
   return h(
     'table',
     { class: 'rewards', id: 'rewards' },
-    h('tbody', {},
+    h(
+      'tbody',
+      {},
       row('R_format', 'both sections, boxed self-score in {0, 0.5, 1}', r.rFormat),
       row('R_Y', 'verifier score of the proof', r.rY),
       row('R_score', '1 − |self-score − R_Y|', r.rScore),
@@ -72,7 +82,9 @@ function stepsView(c: CandidateRecord, iteration: number): HTMLElement {
   const container = h('div', { id: 'steps' });
   const steps = c.stepScores?.steps ?? [];
   if (!steps.length) {
-    container.append(h('div', { class: 'card' }, renderMathText(c.parsed.proof || '(no proof was found in the output)')));
+    container.append(
+      h('div', { class: 'card' }, renderMathText(c.parsed.proof || '(no proof was found in the output)')),
+    );
     return container;
   }
   for (const s of steps) {
@@ -83,12 +95,22 @@ function stepsView(c: CandidateRecord, iteration: number): HTMLElement {
       [0, '0', 'neu'],
       [-1, '−1', 'neg'],
     ] as const) {
-      const b = h('button', { class: `${cls}${label?.rating === rating && !label.stale ? ' on' : ''}`, title: `Label step ${s.index + 1} as ${text}`, 'data-rating': String(rating) }, text);
+      const b = h(
+        'button',
+        {
+          class: `${cls}${label?.rating === rating && !label.stale ? ' on' : ''}`,
+          title: `Label step ${s.index + 1} as ${text}`,
+          'data-rating': String(rating),
+        },
+        text,
+      );
       b.addEventListener('click', async () => {
-        const r = await rpc.request('label', { iteration, candidate: c.index, stepIndex: s.index, rating }).catch((e: Error) => {
-          app.append(h('p', { class: 'error' }, e.message));
-          return null;
-        });
+        const r = await rpc
+          .request('label', { iteration, candidate: c.index, stepIndex: s.index, rating })
+          .catch((e: Error) => {
+            app.append(h('p', { class: 'error' }, e.message));
+            return null;
+          });
         if (r) {
           labels = r.labels;
           render();
@@ -97,7 +119,13 @@ function stepsView(c: CandidateRecord, iteration: number): HTMLElement {
       buttons.append(b);
     }
     if (label?.stale) buttons.append(h('span', { class: 'stale' }, ' stale'));
-    const row = h('div', { class: 'step', 'data-step': String(s.index), 'data-score': s.score.toFixed(4) }, h('span', { class: 'p' }, s.score.toFixed(2)), h('div', { class: 'text' }, renderMathText(s.text)), buttons);
+    const row = h(
+      'div',
+      { class: 'step', 'data-step': String(s.index), 'data-score': s.score.toFixed(4) },
+      h('span', { class: 'p' }, s.score.toFixed(2)),
+      h('div', { class: 'text' }, renderMathText(s.text)),
+      buttons,
+    );
     row.style.borderLeftColor = scoreColour(s.score);
     container.append(row);
   }
@@ -121,25 +149,50 @@ function candidateView(run: ProveRun, it: IterationRecord, c: CandidateRecord): 
     h(
       'div',
       { class: 'scores' },
-      scoreBox('Self-score', fmt(c.parsed.selfScore, 1), c.parsed.selfScore === null ? c.parsed.problems[0] ?? 'none found' : "the generator's own verdict", 'self-score'),
-      scoreBox('Verifier score', fmt(c.verifier?.score), `${c.verifier?.passes.length ?? 0} pass(es) averaged`, 'verifier-score'),
-      scoreBox('Solution score', fmt(c.stepScores?.solutionScore), scorer ? `${run.options.stepAggregate} of step scores (${scorer.kind})` : 'steps not scored', 'solution-score'),
+      scoreBox(
+        'Self-score',
+        fmt(c.parsed.selfScore, 1),
+        c.parsed.selfScore === null ? (c.parsed.problems[0] ?? 'none found') : "the generator's own verdict",
+        'self-score',
+      ),
+      scoreBox(
+        'Verifier score',
+        fmt(c.verifier?.score),
+        `${c.verifier?.passes.length ?? 0} pass(es) averaged`,
+        'verifier-score',
+      ),
+      scoreBox(
+        'Solution score',
+        fmt(c.stepScores?.solutionScore),
+        scorer ? `${run.options.stepAggregate} of step scores (${scorer.kind})` : 'steps not scored',
+        'solution-score',
+      ),
       scoreBox('Reward R', fmt(c.rewards.r, 3), `R_format ${c.rewards.rFormat}`, 'reward'),
     ),
     h('h2', {}, 'Proof, step by step'),
     legend(),
     stepsView(c, it.index),
     h('h2', {}, 'Self evaluation'),
-    h('div', { class: 'card selftext' }, renderMathText(c.parsed.selfAnalysis || '(no self evaluation was found)')),
-    c.parsed.problems.length ? h('p', { class: 'muted' }, `Format problems: ${c.parsed.problems.join('; ')}`) : h('span'),
+    h(
+      'div',
+      { class: 'card selftext' },
+      renderMathText(c.parsed.selfAnalysis || '(no self evaluation was found)'),
+    ),
+    c.parsed.problems.length
+      ? h('p', { class: 'muted' }, `Format problems: ${c.parsed.problems.join('; ')}`)
+      : h('span'),
     h('h2', {}, 'Rewards'),
     rewardTable(c, run.options.alpha, run.options.beta),
     h(
       'details',
       {},
       h('summary', {}, 'Verifier and meta-verifier output'),
-      ...(c.verifier?.passes ?? []).map((p, i) => h('pre', {}, `Verifier pass ${i + 1} (score ${fmt(p.score)}):\n${p.raw}`)),
-      ...(c.meta?.passes ?? []).map((p, i) => h('pre', {}, `Meta-verifier pass ${i + 1} (R_meta ${fmt(p.score)}):\n${p.raw}`)),
+      ...(c.verifier?.passes ?? []).map((p, i) =>
+        h('pre', {}, `Verifier pass ${i + 1} (score ${fmt(p.score)}):\n${p.raw}`),
+      ),
+      ...(c.meta?.passes ?? []).map((p, i) =>
+        h('pre', {}, `Meta-verifier pass ${i + 1} (R_meta ${fmt(p.score)}):\n${p.raw}`),
+      ),
     ),
   ];
 }
@@ -148,14 +201,30 @@ function render(): void {
   const run = state.run;
   const parts: HTMLElement[] = [h('h1', {}, 'Prove and Self-Verify')];
   if (!run) {
-    parts.push(h('p', { class: 'loading' }, live ? `Round ${live.iteration + 1}: ${live.phase}…` : 'Starting…'));
-  } else {
-    const status = partial ? 'running…' : `${run.status} (${run.stopReason.replace(/-/g, ' ')}) in ${(run.totalMs / 1000).toFixed(1)} s`;
     parts.push(
-      h('p', { class: 'muted', id: 'status' }, `${run.models.generator.name} on ${run.models.generator.device} · ${run.iterations.length} round(s) · ${status}${state.file ? ` · ${state.file}` : ''}`),
-      h('div', { class: 'card', id: 'problem' }, h('strong', {}, 'Problem. '), renderMathText(run.problem.text)),
+      h('p', { class: 'loading' }, live ? `Round ${live.iteration + 1}: ${live.phase}…` : 'Starting…'),
     );
-    if (run.error) parts.push(h('p', { class: 'error' }, `${run.error.message}${run.error.hint ? ` — ${run.error.hint}` : ''}`));
+  } else {
+    const status = partial
+      ? 'running…'
+      : `${run.status} (${run.stopReason.replace(/-/g, ' ')}) in ${(run.totalMs / 1000).toFixed(1)} s`;
+    parts.push(
+      h(
+        'p',
+        { class: 'muted', id: 'status' },
+        `${run.models.generator.name} on ${run.models.generator.device} · ${run.iterations.length} round(s) · ${status}${state.file ? ` · ${state.file}` : ''}`,
+      ),
+      h(
+        'div',
+        { class: 'card', id: 'problem' },
+        h('strong', {}, 'Problem. '),
+        renderMathText(run.problem.text),
+      ),
+    );
+    if (run.error)
+      parts.push(
+        h('p', { class: 'error' }, `${run.error.message}${run.error.hint ? ` — ${run.error.hint}` : ''}`),
+      );
   }
   if (partial || !run) {
     const cancel = h('button', { class: 'action', id: 'cancel' }, 'Cancel');
@@ -165,16 +234,31 @@ function render(): void {
   if (live && (partial || !run)) {
     const texts = Object.entries(live.text);
     parts.push(
-      h('div', { class: 'live', id: 'live' }, h('h2', {}, `Round ${live.iteration + 1}: ${live.phase}${live.candidate !== null ? ` (candidate ${live.candidate + 1})` : ''}`),
-        ...texts.map(([k, t]) => h('pre', { 'data-sequence': k }, t))),
+      h(
+        'div',
+        { class: 'live', id: 'live' },
+        h(
+          'h2',
+          {},
+          `Round ${live.iteration + 1}: ${live.phase}${live.candidate !== null ? ` (candidate ${live.candidate + 1})` : ''}`,
+        ),
+        ...texts.map(([k, t]) => h('pre', { 'data-sequence': k }, t)),
+      ),
     );
   }
   if (run && run.iterations.length) {
-    const sel = state.selected ?? { iteration: run.iterations.length - 1, candidate: run.iterations[run.iterations.length - 1].chosen };
+    const sel = state.selected ?? {
+      iteration: run.iterations.length - 1,
+      candidate: run.iterations[run.iterations.length - 1].chosen,
+    };
     const timeline = h('div', { class: 'timeline', id: 'timeline' });
     for (const it of run.iterations) {
       const c = it.candidates[it.chosen];
-      const b = h('button', { class: `round${it.index === sel.iteration ? ' selected' : ''}` }, `${it.index + 1}. ${it.kind === 'initial' ? 'initial' : 'refinement'} · self ${fmt(c?.parsed.selfScore, 1)} · verifier ${fmt(c?.verifier?.score)}`);
+      const b = h(
+        'button',
+        { class: `round${it.index === sel.iteration ? ' selected' : ''}` },
+        `${it.index + 1}. ${it.kind === 'initial' ? 'initial' : 'refinement'} · self ${fmt(c?.parsed.selfScore, 1)} · verifier ${fmt(c?.verifier?.score)}`,
+      );
       b.addEventListener('click', () => {
         state.selected = { iteration: it.index, candidate: it.chosen };
         saveState(state);
@@ -187,7 +271,16 @@ function render(): void {
     if (it.candidates.length > 1) {
       const rows = it.ranking.map((ci, rank) => {
         const c = it.candidates[ci];
-        const tr = h('tr', { class: ci === sel.candidate ? 'selected' : '' }, h('td', {}, String(rank + 1)), h('td', {}, `candidate ${ci + 1}`), h('td', {}, fmt(c.parsed.selfScore, 1)), h('td', {}, fmt(c.verifier?.score)), h('td', {}, fmt(c.stepScores?.solutionScore)), h('td', {}, fmt(c.rewards.r, 3)));
+        const tr = h(
+          'tr',
+          { class: ci === sel.candidate ? 'selected' : '' },
+          h('td', {}, String(rank + 1)),
+          h('td', {}, `candidate ${ci + 1}`),
+          h('td', {}, fmt(c.parsed.selfScore, 1)),
+          h('td', {}, fmt(c.verifier?.score)),
+          h('td', {}, fmt(c.stepScores?.solutionScore)),
+          h('td', {}, fmt(c.rewards.r, 3)),
+        );
         tr.addEventListener('click', () => {
           state.selected = { iteration: it.index, candidate: ci };
           render();
@@ -196,7 +289,20 @@ function render(): void {
       });
       parts.push(
         h('h2', {}, `Best of ${it.candidates.length}, ranked by ${run.options.rerankBy}`),
-        h('table', { id: 'ranking' }, h('thead', {}, h('tr', {}, ...['Rank', 'Candidate', 'Self', 'Verifier', 'Steps', 'R'].map((t) => h('th', {}, t)))), h('tbody', {}, ...rows)),
+        h(
+          'table',
+          { id: 'ranking' },
+          h(
+            'thead',
+            {},
+            h(
+              'tr',
+              {},
+              ...['Rank', 'Candidate', 'Self', 'Verifier', 'Steps', 'R'].map((t) => h('th', {}, t)),
+            ),
+          ),
+          h('tbody', {}, ...rows),
+        ),
       );
     }
     const c = it.candidates[sel.candidate] ?? it.candidates[it.chosen];
@@ -228,10 +334,13 @@ rpc.on('labels', (l) => {
   render();
 });
 render();
-rpc.request('state', null).then((s) => {
-  if (s.run) {
-    state = { ...state, run: s.run, file: s.file };
-    labels = s.labels;
-    render();
-  }
-}, () => undefined);
+rpc.request('state', null).then(
+  (s) => {
+    if (s.run) {
+      state = { ...state, run: s.run, file: s.file };
+      labels = s.labels;
+      render();
+    }
+  },
+  () => undefined,
+);

@@ -4,7 +4,10 @@
  */
 const SVG = 'http://www.w3.org/2000/svg';
 
-function el<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number>): SVGElementTagNameMap[K] {
+function el<K extends keyof SVGElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string | number>,
+): SVGElementTagNameMap[K] {
   const node = document.createElementNS(SVG, tag);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
   return node;
@@ -19,7 +22,16 @@ export interface Bar {
 }
 
 /** Horizontal bars on a fixed [min, max] scale, with a labelled threshold line when given. */
-export function barChart(bars: Bar[], opts: { min?: number; max?: number; width?: number; threshold?: number; format?: (v: number) => string } = {}): SVGSVGElement {
+export function barChart(
+  bars: Bar[],
+  opts: {
+    min?: number;
+    max?: number;
+    width?: number;
+    threshold?: number;
+    format?: (v: number) => string;
+  } = {},
+): SVGSVGElement {
   const min = opts.min ?? 0;
   const max = opts.max ?? 1;
   const width = opts.width ?? 360;
@@ -27,7 +39,8 @@ export function barChart(bars: Bar[], opts: { min?: number; max?: number; width?
   const rowH = 20;
   const height = bars.length * rowH + 6;
   const fmt = opts.format ?? ((v: number) => v.toFixed(2));
-  const x = (v: number) => labelW + ((Math.max(min, Math.min(max, v)) - min) / (max - min || 1)) * (width - labelW - 44);
+  const x = (v: number) =>
+    labelW + ((Math.max(min, Math.min(max, v)) - min) / (max - min || 1)) * (width - labelW - 44);
   const svg = el('svg', { width, height, viewBox: `0 0 ${width} ${height}`, class: 'chart', role: 'img' });
   bars.forEach((b, i) => {
     const y = i * rowH + 3;
@@ -35,7 +48,14 @@ export function barChart(bars: Bar[], opts: { min?: number; max?: number; width?
     label.textContent = b.label;
     const zero = x(Math.max(min, 0));
     const end = x(b.value);
-    const rect = el('rect', { x: Math.min(zero, end), y, width: Math.max(1, Math.abs(end - zero)), height: rowH - 6, rx: 2, class: `chart-bar ${b.cls ?? ''}` });
+    const rect = el('rect', {
+      x: Math.min(zero, end),
+      y,
+      width: Math.max(1, Math.abs(end - zero)),
+      height: rowH - 6,
+      rx: 2,
+      class: `chart-bar ${b.cls ?? ''}`,
+    });
     if (b.title) {
       const t = el('title', {});
       t.textContent = b.title;
@@ -53,7 +73,10 @@ export function barChart(bars: Bar[], opts: { min?: number; max?: number; width?
 }
 
 /** Dots for repeated judge scores of each answer on [0, 1]: spread shows (in)consistency. */
-export function dotStrip(rows: { label: string; values: number[]; cls?: string }[], width = 360): SVGSVGElement {
+export function dotStrip(
+  rows: { label: string; values: number[]; cls?: string }[],
+  width = 360,
+): SVGSVGElement {
   const labelW = 130;
   const rowH = 20;
   const height = rows.length * rowH + 6;
@@ -64,7 +87,8 @@ export function dotStrip(rows: { label: string; values: number[]; cls?: string }
     const label = el('text', { x: 0, y: y + 5, class: 'chart-label' });
     label.textContent = r.label;
     svg.append(label, el('line', { x1: labelW, x2: width - 10, y1: y, y2: y, class: 'chart-axis' }));
-    for (const v of r.values) svg.append(el('circle', { cx: x(v), cy: y, r: 4, class: `chart-dot ${r.cls ?? ''}` }));
+    for (const v of r.values)
+      svg.append(el('circle', { cx: x(v), cy: y, r: 4, class: `chart-dot ${r.cls ?? ''}` }));
   });
   return svg;
 }

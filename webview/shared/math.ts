@@ -7,7 +7,8 @@ import katex from 'katex';
  */
 export function renderMathText(text: string): DocumentFragment {
   const fragment = document.createDocumentFragment();
-  const pattern = /\$\$([\s\S]+?)\$\$|\\\[([\s\S]+?)\\\]|\\\(([\s\S]+?)\\\)|\$([^$\n]+?)\$|(\\boxed\{(?:[^{}]|\{[^{}]*\})*\})/g;
+  const pattern =
+    /\$\$([\s\S]+?)\$\$|\\\[([\s\S]+?)\\\]|\\\(([\s\S]+?)\\\)|\$([^$\n]+?)\$|(\\boxed\{(?:[^{}]|\{[^{}]*\})*\})/g;
   let last = 0;
   for (const m of text.matchAll(pattern)) {
     if (m.index! > last) fragment.append(document.createTextNode(text.slice(last, m.index)));
@@ -16,7 +17,13 @@ export function renderMathText(text: string): DocumentFragment {
     const span = document.createElement(display ? 'div' : 'span');
     span.className = display ? 'math display' : 'math';
     try {
-      katex.render(tex, span, { displayMode: display, throwOnError: false, output: 'html', strict: 'ignore', trust: false });
+      katex.render(tex, span, {
+        displayMode: display,
+        throwOnError: false,
+        output: 'html',
+        strict: 'ignore',
+        trust: false,
+      });
     } catch {
       span.textContent = m[0];
     }

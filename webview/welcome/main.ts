@@ -15,24 +15,57 @@ const rpc = connect<WelcomeView, WelcomeHost>();
 const app = document.getElementById('app')!;
 
 const actions: { command: string; title: string; text: string }[] = [
-  { command: 'stepwise.prove', title: 'Prove and Self-Verify', text: 'Write a proof with a self-evaluation, verify it, refine it, and see each step scored.' },
-  { command: 'stepwise.tryModel', title: 'Try the Model', text: 'Stream a completion from the local model to check it works.' },
-  { command: 'stepwise.nextSolutionToLabel', title: 'Label Steps', text: 'Mark each step +1, 0 or −1; labels become training data.' },
-  { command: 'stepwise.generatePracticeSet', title: 'Generate a Practice Set', text: 'Self-generated problems, kept only when they can be judged reliably.' },
-  { command: 'stepwise.trainFromAnnotations', title: 'Train from Annotations', text: 'Fine-tune a process reward model or the generator on your labels.' },
-  { command: 'stepwise.selectModel', title: 'Select Model', text: 'The embedded default, another ONNX folder, or an OpenAI-compatible endpoint.' },
+  {
+    command: 'stepwise.prove',
+    title: 'Prove and Self-Verify',
+    text: 'Write a proof with a self-evaluation, verify it, refine it, and see each step scored.',
+  },
+  {
+    command: 'stepwise.tryModel',
+    title: 'Try the Model',
+    text: 'Stream a completion from the local model to check it works.',
+  },
+  {
+    command: 'stepwise.nextSolutionToLabel',
+    title: 'Label Steps',
+    text: 'Mark each step +1, 0 or −1; labels become training data.',
+  },
+  {
+    command: 'stepwise.generatePracticeSet',
+    title: 'Generate a Practice Set',
+    text: 'Self-generated problems, kept only when they can be judged reliably.',
+  },
+  {
+    command: 'stepwise.trainFromAnnotations',
+    title: 'Train from Annotations',
+    text: 'Fine-tune a process reward model or the generator on your labels.',
+  },
+  {
+    command: 'stepwise.selectModel',
+    title: 'Select Model',
+    text: 'The embedded default, another ONNX folder, or an OpenAI-compatible endpoint.',
+  },
 ];
 
 function render(status: WelcomeStatus): void {
   const grid = h('div', { class: 'actions' });
   for (const a of actions) {
-    const button = h('button', { class: 'action', 'data-command': a.command }, h('strong', {}, a.title), h('span', { class: 'muted' }, a.text));
+    const button = h(
+      'button',
+      { class: 'action', 'data-command': a.command },
+      h('strong', {}, a.title),
+      h('span', { class: 'muted' }, a.text),
+    );
     button.addEventListener('click', () => void rpc.request('run', { command: a.command }).catch(showError));
     grid.append(button);
   }
   const parts = [
     h('h1', {}, 'Welcome to Stepwise'),
-    h('p', { class: 'muted' }, `Version ${status.version}. Proof and code reasoning with a model that runs on your machine.`),
+    h(
+      'p',
+      { class: 'muted' },
+      `Version ${status.version}. Proof and code reasoning with a model that runs on your machine.`,
+    ),
     h(
       'div',
       { class: 'card', id: 'model-status' },
@@ -43,10 +76,18 @@ function render(status: WelcomeStatus): void {
     ),
     status.workspaceTrusted
       ? null
-      : h('div', { class: 'card error' }, 'This workspace is not trusted: Stepwise will not run generated code here. Proving and labelling still work.'),
+      : h(
+          'div',
+          { class: 'card error' },
+          'This workspace is not trusted: Stepwise will not run generated code here. Proving and labelling still work.',
+        ),
     h('h2', {}, 'Start here'),
     grid,
-    h('p', { class: 'muted' }, 'Tip: the walkthrough "Get started with Stepwise" (Help → Welcome) takes you through a first proof, test run and label.'),
+    h(
+      'p',
+      { class: 'muted' },
+      'Tip: the walkthrough "Get started with Stepwise" (Help → Welcome) takes you through a first proof, test run and label.',
+    ),
   ].filter((n) => n !== null) as HTMLElement[];
   app.replaceChildren(...parts);
 }

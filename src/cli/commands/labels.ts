@@ -3,20 +3,47 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { CliCommand } from '../command';
 import { UsageError } from '../command';
-import { LabelStore, fromPrm800k, labelStates, labelledSolutions, toPrm800k, toTrlStepwise, type NeutralAs } from '../../core/labels/index';
+import {
+  LabelStore,
+  currentLabels,
+  fromPrm800k,
+  labelledSolutions,
+  nextToLabel,
+  placeLabels,
+  readRunFiles,
+  toPrm800k,
+  toTrlStepwise,
+  type NeutralAs,
+} from '../../core/labels/index';
 import { stepHash } from '../../core/steps/split';
 import { parseProofDocument } from '../../core/steps/document';
 
 const USAGE = `stepwise labels add --store DIR --problem ID --step-text TEXT --rating -1|0|1 [--step-index N] [--solution-id S] [--problem-text TEXT]
        stepwise labels export --store DIR --format prm800k|trl [--neutral positive|negative|drop] [--out FILE]
        stepwise labels import --store DIR FILE
-       stepwise labels check --store DIR [--document FILE --solution-id S]`;
+       stepwise labels check --store DIR [--document FILE [--solution-id S]]
+       stepwise labels next --store DIR [--runs DIR] [--known-answer A] [--limit N]`;
 
 type Options = Record<string, { type: 'string' | 'boolean' }>;
 
-function parse(argv: string[], options: Options): { values: Record<string, string | undefined>; positionals: string[] } {
+function parse(
+  argv: string[],
+  options: Options,
+): { values: Record<string, string | undefined>; positionals: string[] } {
+  // `--rating -1` is how people write it; parseArgs would take `-1` for an option, so a negative
+  // number after an option is joined to it (`--rating=-1`).
+  const args: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (/^--[^=]+$/.test(argv[i]) && /^-\d/.test(argv[i + 1] ?? '')) args.push(`${argv[i]}=${argv[++i]}`);
+    else args.push(argv[i]);
+  }
   try {
-    const r = parseArgs({ args: argv, options: { store: { type: 'string' }, ...options }, allowPositionals: true, strict: true });
+    const r = parseArgs({
+      args,
+      options: { store: { type: 'string' }, ...options },
+      allowPositionals: true,
+      strict: true,
+    });
     return { values: r.values as Record<string, string | undefined>, positionals: r.positionals };
   } catch (err) {
     throw new UsageError((err as Error).message);
@@ -44,32 +71,46 @@ export const labelsCommand: CliCommand = {
         rating: { type: 'string' },
         labeller: { type: 'string' },
       });
-      if (!values.problem || values['step-text'] === undefined || values.rating === undefined) throw new UsageError('add needs --problem, --step-text and --rating.');
+      if (!values.problem || values['step-text'] === undefined || values.rating === undefined)
+        throw new UsageError('add needs --problem, --step-text and --rating.');
       const rating = Number(values.rating);
-      if (![-1, 0, 1].includes(rating) || !/^-?[01]$/.test(String(values.rating))) throw new UsageError(`--rating must be -1, 0 or 1, not "${values.rating}".`);
+      if (![-1, 0, 1].includes(rating) || !/^-?[01]$/.test(String(values.rating)))
+        throw new UsageError(`--rating must be -1, 0 or 1, not "${values.rating}".`);
       const stepIndex = values['step-index'] === undefined ? 0 : Number(values['step-index']);
-      if (!Number.isInteger(stepIndex) || stepIndex < 0) throw new UsageError('--step-index must be a whole number ≥ 0.');
+      if (!Number.isInteger(stepIndex) || stepIndex < 0)
+        throw new UsageError('--step-index must be a whole number ≥ 0.');
       const text = String(values['step-text']);
+      const store = storeOf(values);
+      const solutionId = (values['solution-id'] as string | undefined) ?? `cli:${values.problem}`;
+      // Relabelling a step supersedes the label in force, as the editor does.
+      const previous = currentLabels((await store.read()).records).get(`${solutionId}#${stepIndex}`);
       // Printed only once the record is durable (append resolves after fsync).
-      const record = await storeOf(values).append({
+      const record = await store.append({
         problemId: String(values.problem),
         problemText: values['problem-text'] as string | undefined,
-        solutionId: (values['solution-id'] as string | undefined) ?? `cli:${values.problem}`,
+        solutionId,
         stepIndex,
         stepHash: stepHash(text),
         stepText: text,
         rating: rating as -1 | 0 | 1,
         source: 'cli',
         labeller: values.labeller as string | undefined,
+        supersedes: previous?.id,
       });
       process.stdout.write(JSON.stringify(record) + '\n');
       return 0;
     }
     if (sub === 'export') {
-      const { values } = parse(rest, { format: { type: 'string' }, out: { type: 'string' }, neutral: { type: 'string' } });
-      if (values.format !== 'prm800k' && values.format !== 'trl') throw new UsageError('--format must be prm800k or trl.');
+      const { values } = parse(rest, {
+        format: { type: 'string' },
+        out: { type: 'string' },
+        neutral: { type: 'string' },
+      });
+      if (values.format !== 'prm800k' && values.format !== 'trl')
+        throw new UsageError('--format must be prm800k or trl.');
       const neutral = (values.neutral ?? 'positive') as NeutralAs;
-      if (!['positive', 'negative', 'drop'].includes(neutral)) throw new UsageError('--neutral must be positive, negative or drop.');
+      if (!['positive', 'negative', 'drop'].includes(neutral))
+        throw new UsageError('--neutral must be positive, negative or drop.');
       const { records, corrupt } = await storeOf(values).read();
       const solutions = labelledSolutions(records);
       const rows = values.format === 'trl' ? toTrlStepwise(solutions, neutral) : toPrm800k(solutions);
@@ -77,7 +118,9 @@ export const labelsCommand: CliCommand = {
       if (values.out) {
         fs.mkdirSync(path.dirname(path.resolve(String(values.out))), { recursive: true });
         fs.writeFileSync(String(values.out), text);
-        process.stderr.write(`${rows.length} solutions written to ${values.out}${corrupt.length ? ` (${corrupt.length} corrupt lines skipped)` : ''}\n`);
+        process.stderr.write(
+          `${rows.length} solutions written to ${values.out}${corrupt.length ? ` (${corrupt.length} corrupt lines skipped)` : ''}\n`,
+        );
       } else process.stdout.write(text);
       return 0;
     }
@@ -88,7 +131,9 @@ export const labelsCommand: CliCommand = {
       try {
         text = fs.readFileSync(positionals[0], 'utf8');
       } catch (err) {
-        throw new UsageError(`Cannot read ${positionals[0]}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+        throw new UsageError(
+          `Cannot read ${positionals[0]}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+        );
       }
       const { labels, problems } = fromPrm800k(text.split('\n'));
       const saved = await storeOf(values).appendMany(labels);
@@ -101,16 +146,72 @@ export const labelsCommand: CliCommand = {
       const { records, corrupt } = await storeOf(values).read();
       const superseded = records.filter((r) => r.supersedes).length;
       const retracted = records.filter((r) => r.rating === null).length;
-      let stale: number | undefined;
+      let placed: { stale: number; moved: number } | undefined;
       if (values.document) {
-        const doc = parseProofDocument(fs.readFileSync(String(values.document), 'utf8'));
+        let text: string;
+        try {
+          text = fs.readFileSync(String(values.document), 'utf8');
+        } catch (err) {
+          throw new UsageError(
+            `Cannot read ${values.document}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+          );
+        }
+        const doc = parseProofDocument(text);
+        // The editor identifies a document's solution by its workspace-relative path.
         const solutionId = (values['solution-id'] as string | undefined) ?? `doc:${values.document}`;
-        const mine = records.filter((r) => r.solutionId === solutionId && r.rating !== null);
-        stale = labelStates(mine, doc.steps).filter((s) => s.state === 'stale').length;
+        const mine = [...currentLabels(records).values()].filter((r) => r.solutionId === solutionId);
+        const { byStep, stale } = placeLabels(mine, doc.steps);
+        placed = { stale: stale.length, moved: [...byStep.values()].filter((p) => p.moved).length };
       }
-      process.stdout.write(JSON.stringify({ valid: records.length, corrupt: corrupt.length, corruptLines: corrupt, superseded, retracted, ...(stale !== undefined ? { stale } : {}) }, null, 2) + '\n');
+      process.stdout.write(
+        JSON.stringify(
+          {
+            valid: records.length,
+            corrupt: corrupt.length,
+            corruptLines: corrupt,
+            superseded,
+            retracted,
+            ...(placed ?? {}),
+          },
+          null,
+          2,
+        ) + '\n',
+      );
+      return corrupt.length ? 1 : 0;
+    }
+    if (sub === 'next') {
+      const { values } = parse(rest, {
+        runs: { type: 'string' },
+        'known-answer': { type: 'string' },
+        limit: { type: 'string' },
+      });
+      const limit = values.limit === undefined ? 10 : Number(values.limit);
+      if (!Number.isInteger(limit) || limit < 1) throw new UsageError('--limit must be a whole number ≥ 1.');
+      const { runs, skipped } = await readRunFiles(
+        (values.runs as string | undefined) ?? path.join('.stepwise', 'runs'),
+      );
+      for (const s of skipped) process.stderr.write(`${s.file} skipped: ${s.error}\n`);
+      const labelled = new Set((await storeOf(values).read()).records.map((r) => r.solutionId));
+      const knownAnswer = values['known-answer'] as string | undefined;
+      const queue = nextToLabel(
+        runs.map((r) => ({ ...r, knownAnswer })),
+        labelled,
+      );
+      for (const q of queue.slice(0, limit)) {
+        process.stdout.write(
+          JSON.stringify({
+            solutionId: q.solutionId,
+            runId: q.runId,
+            iteration: q.iteration,
+            candidate: q.candidate,
+            priority: Number(q.priority.toFixed(3)),
+            why: q.why,
+          }) + '\n',
+        );
+      }
+      process.stderr.write(`${queue.length} unlabelled solution(s) in ${runs.length} run file(s)\n`);
       return 0;
     }
-    throw new UsageError('Use one of: add, export, import, check.');
+    throw new UsageError('Use one of: add, export, import, check, next.');
   },
 };

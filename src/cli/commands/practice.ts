@@ -13,7 +13,8 @@ const USAGE = `stepwise practice generate [--topic TEXT] [--questions N] [--judg
 function int(value: string | undefined, fallback: number, name: string, min = 1): number {
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} must be an integer ≥ ${min}, not "${value}".`);
+  if (!Number.isInteger(n) || n < min)
+    throw new UsageError(`--${name} must be an integer ≥ ${min}, not "${value}".`);
   return n;
 }
 
@@ -70,7 +71,11 @@ export const practiceCommand: CliCommand = {
         rCons: distribution(set.questions.map((q) => q.reliability.rCons)),
         rStab: distribution(set.questions.map((q) => q.reliability.rStab)),
       };
-      process.stdout.write(values.json ? JSON.stringify({ ...set, summary }, null, 2) + '\n' : `${JSON.stringify(summary, null, 2)}\n`);
+      process.stdout.write(
+        values.json
+          ? JSON.stringify({ ...set, summary }, null, 2) + '\n'
+          : `${JSON.stringify(summary, null, 2)}\n`,
+      );
       return 0;
     } finally {
       await model.dispose();

@@ -7,7 +7,8 @@ import { runSuite } from '../../core/sandbox/index';
 import type { SandboxLanguage, SandboxTest } from '../../core/sandbox/types';
 import { extractTests } from '../../core/code/extractTests';
 
-const USAGE = 'stepwise sandbox --code FILE --tests FILE [--lang python|javascript|typescript] [--timeout-ms N] [--suite-timeout-ms N] [--memory-mb N] [--json]';
+const USAGE =
+  'stepwise sandbox --code FILE --tests FILE [--lang python|javascript|typescript] [--timeout-ms N] [--suite-timeout-ms N] [--memory-mb N] [--json]';
 
 function languageOf(file: string): SandboxLanguage | undefined {
   const ext = path.extname(file);
@@ -20,7 +21,8 @@ function languageOf(file: string): SandboxLanguage | undefined {
 function positiveInt(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`--${name} must be a positive integer, not "${value}".`);
+  if (!Number.isInteger(n) || n <= 0)
+    throw new UsageError(`--${name} must be a positive integer, not "${value}".`);
   return n;
 }
 
@@ -54,18 +56,26 @@ export const sandboxCommand: CliCommand = {
     if (!values.code || !values.tests) throw new UsageError('--code and --tests are required.');
     const language = (values.lang as SandboxLanguage | undefined) ?? languageOf(values.code);
     if (!language || !['python', 'javascript', 'typescript'].includes(language)) {
-      throw new UsageError(`Cannot tell the language of ${values.code}: pass --lang python, javascript or typescript.`);
+      throw new UsageError(
+        `Cannot tell the language of ${values.code}: pass --lang python, javascript or typescript.`,
+      );
     }
     const read = (file: string) => {
       try {
         return fs.readFileSync(file, 'utf8');
       } catch (err) {
-        throw new UsageError(`Cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+        throw new UsageError(
+          `Cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+        );
       }
     };
     const code = read(values.code);
     const testsSource = read(values.tests);
-    const tests: SandboxTest[] = await extractTests(testsSource, language === 'typescript' ? 'typescript' : language, 0);
+    const tests: SandboxTest[] = await extractTests(
+      testsSource,
+      language === 'typescript' ? 'typescript' : language,
+      0,
+    );
     if (!tests.length) {
       throw new UsageError(
         `No tests found in ${values.tests}: write pytest functions named test_* (Python) or test('name', ...) calls (JavaScript/TypeScript).`,
@@ -82,7 +92,16 @@ export const sandboxCommand: CliCommand = {
     if (values.json) {
       process.stdout.write(
         JSON.stringify(
-          { verdicts: result.verdicts.map((v) => ({ name: v.name, status: v.status, output: v.output, durationMs: v.durationMs })), summary: result.summary, isolation: result.isolation },
+          {
+            verdicts: result.verdicts.map((v) => ({
+              name: v.name,
+              status: v.status,
+              output: v.output,
+              durationMs: v.durationMs,
+            })),
+            summary: result.summary,
+            isolation: result.isolation,
+          },
           null,
           2,
         ) + '\n',
@@ -90,7 +109,9 @@ export const sandboxCommand: CliCommand = {
     } else {
       for (const v of result.verdicts) process.stdout.write(`${v.status.padEnd(13)} ${v.name}\n`);
       const s = result.summary;
-      process.stdout.write(`\n${s.passed} passed, ${s.failed} failed, ${s.error} errors, ${s.timeout} timed out, ${s.uncollectable} uncollectable\n${result.isolation.summary}\n`);
+      process.stdout.write(
+        `\n${s.passed} passed, ${s.failed} failed, ${s.error} errors, ${s.timeout} timed out, ${s.uncollectable} uncollectable\n${result.isolation.summary}\n`,
+      );
     }
     return 0;
   },

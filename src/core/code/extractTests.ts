@@ -47,7 +47,10 @@ function uniqueName(name: string, taken: Set<string>): string {
 
 function rename(source: string, from: string, to: string, language: CodeLanguage): string {
   if (language === 'python') return source.replace(new RegExp(`(def\\s+)${from}\\b`), `$1${to}`);
-  return source.replace(/(\b(?:test|it)\s*\(\s*)(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|`(?:[^`\\]|\\.)*`)/, (_m, head: string) => `${head}${JSON.stringify(to)}`);
+  return source.replace(
+    /(\b(?:test|it)\s*\(\s*)(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|`(?:[^`\\]|\\.)*`)/,
+    (_m, head: string) => `${head}${JSON.stringify(to)}`,
+  );
 }
 
 /** Python: top-level `def test_*` blocks (with decorators), found by indentation, which Python defines. */
@@ -75,7 +78,10 @@ function jsTests(block: string): { name: string; source: string }[] {
   while ((m = re.exec(block))) {
     const start = m.index;
     const end = balancedEnd(block, block.indexOf('(', start));
-    out.push({ name: m[1] ?? m[2] ?? m[3], source: block.slice(start, end).trimEnd() + (block[end - 1] === ';' ? '\n' : ';\n') });
+    out.push({
+      name: m[1] ?? m[2] ?? m[3],
+      source: block.slice(start, end).trimEnd() + (block[end - 1] === ';' ? '\n' : ';\n'),
+    });
     re.lastIndex = end;
   }
   return out;

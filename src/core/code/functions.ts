@@ -55,7 +55,8 @@ function grammarPath(language: CodeLanguage): string {
   const { pkg, file } = GRAMMARS[language];
   const dir = path.dirname(require.resolve(`${pkg}/package.json`));
   const wasm = path.join(dir, file);
-  if (!fs.existsSync(wasm)) throw new Error(`The ${language} grammar (${wasm}) is missing; reinstall Stepwise's dependencies.`);
+  if (!fs.existsSync(wasm))
+    throw new Error(`The ${language} grammar (${wasm}) is missing; reinstall Stepwise's dependencies.`);
   return wasm;
 }
 
@@ -91,10 +92,19 @@ export async function findFunctions(source: string, language: CodeLanguage): Pro
   return found.sort((a, b) => a.startIndex - b.startIndex);
 }
 
-function visit(node: TsNode, classes: string[], out: FoundFunction[], source: string, language: CodeLanguage): void {
+function visit(
+  node: TsNode,
+  classes: string[],
+  out: FoundFunction[],
+  source: string,
+  language: CodeLanguage,
+): void {
   for (const child of node.namedChildren) {
     if (!child) continue;
-    const fn = language === 'python' ? pythonFunction(child, classes, source) : jsFunction(child, classes, source, language);
+    const fn =
+      language === 'python'
+        ? pythonFunction(child, classes, source)
+        : jsFunction(child, classes, source, language);
     if (fn) out.push(fn);
     const className = classNameOf(child);
     // Functions nested inside functions are implementation details, not units to test.
@@ -110,7 +120,14 @@ function classNameOf(node: TsNode): string | undefined {
   return undefined;
 }
 
-function base(node: TsNode, outer: TsNode, name: string, classes: string[], language: CodeLanguage, source: string) {
+function base(
+  node: TsNode,
+  outer: TsNode,
+  name: string,
+  classes: string[],
+  language: CodeLanguage,
+  source: string,
+) {
   return {
     name,
     qualifiedName: [...classes, name].join('.'),
@@ -137,11 +154,17 @@ function pythonFunction(node: TsNode, classes: string[], source: string): FoundF
   const name = def.childForFieldName('name')?.text;
   if (!name) return undefined;
   const body = def.childForFieldName('body');
-  const signature = source.slice(def.startIndex, body ? body.startIndex : def.endIndex).trim().replace(/:\s*$/, '');
+  const signature = source
+    .slice(def.startIndex, body ? body.startIndex : def.endIndex)
+    .trim()
+    .replace(/:\s*$/, '');
   const first = body?.namedChildren[0];
   let docstring: string | undefined;
   if (first?.type === 'expression_statement' && first.namedChildren[0]?.type === 'string') {
-    docstring = first.namedChildren[0].text.replace(/^[rRbBuU]*("""|'''|"|')/, '').replace(/("""|'''|"|')$/, '').trim();
+    docstring = first.namedChildren[0].text
+      .replace(/^[rRbBuU]*("""|'''|"|')/, '')
+      .replace(/("""|'''|"|')$/, '')
+      .trim();
   }
   return {
     ...base(def, outer, name, classes, 'python', source),
@@ -153,7 +176,12 @@ function pythonFunction(node: TsNode, classes: string[], source: string): FoundF
   };
 }
 
-function jsFunction(node: TsNode, classes: string[], source: string, language: CodeLanguage): FoundFunction | undefined {
+function jsFunction(
+  node: TsNode,
+  classes: string[],
+  source: string,
+  language: CodeLanguage,
+): FoundFunction | undefined {
   let outer = node;
   let target = node;
   let exported = false;
@@ -163,7 +191,11 @@ function jsFunction(node: TsNode, classes: string[], source: string, language: C
     target = decl;
     exported = true;
   }
-  if (target.type === 'function_declaration' || target.type === 'generator_function_declaration' || target.type === 'method_definition') {
+  if (
+    target.type === 'function_declaration' ||
+    target.type === 'generator_function_declaration' ||
+    target.type === 'method_definition'
+  ) {
     const name = target.childForFieldName('name')?.text;
     if (!name || name === 'constructor') return undefined;
     const body = target.childForFieldName('body');
@@ -179,7 +211,12 @@ function jsFunction(node: TsNode, classes: string[], source: string, language: C
   if (target.type === 'lexical_declaration' || target.type === 'variable_declaration') {
     for (const declarator of target.namedChildren) {
       const value = declarator?.childForFieldName('value');
-      if (!declarator || !value || (value.type !== 'arrow_function' && value.type !== 'function_expression' && value.type !== 'function')) continue;
+      if (
+        !declarator ||
+        !value ||
+        (value.type !== 'arrow_function' && value.type !== 'function_expression' && value.type !== 'function')
+      )
+        continue;
       const name = declarator.childForFieldName('name')?.text;
       if (!name) continue;
       const body = value.childForFieldName('body');

@@ -1,7 +1,13 @@
 import type { ModelBackend } from '../model/types';
 import { extractTests, codeBlocks, type GeneratedTest } from './extractTests';
 import type { CodeLanguage, FoundFunction } from './functions';
-import { scoreSuite, type DualVerdict, type ReferenceMode, type SuiteScores, type VerdictStatus } from './rewards';
+import {
+  scoreSuite,
+  type DualVerdict,
+  type ReferenceMode,
+  type SuiteScores,
+  type VerdictStatus,
+} from './rewards';
 import { fillTemplate, loadStageDefinitions, type StageDefinition } from './stages';
 
 /** Runs an accumulated suite against one implementation (the sandbox, in production). */
@@ -11,7 +17,10 @@ export type SuiteRunner = (request: {
   code: string;
   tests: GeneratedTest[];
   signal?: AbortSignal;
-}) => Promise<{ verdicts: { name: string; status: VerdictStatus; output?: string; message?: string }[]; isolation?: string }>;
+}) => Promise<{
+  verdicts: { name: string; status: VerdictStatus; output?: string; message?: string }[];
+  isolation?: string;
+}>;
 
 export interface StageResult {
   stage: StageDefinition;
@@ -70,11 +79,21 @@ const FRAMEWORK: Record<CodeLanguage, string> = {
   tsx: "node:test (test() from 'node:test', assert from 'node:assert/strict')",
 };
 
-const LANGUAGE_NAME: Record<CodeLanguage, string> = { python: 'Python', javascript: 'JavaScript', typescript: 'TypeScript', tsx: 'TypeScript' };
+const LANGUAGE_NAME: Record<CodeLanguage, string> = {
+  python: 'Python',
+  javascript: 'JavaScript',
+  typescript: 'TypeScript',
+  tsx: 'TypeScript',
+};
 
 /** The specification the generator reasons from: signature and documentation, not the body. */
 export function specOf(fn: FoundFunction): string {
-  return [fn.signature, fn.docstring ? `Documentation: ${fn.docstring}` : 'No documentation: infer the intent from the name and parameters.'].join('\n');
+  return [
+    fn.signature,
+    fn.docstring
+      ? `Documentation: ${fn.docstring}`
+      : 'No documentation: infer the intent from the name and parameters.',
+  ].join('\n');
 }
 
 /**
@@ -99,15 +118,24 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
   for (const stage of stages) {
     signal?.throwIfAborted();
     const t0 = Date.now();
-    const previous = results.map((r) => `### ${r.stage.name}\n${r.reasoning.trim()}`).join('\n\n') || '(none yet)';
+    const previous =
+      results.map((r) => `### ${r.stage.name}\n${r.reasoning.trim()}`).join('\n\n') || '(none yet)';
     emit({ type: 'stage-start', stage: stage.id, role: 'generator' });
-    const reasoning = await complete(model, fillTemplate(stage.generatorPrompt, { ...values, previous }), opts, (text) =>
-      emit({ type: 'token', stage: stage.id, role: 'generator', text }),
+    const reasoning = await complete(
+      model,
+      fillTemplate(stage.generatorPrompt, { ...values, previous }),
+      opts,
+      (text) => emit({ type: 'token', stage: stage.id, role: 'generator', text }),
     );
     emit({ type: 'stage-start', stage: stage.id, role: 'test-writer' });
     const testWriterOutput = await complete(
       model,
-      fillTemplate(stage.testWriterPrompt, { ...values, previous, stage_output: reasoning.trim(), focus: stage.testFocus }),
+      fillTemplate(stage.testWriterPrompt, {
+        ...values,
+        previous,
+        stage_output: reasoning.trim(),
+        focus: stage.testFocus,
+      }),
       opts,
       (text) => emit({ type: 'token', stage: stage.id, role: 'test-writer', text }),
     );
@@ -122,7 +150,13 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
   const referenceMode = opts.referenceMode ?? 'agreement';
   const base = {
     version: 1 as const,
-    function: { name: target.name, qualifiedName: target.qualifiedName, language: target.language, signature: target.signature, docstring: target.docstring },
+    function: {
+      name: target.name,
+      qualifiedName: target.qualifiedName,
+      language: target.language,
+      signature: target.signature,
+      docstring: target.docstring,
+    },
     file: opts.file,
     model: { name: model.info.name, backend: model.info.backend, device: model.info.device },
     stages: results,
@@ -137,9 +171,19 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
     return run;
   }
   emit({ type: 'running-suite', against: 'user', tests: accumulated.length });
-  const onUser = await opts.runSuite({ language: target.language, code: opts.fileSource, tests: accumulated, signal });
+  const onUser = await opts.runSuite({
+    language: target.language,
+    code: opts.fileSource,
+    tests: accumulated,
+    signal,
+  });
   emit({ type: 'running-suite', against: 'generated', tests: accumulated.length });
-  const onGenerated = await opts.runSuite({ language: target.language, code: generatedCode, tests: accumulated, signal });
+  const onGenerated = await opts.runSuite({
+    language: target.language,
+    code: generatedCode,
+    tests: accumulated,
+    signal,
+  });
   const byName = (list: typeof onUser.verdicts) => new Map(list.map((v) => [v.name, v]));
   const u = byName(onUser.verdicts);
   const g = byName(onGenerated.verdicts);
@@ -162,7 +206,12 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
   return run;
 }
 
-async function complete(model: ModelBackend, prompt: string, opts: FiveStageOptions, onText: (t: string) => void): Promise<string> {
+async function complete(
+  model: ModelBackend,
+  prompt: string,
+  opts: FiveStageOptions,
+  onText: (t: string) => void,
+): Promise<string> {
   const result = await model.generate([{ role: 'user', content: prompt }], {
     maxTokens: opts.maxTokens ?? 256,
     temperature: opts.temperature ?? 0,

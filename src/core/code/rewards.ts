@@ -43,7 +43,10 @@ const passed = (s: VerdictStatus) => s === 'passed';
  * passes times the number of implementations passing exactly the same set; the higher score is
  * the reference, ties going to the user's function.
  */
-export function chooseReference(verdicts: DualVerdict[], mode: ReferenceMode): { reference: 'user' | 'generated'; reason: string } {
+export function chooseReference(
+  verdicts: DualVerdict[],
+  mode: ReferenceMode,
+): { reference: 'user' | 'generated'; reason: string } {
   if (mode === 'user') return { reference: 'user', reason: 'You marked your function as the reference.' };
   const userSet = verdicts.filter((v) => passed(v.onUser)).map((v) => v.name);
   const genSet = verdicts.filter((v) => passed(v.onGenerated)).map((v) => v.name);
@@ -73,7 +76,8 @@ export function scoreSuite(verdicts: DualVerdict[], mode: ReferenceMode): SuiteS
   const valid = validTests.length;
   const validity = total === 0 ? 0 : valid / total;
   const generatorPassRateAll = total === 0 ? 0 : verdicts.filter((v) => passed(v.onGenerated)).length / total;
-  const generatorPassRateValid = valid === 0 ? 0.5 : validTests.filter((v) => passed(v.onGenerated)).length / valid;
+  const generatorPassRateValid =
+    valid === 0 ? 0.5 : validTests.filter((v) => passed(v.onGenerated)).length / valid;
   return {
     reference,
     referenceReason: reason,
@@ -84,7 +88,8 @@ export function scoreSuite(verdicts: DualVerdict[], mode: ReferenceMode): SuiteS
     generatorPassRateValid,
     generatorReward: generatorRewardFromPassRate(valid, generatorPassRateValid),
     testWriterReward: testWriterReward(generatorPassRateAll, validity, total),
-    suspectedBugs: reference === 'generated' ? validTests.filter((v) => !passed(v.onUser)).map((v) => v.name) : [],
+    suspectedBugs:
+      reference === 'generated' ? validTests.filter((v) => !passed(v.onUser)).map((v) => v.name) : [],
   };
 }
 

@@ -16,20 +16,27 @@ export type StageDefinition = z.infer<typeof StageDefinitionSchema>;
 
 const StageFileSchema = z.object({ version: z.literal(1), stages: z.array(StageDefinitionSchema).length(5) });
 
-export function loadStageDefinitions(file = resourcePath('prompts', 'code', 'stages.json')): StageDefinition[] {
+export function loadStageDefinitions(
+  file = resourcePath('prompts', 'code', 'stages.json'),
+): StageDefinition[] {
   let raw: unknown;
   try {
     raw = JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new Error(`Cannot read the stage definitions in ${file}: ${(err as Error).message}`);
+    throw new Error(`Cannot read the stage definitions in ${file}: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
   const parsed = StageFileSchema.safeParse(raw);
   if (!parsed.success) {
-    throw new Error(`The stage definitions in ${file} are invalid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    throw new Error(
+      `The stage definitions in ${file} are invalid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
   }
   const stages = [...parsed.data.stages].sort((a, b) => a.id - b.id);
   stages.forEach((s, i) => {
-    if (s.id !== i + 1) throw new Error(`Stage ids in ${file} must be 1 to 5 in order; found ${s.id} at position ${i + 1}.`);
+    if (s.id !== i + 1)
+      throw new Error(`Stage ids in ${file} must be 1 to 5 in order; found ${s.id} at position ${i + 1}.`);
   });
   return stages;
 }

@@ -18,7 +18,12 @@ export interface LabelledSolution {
 /** Groups the labels in force by solution, steps in order; only a gap-free prefix from step 0 is kept. */
 export function labelledSolutions(records: LabelRecord[]): LabelledSolution[] {
   const bySolution = new Map<string, LabelRecord[]>();
-  for (const r of currentLabels(records).values()) bySolution.set(r.solutionId, [...(bySolution.get(r.solutionId) ?? []), r]);
+  for (const r of currentLabels(records).values())
+    bySolution.set(r.solutionId, [...(bySolution.get(r.solutionId) ?? []), r]);
+  // The problem text is written once (usually with a solution's first label); a later label that
+  // replaces that one must not lose it, so it is looked up across every record of the problem.
+  const problemTexts = new Map<string, string>();
+  for (const r of records) if (r.problemText) problemTexts.set(r.problemId, r.problemText);
   const out: LabelledSolution[] = [];
   for (const [solutionId, labels] of bySolution) {
     labels.sort((a, b) => a.stepIndex - b.stepIndex);
@@ -29,7 +34,15 @@ export function labelledSolutions(records: LabelRecord[]): LabelledSolution[] {
     }
     if (!steps.length) continue;
     const first = labels[0];
-    out.push({ problemId: first.problemId, problemText: labels.find((l) => l.problemText)?.problemText ?? '', solutionId, steps, labeller: first.labeller, meta: first.meta });
+    out.push({
+      problemId: first.problemId,
+      problemText:
+        labels.find((l) => l.problemText)?.problemText ?? problemTexts.get(labels[0].problemId) ?? '',
+      solutionId,
+      steps,
+      labeller: first.labeller,
+      meta: first.meta,
+    });
   }
   return out;
 }
@@ -42,7 +55,10 @@ export type NeutralAs = 'positive' | 'negative' | 'drop';
  * neutral labels were folded into the positive class; `negative` or `drop` are the alternatives.
  * Steps after the first wrong one are left out: their labels say nothing once the chain is broken.
  */
-export function toTrlStepwise(solutions: LabelledSolution[], neutralAs: NeutralAs = 'positive'): { prompt: string; completions: string[]; labels: boolean[] }[] {
+export function toTrlStepwise(
+  solutions: LabelledSolution[],
+  neutralAs: NeutralAs = 'positive',
+): { prompt: string; completions: string[]; labels: boolean[] }[] {
   const rows = [];
   for (const s of solutions) {
     const completions: string[] = [];
@@ -66,12 +82,28 @@ export const Prm800kLineSchema = z
     generation: z.number().nullable().optional(),
     is_quality_control_question: z.boolean().optional(),
     is_initial_screening_question: z.boolean().optional(),
-    question: z.object({ problem: z.string(), ground_truth_answer: z.string().optional(), ground_truth_solution: z.string().optional() }).passthrough(),
+    question: z
+      .object({
+        problem: z.string(),
+        ground_truth_answer: z.string().optional(),
+        ground_truth_solution: z.string().optional(),
+      })
+      .passthrough(),
     label: z.object({
       steps: z.array(
         z
           .object({
-            completions: z.array(z.object({ text: z.string(), rating: z.number().nullable(), flagged: z.boolean().nullable().optional() }).passthrough()).nullable(),
+            completions: z
+              .array(
+                z
+                  .object({
+                    text: z.string(),
+                    rating: z.number().nullable(),
+                    flagged: z.boolean().nullable().optional(),
+                  })
+                  .passthrough(),
+              )
+              .nullable(),
             human_completion: z.unknown().optional(),
             chosen_completion: z.number().nullable().optional(),
           })
@@ -89,25 +121,59 @@ export function toPrm800k(solutions: LabelledSolution[]): Prm800kLine[] {
     const brokeAt = s.steps.findIndex((x) => x.rating === -1);
     return {
       labeler: s.labeller ?? 'stepwise',
-      timestamp: new Date().toISOString(),
-      generation: null,
+      timestamp: typeof s.meta?.timestamp === 'string' ? s.meta.timestamp : new Date().toISOString(),
+      generation: typeof s.meta?.generation === 'number' ? s.meta.generation : null,
       is_quality_control_question: false,
       is_initial_screening_question: false,
-      question: { problem: s.problemText, ground_truth_answer: typeof s.meta?.groundTruthAnswer === 'string' ? s.meta.groundTruthAnswer : undefined },
+      question: {
+        problem: s.problemText,
+        ground_truth_answer:
+          typeof s.meta?.groundTruthAnswer === 'string' ? s.meta.groundTruthAnswer : undefined,
+      },
       label: {
-        steps: s.steps.map((x) => ({ completions: [{ text: x.text, rating: x.rating, flagged: false }], human_completion: null, chosen_completion: 0 })),
+        steps: s.steps.map((x) => ({
+          completions: [{ text: x.text, rating: x.rating, flagged: false }],
+          human_completion: null,
+          chosen_completion: 0,
+        })),
         total_time: 0,
-        finish_reason: brokeAt >= 0 ? 'found_error' : 'solution',
+        finish_reason:
+          brokeAt >= 0
+            ? 'found_error'
+            : typeof s.meta?.finishReason === 'string'
+              ? s.meta.finishReason
+              : 'solution',
       },
     };
   });
 }
 
 /**
- * Labels from PRM800K lines. Each step's rated completion is the chosen one (or the only one);
- * steps with no rating end the solution, since the labeller stopped there.
+ * The step a PRM800K labeller settled on: the chosen completion; when none was chosen, the
+ * labeller's own step (`human_completion`, written as a +1 step in phase 1), else — the last step
+ * of a `found_error` solution — the first completion rated −1, which is the error that was found.
  */
-export function fromPrm800k(lines: string[]): { labels: NewLabel[]; problems: { line: number; reason: string }[] } {
+function settledStep(
+  step: Prm800kLine['label']['steps'][number],
+): { text: string; rating: number | null } | undefined {
+  const options = step.completions ?? [];
+  if (typeof step.chosen_completion === 'number') return options[step.chosen_completion];
+  const human = step.human_completion;
+  if (typeof human === 'string') return { text: human, rating: 1 };
+  if (human && typeof human === 'object' && typeof (human as { text?: unknown }).text === 'string')
+    return { text: (human as { text: string }).text, rating: 1 };
+  return options.find((o) => o.rating === -1) ?? options[0];
+}
+
+/**
+ * Labels from PRM800K lines, one solution per line along the labeller's trajectory; steps with
+ * no rating end the solution, since the labeller stopped there. Bad lines are reported with
+ * their line number and skipped.
+ */
+export function fromPrm800k(lines: string[]): {
+  labels: NewLabel[];
+  problems: { line: number; reason: string }[];
+} {
   const labels: NewLabel[] = [];
   const problems: { line: number; reason: string }[] = [];
   lines.forEach((raw, i) => {
@@ -121,17 +187,18 @@ export function fromPrm800k(lines: string[]): { labels: NewLabel[]; problems: { 
     }
     const parsed = Prm800kLineSchema.safeParse(value);
     if (!parsed.success) {
-      problems.push({ line: i + 1, reason: parsed.error.issues.map((x) => `${x.path.join('.')}: ${x.message}`).join('; ') });
+      problems.push({
+        line: i + 1,
+        reason: parsed.error.issues.map((x) => `${x.path.join('.')}: ${x.message}`).join('; '),
+      });
       return;
     }
     const line = parsed.data;
     const problemText = line.question.problem;
     const problemId = problemIdOf(problemText);
-    const chosen = line.label.steps.map((s) => {
-      const options = s.completions ?? [];
-      return options[s.chosen_completion ?? 0] ?? options[0];
-    });
+    const chosen = line.label.steps.map(settledStep);
     const solutionId = `prm800k-${stepHash(chosen.map((c) => c?.text ?? '').join('\n'))}`;
+    const before = labels.length;
     for (const [index, c] of chosen.entries()) {
       if (!c || c.rating === null || ![-1, 0, 1].includes(c.rating)) break;
       labels.push({
@@ -144,9 +211,18 @@ export function fromPrm800k(lines: string[]): { labels: NewLabel[]; problems: { 
         rating: c.rating as Rating,
         source: 'import',
         labeller: line.labeler,
-        meta: index === 0 ? { finishReason: line.label.finish_reason, groundTruthAnswer: line.question.ground_truth_answer } : undefined,
+        meta:
+          index === 0
+            ? {
+                finishReason: line.label.finish_reason,
+                groundTruthAnswer: line.question.ground_truth_answer,
+                generation: line.generation ?? null,
+                timestamp: line.timestamp,
+              }
+            : undefined,
       });
     }
+    if (labels.length === before) problems.push({ line: i + 1, reason: 'no rated step' });
   });
   return { labels, problems };
 }

@@ -1,6 +1,52 @@
-import type { ProveRun } from '../prove/runSchema';
+import * as fsp from 'node:fs/promises';
+import * as path from 'node:path';
+import { z } from 'zod';
 import { lastBoxedAnswer } from './answers';
 import { solutionIdOf } from '../steps/document';
+
+/**
+ * Saved Prove runs read loosely. The run document is owned by the Prove feature and may grow or
+ * change; the queue needs only a few fields, so every field is optional, unknown fields pass
+ * through, and a field of the wrong type is treated as missing (`.catch`) instead of dropping the
+ * whole run. Both the full run document (`iterations[].candidates[].parsed.proof`, step scores as
+ * `{steps:[{score}], solutionScore}`, `verifier.score`) and a flat shape (`candidates[]` or
+ * `iterations[]` of `{proof, stepScores: number[], verifierScore, finalAnswer}`) are understood.
+ */
+const score = z.number().min(0).max(1);
+const loose = <T extends z.ZodType>(schema: T) => schema.optional().catch(undefined);
+
+const CandidateSchema = z.looseObject({
+  index: loose(z.int().min(0)),
+  proof: loose(z.string()),
+  parsed: loose(z.looseObject({ proof: loose(z.string()), selfScore: loose(score.nullable()) })),
+  selfScore: loose(score.nullable()),
+  stepScores: loose(
+    z
+      .union([
+        z.array(score),
+        z.looseObject({
+          steps: loose(z.array(z.looseObject({ score }))),
+          solutionScore: loose(score.nullable()),
+        }),
+      ])
+      .nullable(),
+  ),
+  verifierScore: loose(score.nullable()),
+  verifier: loose(z.looseObject({ score: loose(score.nullable()) }).nullable()),
+  finalAnswer: loose(z.union([z.string(), z.number()]).nullable()),
+});
+type Candidate = z.infer<typeof CandidateSchema>;
+
+const IterationSchema = CandidateSchema.extend({ candidates: loose(z.array(z.unknown())) });
+
+export const QueueRunSchema = z.looseObject({
+  id: loose(z.string()),
+  problem: loose(z.union([z.string(), z.looseObject({ text: z.string() })])),
+  problemId: loose(z.string()),
+  knownAnswer: loose(z.union([z.string(), z.number()]).nullable()),
+  iterations: loose(z.array(z.unknown())),
+  candidates: loose(z.array(z.unknown())),
+});
 
 export interface QueueItem {
   runId: string;
@@ -12,50 +58,163 @@ export interface QueueItem {
   solutionId: string;
   /** How convincing the solution looks: its step-score solution score (PRM or verifier), else the self-score. */
   convincing: number;
-  /** How likely it is wrong: 1 − verifier score, or 1 when its final answer disagrees with the known one. */
+  /** How likely it is wrong: 1 when its final answer disagrees with the known one, 0 when it agrees, else 1 − verifier score. */
   wrong: number;
   /** convincing · wrong: the design's "convincing wrong answer" comes first. */
   priority: number;
   why: string;
 }
 
+/** The candidates of a run with where they stand: `iterations[i].candidates[j]`, or flat lists. */
+function candidatesOf(
+  run: z.infer<typeof QueueRunSchema>,
+): { iteration: number; candidate: number; c: Candidate }[] {
+  const out: { iteration: number; candidate: number; c: Candidate }[] = [];
+  const push = (iteration: number, items: unknown[]) =>
+    items.forEach((raw, j) => {
+      const parsed = CandidateSchema.safeParse(raw);
+      if (parsed.success) out.push({ iteration, candidate: parsed.data.index ?? j, c: parsed.data });
+    });
+  (run.iterations ?? []).forEach((raw, i) => {
+    const it = IterationSchema.safeParse(raw);
+    if (!it.success) return;
+    // An iteration either holds candidates or is itself one (the flat shape).
+    if (it.data.candidates) push(it.data.index ?? i, it.data.candidates);
+    else push(i, [raw]);
+  });
+  if (run.candidates) push(0, run.candidates);
+  return out;
+}
+
+/** How convincing the scorer found the solution: the solution score, else its weakest step. */
+function convincingOf(c: Candidate): { value: number; source: string } {
+  const s = c.stepScores;
+  if (Array.isArray(s)) {
+    if (s.length) return { value: Math.min(...s), source: 'weakest step score' };
+  } else if (s) {
+    if (typeof s.solutionScore === 'number') return { value: s.solutionScore, source: 'step score' };
+    if (s.steps?.length)
+      return { value: Math.min(...s.steps.map((x) => x.score)), source: 'weakest step score' };
+  }
+  const self = c.parsed?.selfScore ?? c.selfScore;
+  if (typeof self === 'number') return { value: self, source: 'self-score' };
+  return { value: 0.5, source: 'no score' };
+}
+
+/** The final answer of a proof: `\boxed{…}`, else the text under a closing `# Answer` line (PRM800K's style). */
+export function finalAnswerOf(proof: string): string | null {
+  const boxed = lastBoxedAnswer(proof);
+  if (boxed !== null) return boxed;
+  const m = /(?:^|\n)#+\s*Answer\s*:?\s*\n+([^\n]+)\s*$/i.exec(proof.trimEnd());
+  return m ? m[1].trim() : null;
+}
+
 /**
  * The solutions most worth labelling next, from saved Prove runs: convincing wrong answers —
- * solutions the current step scorer rates highly but that are probably wrong (a low verifier score,
- * or a final answer that disagrees with the known answer) — as the active-learning strategy of
- * "Let's Verify Step by Step" prescribes. Already labelled solutions are left out.
+ * solutions the current step scorer rates highly but that are probably wrong (a final answer
+ * that disagrees with the known answer, or a low verifier score) — as the active-learning
+ * strategy of "Let's Verify Step by Step" prescribes. Already labelled solutions are left out,
+ * and each solution appears once however many runs produced it. Runs that do not look like runs
+ * contribute nothing; this function never throws on their content.
  */
 export function nextToLabel(
-  runs: { run: ProveRun; file?: string; knownAnswer?: string }[],
+  runs: { run: unknown; file?: string; knownAnswer?: string }[],
   labelledSolutionIds: Set<string>,
 ): QueueItem[] {
   const items: QueueItem[] = [];
   const seen = new Set<string>();
-  for (const { run, file, knownAnswer } of runs) {
-    for (const it of run.iterations) {
-      for (const c of it.candidates) {
-        const proof = c.parsed.proof;
-        if (!proof.trim()) continue;
-        const solutionId = solutionIdOf(proof);
-        if (labelledSolutionIds.has(solutionId) || seen.has(solutionId)) continue;
-        seen.add(solutionId);
-        const convincing = c.stepScores?.solutionScore ?? c.parsed.selfScore ?? 0.5;
-        const answer = lastBoxedAnswer(proof);
-        const disagrees = knownAnswer !== undefined && answer !== null && normalise(answer) !== normalise(knownAnswer);
-        const verifier = c.verifier?.score ?? null;
-        const wrong = disagrees ? 1 : verifier !== null ? 1 - verifier : 0.5;
-        const why = disagrees
-          ? `final answer ${answer} disagrees with the known answer ${knownAnswer}`
-          : verifier !== null
-            ? `verifier score ${verifier.toFixed(2)}`
-            : 'not verified';
-        items.push({ runId: run.id, runFile: file, iteration: it.index, candidate: c.index, problem: run.problem.text, proof, solutionId, convincing, wrong, priority: convincing * wrong, why: `step score ${convincing.toFixed(2)}, ${why}` });
+  for (const { run: rawRun, file, knownAnswer: given } of runs) {
+    const parsedRun = QueueRunSchema.safeParse(rawRun);
+    if (!parsedRun.success) continue;
+    const run = parsedRun.data;
+    const problem = typeof run.problem === 'string' ? run.problem : (run.problem?.text ?? '');
+    const known =
+      given ??
+      (run.knownAnswer === null || run.knownAnswer === undefined ? undefined : String(run.knownAnswer));
+    const runId = run.id ?? (file ? path.basename(file, '.json') : (run.problemId ?? 'run'));
+    for (const { iteration, candidate, c } of candidatesOf(run)) {
+      const proof = c.parsed?.proof ?? c.proof ?? '';
+      if (!proof.trim()) continue;
+      const solutionId = solutionIdOf(proof);
+      if (labelledSolutionIds.has(solutionId) || seen.has(solutionId)) continue;
+      seen.add(solutionId);
+      const convincing = convincingOf(c);
+      const answer =
+        c.finalAnswer === null || c.finalAnswer === undefined ? finalAnswerOf(proof) : String(c.finalAnswer);
+      const verifier = c.verifier?.score ?? c.verifierScore ?? null;
+      let wrong: number;
+      let why: string;
+      if (known !== undefined && answer !== null) {
+        const agrees = sameAnswer(answer, known);
+        wrong = agrees ? 0 : 1;
+        why = agrees
+          ? `final answer ${answer} matches the known answer`
+          : `final answer ${answer} disagrees with the known answer ${known}`;
+      } else if (verifier !== null) {
+        wrong = 1 - verifier;
+        why = `verifier score ${verifier.toFixed(2)}`;
+      } else {
+        wrong = 0.5;
+        why = 'not verified';
       }
+      items.push({
+        runId,
+        runFile: file,
+        iteration,
+        candidate,
+        problem,
+        proof,
+        solutionId,
+        convincing: convincing.value,
+        wrong,
+        priority: convincing.value * wrong,
+        why: `${convincing.source} ${convincing.value.toFixed(2)}, ${why}`,
+      });
     }
   }
   return items.sort((a, b) => b.priority - a.priority || b.convincing - a.convincing);
 }
 
+/** Every `.json` file of a runs folder, parsed but not validated (`nextToLabel` reads them loosely). */
+export async function readRunFiles(
+  dir: string,
+): Promise<{ runs: { file: string; run: unknown }[]; skipped: { file: string; error: string }[] }> {
+  const out = {
+    runs: [] as { file: string; run: unknown }[],
+    skipped: [] as { file: string; error: string }[],
+  };
+  let names: string[];
+  try {
+    names = (await fsp.readdir(dir)).filter((n) => n.endsWith('.json')).sort();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return out;
+    throw err;
+  }
+  for (const name of names) {
+    const file = path.join(dir, name);
+    try {
+      out.runs.push({ file, run: JSON.parse(await fsp.readFile(file, 'utf8')) });
+    } catch (err) {
+      out.skipped.push({ file, error: `not JSON: ${(err as Error).message}` });
+    }
+  }
+  return out;
+}
+
 function normalise(answer: string): string {
-  return answer.replace(/\s+/g, '').replace(/^\\text\{(.*)\}$/, '$1').replace(/\\left|\\right/g, '').toLowerCase();
+  return answer
+    .replace(/\s+/g, '')
+    .replace(/\\left|\\right|\\!|\\,|\$/g, '')
+    .replace(/^\\text\{(.*)\}$/, '$1')
+    .toLowerCase();
+}
+
+function sameAnswer(a: string, b: string): boolean {
+  const x = normalise(a);
+  const y = normalise(b);
+  if (x === y) return true;
+  // "40,000" and "40000" are the same number.
+  const nx = Number(x.replace(/,/g, ''));
+  const ny = Number(y.replace(/,/g, ''));
+  return x !== '' && y !== '' && Number.isFinite(nx) && Number.isFinite(ny) && nx === ny;
 }

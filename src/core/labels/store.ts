@@ -4,7 +4,8 @@ import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { LABEL_SCHEMA_VERSION, LabelRecordSchema, type LabelRecord } from './schema';
 
-export type NewLabel = Omit<LabelRecord, 'schemaVersion' | 'id' | 'createdAt'> & Partial<Pick<LabelRecord, 'id' | 'createdAt'>>;
+export type NewLabel = Omit<LabelRecord, 'schemaVersion' | 'id' | 'createdAt'> &
+  Partial<Pick<LabelRecord, 'id' | 'createdAt'>>;
 
 export interface CorruptLine {
   line: number;
@@ -26,6 +27,12 @@ const LOCK_STALE_MS = 10_000;
  * filesystems where it does not, e.g. network mounts. A lock left by a killed writer is taken
  * over once it is older than ten seconds or its process is gone. Corrupt lines are reported
  * and skipped; the store never rewrites or deletes a line.
+ *
+ * Why a hand-made lock rather than `proper-lockfile`: the critical section is one write and one
+ * fsync (milliseconds), so the mtime-refresh machinery that library adds for long-held locks buys
+ * nothing, and O_EXCL create is the same primitive it relies on. Two writers taking over the same
+ * stale lock at once could both proceed; that is harmless here because the O_APPEND single write
+ * still keeps each line whole, which the two-process crash test checks.
  */
 export class LabelStore {
   readonly file: string;
@@ -37,14 +44,26 @@ export class LabelStore {
   }
 
   async append(label: NewLabel): Promise<LabelRecord> {
-    const record = LabelRecordSchema.parse({ schemaVersion: LABEL_SCHEMA_VERSION, id: randomUUID(), createdAt: new Date().toISOString(), ...label });
+    const record = LabelRecordSchema.parse({
+      schemaVersion: LABEL_SCHEMA_VERSION,
+      id: randomUUID(),
+      createdAt: new Date().toISOString(),
+      ...label,
+    });
     await this.appendLines([JSON.stringify(record)]);
     return record;
   }
 
   /** Appends several records durably, in one write under one lock. */
   async appendMany(labels: NewLabel[]): Promise<LabelRecord[]> {
-    const records = labels.map((l) => LabelRecordSchema.parse({ schemaVersion: LABEL_SCHEMA_VERSION, id: randomUUID(), createdAt: new Date().toISOString(), ...l }));
+    const records = labels.map((l) =>
+      LabelRecordSchema.parse({
+        schemaVersion: LABEL_SCHEMA_VERSION,
+        id: randomUUID(),
+        createdAt: new Date().toISOString(),
+        ...l,
+      }),
+    );
     if (records.length) await this.appendLines(records.map((r) => JSON.stringify(r)));
     return records;
   }
@@ -92,7 +111,11 @@ export class LabelStore {
           fs.rmSync(this.lockFile, { force: true });
           continue;
         }
-        if (Date.now() > deadline) throw new Error(`The label store ${this.file} stayed locked for 30 s (lock file ${this.lockFile}).`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `The label store ${this.file} stayed locked for 30 s by another writer. If no other Stepwise window or CLI is labelling, delete ${this.lockFile} and try again; nothing was written.`,
+            { cause: err },
+          );
         await new Promise((r) => setTimeout(r, 2 + Math.random() * 8));
       }
     }
@@ -146,12 +169,19 @@ export function parseStoreText(text: string): StoreContents {
     try {
       value = JSON.parse(line);
     } catch {
-      corrupt.push({ line: i + 1, reason: i === lines.length - 1 ? 'unfinished last line (a writer stopped mid-write)' : 'not JSON' });
+      corrupt.push({
+        line: i + 1,
+        reason: i === lines.length - 1 ? 'unfinished last line (a writer stopped mid-write)' : 'not JSON',
+      });
       return;
     }
     const parsed = LabelRecordSchema.safeParse(value);
     if (parsed.success) records.push(parsed.data);
-    else corrupt.push({ line: i + 1, reason: parsed.error.issues.map((x) => `${x.path.join('.') || 'record'}: ${x.message}`).join('; ') });
+    else
+      corrupt.push({
+        line: i + 1,
+        reason: parsed.error.issues.map((x) => `${x.path.join('.') || 'record'}: ${x.message}`).join('; '),
+      });
   });
   return { records, corrupt };
 }
@@ -184,4 +214,36 @@ export function labelStates(
     const moved = steps.find((s) => s.hash === label.stepHash);
     return { label, state: 'stale', movedTo: moved?.index };
   });
+}
+
+export interface PlacedLabels {
+  /** The label in force on each current step (by step index). */
+  byStep: Map<number, { label: LabelRecord; moved: boolean }>;
+  /** Labels whose step text is no longer where they were given and cannot be placed exactly. */
+  stale: LabelRecord[];
+}
+
+/**
+ * Places a solution's labels on its current steps. A label stays on its step while the step's
+ * hash matches; when the text moved (lines inserted or removed above it) it follows the text,
+ * but only to the one step whose hash matches exactly, and only when that step has no label of
+ * its own — a near match or an ambiguous one (the same text twice) leaves the label stale, so a
+ * rating is never silently attached to text the labeller did not rate.
+ */
+export function placeLabels(labels: LabelRecord[], steps: { index: number; hash: string }[]): PlacedLabels {
+  const byStep: PlacedLabels['byStep'] = new Map();
+  const stale: LabelRecord[] = [];
+  const pending: LabelRecord[] = [];
+  for (const label of labels) {
+    const now = steps.find((s) => s.index === label.stepIndex);
+    if (now && now.hash === label.stepHash) byStep.set(now.index, { label, moved: false });
+    else pending.push(label);
+  }
+  for (const label of pending) {
+    const matches = steps.filter((s) => s.hash === label.stepHash);
+    if (matches.length === 1 && !byStep.has(matches[0].index))
+      byStep.set(matches[0].index, { label, moved: true });
+    else stale.push(label);
+  }
+  return { byStep, stale };
 }

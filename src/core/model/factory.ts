@@ -34,5 +34,9 @@ export async function createModelBackend(config: ModelConfig): Promise<ModelBack
     const { OpenAIBackend } = await import('./openai/index.js');
     return OpenAIBackend.create(config);
   }
-  throw new ModelError(`Unknown model backend "${(config as { backend: string }).backend}".`, 'load', 'Use "onnx" or "openai".');
+  throw new ModelError(
+    `Unknown model backend "${(config as { backend: string }).backend}".`,
+    'load',
+    'Use "onnx" or "openai".',
+  );
 }

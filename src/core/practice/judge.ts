@@ -40,7 +40,8 @@ export function parseQuestion(text: string): string | null {
   const q = (m ? m[1] : clean).split(/\n\s*(?:Solution|Answer)\s*:/i)[0].trim();
   if (q.length < 10) return null;
   // Without the "Problem:" marker, only text that reads as a task counts as a question.
-  if (!m && !/\?|\b(find|compute|calculate|prove|show|determine|solve|what|how|evaluate|simplify)\b/i.test(q)) return null;
+  if (!m && !/\?|\b(find|compute|calculate|prove|show|determine|solve|what|how|evaluate|simplify)\b/i.test(q))
+    return null;
   return q;
 }
 

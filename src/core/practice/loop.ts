@@ -66,7 +66,10 @@ export async function generatePracticeSet(o: PracticeOptions): Promise<PracticeS
   const questions: PracticeQuestion[] = [];
   let proposalsWithoutQuestion = 0;
 
-  const examples = (o.seedProblems ?? []).slice(0, 3).map((p, i) => `Example ${i + 1}: ${p.slice(0, 400)}`).join('\n');
+  const examples = (o.seedProblems ?? [])
+    .slice(0, 3)
+    .map((p, i) => `Example ${i + 1}: ${p.slice(0, 400)}`)
+    .join('\n');
   const generatorPrompt = prompt('question-generator', {
     topic_clause: o.topic ? ` about ${o.topic}` : '',
     examples: examples ? `\nFor inspiration (write a different problem):\n${examples}\n` : '',
@@ -95,21 +98,41 @@ export async function generatePracticeSet(o: PracticeOptions): Promise<PracticeS
     emit({ type: 'phase', question: qi + 1, of: proposed.length, phase: 'solving' });
     const solvePrompt = [{ role: 'user' as const, content: prompt('solver', { question }) }];
     const answers: PracticeAnswer[] = [];
-    const add = (regime: string, strength: RegimeStrength, text: string) => answers.push({ id: `${regime}`, regime, strength, text: text.trim() });
+    const add = (regime: string, strength: RegimeStrength, text: string) =>
+      answers.push({ id: `${regime}`, regime, strength, text: text.trim() });
 
-    const greedy = await solver.generate(solvePrompt, { temperature: 0, maxTokens: tokens.answer, signal: o.signal });
+    const greedy = await solver.generate(solvePrompt, {
+      temperature: 0,
+      maxTokens: tokens.answer,
+      signal: o.signal,
+    });
     add('greedy', 'strong', greedy.completions[0]?.text ?? '');
     if (o.bestOfN > 1) {
-      const many = await solver.generate(solvePrompt, { n: o.bestOfN, temperature: 0.7, maxTokens: tokens.answer, seed: seed++, signal: o.signal });
+      const many = await solver.generate(solvePrompt, {
+        n: o.bestOfN,
+        temperature: 0.7,
+        maxTokens: tokens.answer,
+        seed: seed++,
+        signal: o.signal,
+      });
       // Best-of-N by the solver's own mean token log-probability: no judge is consulted, so the
       // judge's later scores stay an independent measurement.
       const best = [...many.completions].sort((a, b) => meanLogprob(b.tokens) - meanLogprob(a.tokens))[0];
       add(`best-of-${o.bestOfN}`, 'strong', best?.text ?? '');
     }
-    const hot = await solver.generate(solvePrompt, { temperature: 1.3, maxTokens: tokens.answer, seed: seed++, signal: o.signal });
+    const hot = await solver.generate(solvePrompt, {
+      temperature: 1.3,
+      maxTokens: tokens.answer,
+      seed: seed++,
+      signal: o.signal,
+    });
     add('high-temperature', 'weak', hot.completions[0]?.text ?? '');
     if (o.weakSolver) {
-      const weak = await o.weakSolver.generate(solvePrompt, { temperature: 0, maxTokens: tokens.answer, signal: o.signal });
+      const weak = await o.weakSolver.generate(solvePrompt, {
+        temperature: 0,
+        maxTokens: tokens.answer,
+        signal: o.signal,
+      });
       add('weak-model', 'weak', weak.completions[0]?.text ?? '');
     }
 
@@ -117,13 +140,16 @@ export async function generatePracticeSet(o: PracticeOptions): Promise<PracticeS
     const scores: Record<string, number[]> = {};
     let judgeFailures = 0;
     for (const a of answers) {
-      const r = await judge.generate([{ role: 'user', content: prompt('judge-score', { question, answer: a.text }) }], {
-        n: o.judgePasses,
-        temperature: o.judgePasses > 1 ? 0.7 : 0,
-        maxTokens: tokens.judge,
-        seed: seed++,
-        signal: o.signal,
-      });
+      const r = await judge.generate(
+        [{ role: 'user', content: prompt('judge-score', { question, answer: a.text }) }],
+        {
+          n: o.judgePasses,
+          temperature: o.judgePasses > 1 ? 0.7 : 0,
+          maxTokens: tokens.judge,
+          seed: seed++,
+          signal: o.signal,
+        },
+      );
       scores[a.id] = [];
       for (const c of r.completions) {
         const s = parseJudgeScore(c.text);
@@ -140,22 +166,40 @@ export async function generatePracticeSet(o: PracticeOptions): Promise<PracticeS
       for (const w of weak) {
         for (const order of ['ab', 'ba'] as const) {
           const [A, B] = order === 'ab' ? [s, w] : [w, s];
-          const r = await judge.generate([{ role: 'user', content: prompt('judge-pair', { question, answer_a: A.text, answer_b: B.text }) }], {
-            n: o.pairPasses,
-            temperature: o.pairPasses > 1 ? 0.7 : 0,
-            maxTokens: tokens.judge,
-            seed: seed++,
-            signal: o.signal,
-          });
+          const r = await judge.generate(
+            [
+              {
+                role: 'user',
+                content: prompt('judge-pair', { question, answer_a: A.text, answer_b: B.text }),
+              },
+            ],
+            {
+              n: o.pairPasses,
+              temperature: o.pairPasses > 1 ? 0.7 : 0,
+              maxTokens: tokens.judge,
+              seed: seed++,
+              signal: o.signal,
+            },
+          );
           for (const c of r.completions) {
             const v = parsePairVerdict(c.text);
-            pairJudgments.push({ first: s.id, second: w.id, order, winner: v === null ? null : v === 'A' ? A.id : B.id });
+            pairJudgments.push({
+              first: s.id,
+              second: w.id,
+              order,
+              winner: v === null ? null : v === 'A' ? A.id : B.id,
+            });
           }
         }
       }
     }
 
-    const judged: JudgedAnswer[] = answers.map((a) => ({ id: a.id, regime: a.regime, strength: a.strength, scores: scores[a.id] ?? [] }));
+    const judged: JudgedAnswer[] = answers.map((a) => ({
+      id: a.id,
+      regime: a.regime,
+      strength: a.strength,
+      scores: scores[a.id] ?? [],
+    }));
     const rel = reliability(judged, pairJudgments);
     const decision = passesThresholds(rel, o.thresholds);
     const q: PracticeQuestion = {
@@ -179,7 +223,15 @@ export async function generatePracticeSet(o: PracticeOptions): Promise<PracticeS
     version: 1,
     createdAt: new Date(started).toISOString(),
     model: o.generator.info.name,
-    options: { questions: o.questions, topic: o.topic, judgePasses: o.judgePasses, pairPasses: o.pairPasses, bestOfN: o.bestOfN, weights: o.weights, thresholds: o.thresholds },
+    options: {
+      questions: o.questions,
+      topic: o.topic,
+      judgePasses: o.judgePasses,
+      pairPasses: o.pairPasses,
+      bestOfN: o.bestOfN,
+      weights: o.weights,
+      thresholds: o.thresholds,
+    },
     questions,
     proposalsWithoutQuestion,
     totalMs: Date.now() - started,
@@ -227,13 +279,37 @@ export function dpoPairs(set: PracticeSet): DpoPair[] {
 }
 
 /** Every proposed question with its reliability reward R_G, for the question generator's GRPO. */
-export function generatorRewards(set: PracticeSet): { prompt: string; completion: string; reward: number; kept: boolean }[] {
-  return set.questions.map((q) => ({ prompt: q.generatorPrompt, completion: `Problem: ${q.question}`, reward: q.rG, kept: q.kept }));
+export function generatorRewards(
+  set: PracticeSet,
+): { prompt: string; completion: string; reward: number; kept: boolean }[] {
+  return set.questions.map((q) => ({
+    prompt: q.generatorPrompt,
+    completion: `Problem: ${q.question}`,
+    reward: q.rG,
+    kept: q.kept,
+  }));
 }
 
 /** Summary statistics of a metric over questions (for the judge-consistency report). */
-export function distribution(values: number[]): { n: number; mean: number; min: number; p25: number; median: number; p75: number; max: number } {
+export function distribution(values: number[]): {
+  n: number;
+  mean: number;
+  min: number;
+  p25: number;
+  median: number;
+  p75: number;
+  max: number;
+} {
   const xs = [...values].sort((a, b) => a - b);
-  const q = (p: number) => (xs.length ? xs[Math.min(xs.length - 1, Math.floor(p * (xs.length - 1) + 0.5))] : NaN);
-  return { n: xs.length, mean: xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN, min: xs[0] ?? NaN, p25: q(0.25), median: q(0.5), p75: q(0.75), max: xs[xs.length - 1] ?? NaN };
+  const q = (p: number) =>
+    xs.length ? xs[Math.min(xs.length - 1, Math.floor(p * (xs.length - 1) + 0.5))] : NaN;
+  return {
+    n: xs.length,
+    mean: xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN,
+    min: xs[0] ?? NaN,
+    p25: q(0.25),
+    median: q(0.5),
+    p75: q(0.75),
+    max: xs[xs.length - 1] ?? NaN,
+  };
 }

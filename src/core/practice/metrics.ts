@@ -54,14 +54,21 @@ export function scoreConsistency(answers: JudgedAnswer[]): { value: number; note
   if (!judged.length) return { value: 0, note: 'No answer received a valid judge score.' };
   const value = 1 - mean(judged.map((a) => variance(a.scores)));
   const single = judged.every((a) => a.scores.length < 2);
-  return single ? { value, note: 'One judge pass per answer: score consistency is not measured (R_cons = 1 by definition).' } : { value };
+  return single
+    ? {
+        value,
+        note: 'One judge pass per answer: score consistency is not measured (R_cons = 1 by definition).',
+      }
+    : { value };
 }
 
 export function separation(answers: JudgedAnswer[]): { value: number | null; note?: string } {
   const strong = answers.filter((a) => a.strength === 'strong').flatMap((a) => a.scores);
   const weak = answers.filter((a) => a.strength === 'weak').flatMap((a) => a.scores);
-  if (!weak.length) return { value: null, note: 'No judged answer from a weak regime: separation cannot be measured.' };
-  if (!strong.length) return { value: null, note: 'No judged answer from a strong regime: separation cannot be measured.' };
+  if (!weak.length)
+    return { value: null, note: 'No judged answer from a weak regime: separation cannot be measured.' };
+  if (!strong.length)
+    return { value: null, note: 'No judged answer from a strong regime: separation cannot be measured.' };
   return { value: mean(strong) - mean(weak) };
 }
 
@@ -78,9 +85,15 @@ export function agreementRate(winners: (string | null)[]): number | null {
 
 export function preferenceStability(judgments: PairJudgment[]): { value: number; note?: string } {
   const byPair = groupPairs(judgments);
-  const rates = [...byPair.values()].map((js) => agreementRate(js.map((j) => j.winner))).filter((r): r is number => r !== null);
+  const rates = [...byPair.values()]
+    .map((js) => agreementRate(js.map((j) => j.winner)))
+    .filter((r): r is number => r !== null);
   if (!byPair.size) return { value: 0, note: 'No pairwise judgments: preference stability is not measured.' };
-  if (!rates.length) return { value: 1, note: 'One pairwise judgment per pair: stability is not measured (R_stab = 1 by definition).' };
+  if (!rates.length)
+    return {
+      value: 1,
+      note: 'One pairwise judgment per pair: stability is not measured (R_stab = 1 by definition).',
+    };
   return { value: mean(rates) };
 }
 

@@ -27,9 +27,16 @@ export interface PracticeSet {
   version: 1;
   createdAt: string;
   model: string;
-  options: { questions: number; topic?: string; judgePasses: number; pairPasses: number; bestOfN: number; weights: ReliabilityWeights; thresholds: ReliabilityWeights };
+  options: {
+    questions: number;
+    topic?: string;
+    judgePasses: number;
+    pairPasses: number;
+    bestOfN: number;
+    weights: ReliabilityWeights;
+    thresholds: ReliabilityWeights;
+  };
   questions: PracticeQuestion[];
   proposalsWithoutQuestion: number;
   totalMs: number;
 }
-

@@ -24,7 +24,18 @@ function probe(): { bwrap: string | null; pidsCgroup: string | null } {
   const bwrap = ['/usr/bin/bwrap', '/bin/bwrap'].find((p) => fs.existsSync(p)) ?? null;
   let works = false;
   if (bwrap && process.platform === 'linux') {
-    const args = ['--ro-bind', '/', '/', '--unshare-all', '--die-with-parent', '--proc', '/proc', '--dev', '/dev', 'true'];
+    const args = [
+      '--ro-bind',
+      '/',
+      '/',
+      '--unshare-all',
+      '--die-with-parent',
+      '--proc',
+      '/proc',
+      '--dev',
+      '/dev',
+      'true',
+    ];
     works = spawnSync(bwrap, args, { timeout: 10_000 }).status === 0;
   }
   let pidsCgroup: string | null = null;
@@ -81,7 +92,8 @@ export function confinement(): Confinement {
     ...(limits.memoryMb ? [`--as=${limits.memoryMb * 1024 * 1024}`] : []),
     '--',
   ];
-  const cgroupFor = (dir: string) => (pidsCgroup ? path.join(pidsCgroup, `stepwise-${path.basename(dir)}`) : null);
+  const cgroupFor = (dir: string) =>
+    pidsCgroup ? path.join(pidsCgroup, `stepwise-${path.basename(dir)}`) : null;
   const enterCgroup = (dir: string, limits: Limits): string[] => {
     const group = cgroupFor(dir);
     if (!group) return [];
@@ -89,7 +101,11 @@ export function confinement(): Confinement {
     fs.writeFileSync(path.join(group, 'pids.max'), String(limits.processes));
     return ['/bin/sh', '-c', `echo $$ > ${group}/cgroup.procs && exec "$@"`, 'stepwise-sandbox'];
   };
-  const processNote = pidsCgroup ? 'capped (pids cgroup)' : isRoot ? 'NOT capped (root without a pids cgroup); timeouts still apply' : 'capped (process-count limit)';
+  const processNote = pidsCgroup
+    ? 'capped (pids cgroup)'
+    : isRoot
+      ? 'NOT capped (root without a pids cgroup); timeouts still apply'
+      : 'capped (process-count limit)';
   if (!bwrap) {
     const canLimit = process.platform === 'linux' && fs.existsSync('/usr/bin/prlimit');
     return {
@@ -112,17 +128,29 @@ export function confinement(): Confinement {
     prefix: (dir, limits) => [
       ...enterCgroup(dir, limits),
       bwrap,
-      '--ro-bind', '/', '/',
-      '--tmpfs', '/tmp',
-      '--bind', dir, dir,
-      '--proc', '/proc',
-      '--dev', '/dev',
+      '--ro-bind',
+      '/',
+      '/',
+      '--tmpfs',
+      '/tmp',
+      '--bind',
+      dir,
+      dir,
+      '--proc',
+      '/proc',
+      '--dev',
+      '/dev',
       '--unshare-all',
       '--die-with-parent',
       '--new-session',
-      '--chdir', dir,
-      '--setenv', 'TMPDIR', dir,
-      '--setenv', 'HOME', dir,
+      '--chdir',
+      dir,
+      '--setenv',
+      'TMPDIR',
+      dir,
+      '--setenv',
+      'HOME',
+      dir,
       ...rlimits(limits),
     ],
     report: {

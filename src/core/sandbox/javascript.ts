@@ -6,14 +6,23 @@ import type { SandboxLanguage, SandboxTest, TestStatus } from './types';
 
 const ESM_SYNTAX = /^\s*(import\s[\s\S]*?from\s|import\s*['"{*]|export\s)/m;
 
-export function writeJsSuite(dir: string, language: SandboxLanguage, code: string, tests: SandboxTest[]): string[] {
+export function writeJsSuite(
+  dir: string,
+  language: SandboxLanguage,
+  code: string,
+  tests: SandboxTest[],
+): string[] {
   const esm = language === 'typescript' || ESM_SYNTAX.test(code);
   const ext = language === 'typescript' ? '.mts' : esm ? '.mjs' : '.cjs';
   const header = esm
     ? "import { test, it, describe } from 'node:test';\nimport assert from 'node:assert/strict';\n"
     : "const { test, it, describe } = require('node:test');\nconst assert = require('node:assert/strict');\n";
   // Test code that imports node:test itself would clash with the header; those lines are dropped.
-  const strip = (s: string) => s.replace(/^.*require\(['"]node:(test|assert(\/strict)?)['"]\).*$|^\s*import .* from ['"]node:(test|assert(\/strict)?)['"];?$/gm, '');
+  const strip = (s: string) =>
+    s.replace(
+      /^.*require\(['"]node:(test|assert(\/strict)?)['"]\).*$|^\s*import .* from ['"]node:(test|assert(\/strict)?)['"];?$/gm,
+      '',
+    );
   return tests.map((t, i) => {
     const file = `test_${String(i).padStart(4, '0')}${ext}`;
     fs.writeFileSync(path.join(dir, file), `${header}\n${strip(code)}\n\n${strip(t.source)}\n`);

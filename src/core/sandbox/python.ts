@@ -39,14 +39,34 @@ export function writePythonSuite(dir: string, code: string, tests: SandboxTest[]
   fs.writeFileSync(path.join(dir, 'conftest.py'), CONFTEST);
   return tests.map((t, i) => {
     const file = `${testModuleName(i)}.py`;
-    fs.writeFileSync(path.join(dir, file), `import pytest  # noqa: F401\nfrom target import *  # noqa: F401,F403\n\n${t.source}\n`);
+    fs.writeFileSync(
+      path.join(dir, file),
+      `import pytest  # noqa: F401\nfrom target import *  # noqa: F401,F403\n\n${t.source}\n`,
+    );
     return file;
   });
 }
 
-export function pytestArgs(files: string[], timeoutMs: number): { args: string[]; env: Record<string, string> } {
+export function pytestArgs(
+  files: string[],
+  timeoutMs: number,
+): { args: string[]; env: Record<string, string> } {
   return {
-    args: ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', '--continue-on-collection-errors', '-o', 'junit_family=xunit1', '-o', 'junit_logging=all', '--junitxml=report.xml', '--tb=short', ...files],
+    args: [
+      '-m',
+      'pytest',
+      '-q',
+      '-p',
+      'no:cacheprovider',
+      '--continue-on-collection-errors',
+      '-o',
+      'junit_family=xunit1',
+      '-o',
+      'junit_logging=all',
+      '--junitxml=report.xml',
+      '--tb=short',
+      ...files,
+    ],
     env: { STEPWISE_TEST_TIMEOUT_S: String(timeoutMs / 1000), PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: '.' },
   };
 }
@@ -62,7 +82,8 @@ export function pythonStatus(c: JunitCase): TestStatus {
   if (c.outcome === 'passed') return 'passed';
   if (text.includes('STEPWISE_TIMEOUT')) return 'timeout';
   // A module that fails to import is a collection error: the test never ran.
-  if (c.outcome === 'error' && (/collection failure/i.test(c.message) || c.classname === '')) return 'uncollectable';
+  if (c.outcome === 'error' && (/collection failure/i.test(c.message) || c.classname === ''))
+    return 'uncollectable';
   if (c.outcome === 'failure') return 'failed';
   return 'error';
 }

@@ -7,7 +7,13 @@ import { confinement } from './isolation';
 import { parseJunit, type JunitCase } from './junit';
 import { caseIndex, pytestArgs, pythonStatus, writePythonSuite } from './python';
 import { jsStatus, nodeTestArgs, writeJsSuite } from './javascript';
-import { SandboxError, type SandboxRequest, type SuiteResult, type TestStatus, type TestVerdict } from './types';
+import {
+  SandboxError,
+  type SandboxRequest,
+  type SuiteResult,
+  type TestStatus,
+  type TestVerdict,
+} from './types';
 
 const checkedPythons = new Map<string, string | null>();
 
@@ -27,16 +33,24 @@ export function resolvePython(requested?: string): string {
 function checkPytest(python: string): void {
   if (!checkedPythons.has(python)) {
     const r = spawnSync(python, ['-c', 'import pytest'], { encoding: 'utf8', timeout: 30_000 });
-    checkedPythons.set(python, r.error ? `cannot be started (${r.error.message})` : r.status === 0 ? null : 'has no pytest');
+    checkedPythons.set(
+      python,
+      r.error ? `cannot be started (${r.error.message})` : r.status === 0 ? null : 'has no pytest',
+    );
   }
   const problem = checkedPythons.get(python);
   if (problem) {
-    throw new SandboxError(`The Python interpreter "${python}" ${problem}.`, `Install pytest into it (${python} -m pip install pytest) or set stepwise.python.interpreterPath.`);
+    throw new SandboxError(
+      `The Python interpreter "${python}" ${problem}.`,
+      `Install pytest into it (${python} -m pip install pytest) or set stepwise.python.interpreterPath.`,
+    );
   }
 }
 
 function cap(text: string, bytes: number): string {
-  return text.length <= bytes ? text : `${text.slice(0, bytes)}\n… (${text.length - bytes} more characters cut)`;
+  return text.length <= bytes
+    ? text
+    : `${text.slice(0, bytes)}\n… (${text.length - bytes} more characters cut)`;
 }
 
 interface ProcessOutcome {
@@ -45,7 +59,14 @@ interface ProcessOutcome {
 }
 
 /** Runs one confined process; past the suite limit its whole process group is killed. */
-async function runConfined(cmd: string[], cwd: string, env: Record<string, string>, limitMs: number, outputCap: number, signal?: AbortSignal): Promise<ProcessOutcome> {
+async function runConfined(
+  cmd: string[],
+  cwd: string,
+  env: Record<string, string>,
+  limitMs: number,
+  outputCap: number,
+  signal?: AbortSignal,
+): Promise<ProcessOutcome> {
   const { execa } = await import('execa');
   const child = execa(cmd[0], cmd.slice(1), {
     cwd,
@@ -116,7 +137,11 @@ export async function runSuite(request: SandboxRequest): Promise<SuiteResult> {
       }
       for (const f of fs.readdirSync(dir)) fs.chmodSync(path.join(dir, f), 0o666);
       // V8 reserves far more address space than it uses, so node gets a heap cap instead.
-      const prefix = jail.prefix(dir, { memoryMb: request.language === 'python' ? memoryMb : null, processes: 64, fileMb: 64 });
+      const prefix = jail.prefix(dir, {
+        memoryMb: request.language === 'python' ? memoryMb : null,
+        processes: 64,
+        fileMb: 64,
+      });
       const outcome = await runConfined([...prefix, ...cmd], dir, env, limitMs, outputCap, request.signal);
       request.signal?.throwIfAborted();
       const report = path.join(dir, 'report.xml');
@@ -126,7 +151,12 @@ export async function runSuite(request: SandboxRequest): Promise<SuiteResult> {
         const i = indexes[local];
         if (i === undefined || verdicts.has(i)) return;
         const output = [c.message, c.details, c.output].filter(Boolean).join('\n').trim();
-        verdicts.set(i, { name: request.tests[i].name, status, output: cap(output, outputCap), durationMs: Math.round(c.timeSeconds * 1000) });
+        verdicts.set(i, {
+          name: request.tests[i].name,
+          status,
+          output: cap(output, outputCap),
+          durationMs: Math.round(c.timeSeconds * 1000),
+        });
       };
       if (request.language === 'python') {
         for (const c of cases) {
@@ -144,11 +174,24 @@ export async function runSuite(request: SandboxRequest): Promise<SuiteResult> {
         for (const [local] of tests.entries()) {
           const i = indexes[local];
           if (!verdicts.has(i) && indexes.length === 1) {
-            verdicts.set(i, { name: request.tests[i].name, status: 'timeout', output: cap(`The test did not finish within ${limitMs} ms and was killed.\n${outcome.output}`, outputCap), durationMs: limitMs });
+            verdicts.set(i, {
+              name: request.tests[i].name,
+              status: 'timeout',
+              output: cap(
+                `The test did not finish within ${limitMs} ms and was killed.\n${outcome.output}`,
+                outputCap,
+              ),
+              durationMs: limitMs,
+            });
           }
         }
       } else if (indexes.length === 1 && !verdicts.has(indexes[0])) {
-        verdicts.set(indexes[0], { name: tests[0].name, status: 'error', output: cap(`The test process ended without a verdict.\n${outcome.output}`, outputCap), durationMs: 0 });
+        verdicts.set(indexes[0], {
+          name: tests[0].name,
+          status: 'error',
+          output: cap(`The test process ended without a verdict.\n${outcome.output}`, outputCap),
+          durationMs: 0,
+        });
       }
       return verdicts;
     } finally {
@@ -166,8 +209,24 @@ export async function runSuite(request: SandboxRequest): Promise<SuiteResult> {
     const single = await runBatch([i], Math.min(suiteTimeoutMs, timeoutMs + 15_000));
     for (const [k, v] of single) verdicts.set(k, v);
   }
-  const ordered = all.map((i) => verdicts.get(i) ?? { name: request.tests[i].name, status: 'error' as const, output: 'No verdict.', durationMs: 0 });
-  const summary = { passed: 0, failed: 0, error: 0, timeout: 0, uncollectable: 0, total: ordered.length, durationMs: Date.now() - started };
+  const ordered = all.map(
+    (i) =>
+      verdicts.get(i) ?? {
+        name: request.tests[i].name,
+        status: 'error' as const,
+        output: 'No verdict.',
+        durationMs: 0,
+      },
+  );
+  const summary = {
+    passed: 0,
+    failed: 0,
+    error: 0,
+    timeout: 0,
+    uncollectable: 0,
+    total: ordered.length,
+    durationMs: Date.now() - started,
+  };
   for (const v of ordered) summary[v.status]++;
   return { verdicts: ordered, summary, isolation: jail.report };
 }

@@ -43,7 +43,8 @@ function blockCloser(line: string): ((l: string) => boolean) | null {
   const t = line.trim();
   const fence = /^(`{3,}|~{3,})/.exec(t);
   if (fence) return (l) => l.trim().startsWith(fence[1]);
-  if (t.startsWith('$$') && !(t.length > 2 && t.endsWith('$$') && t !== '$$')) return (l) => l.trim().endsWith('$$');
+  if (t.startsWith('$$') && !(t.length > 2 && t.endsWith('$$') && t !== '$$'))
+    return (l) => l.trim().endsWith('$$');
   if (t.startsWith('\\[') && !t.endsWith('\\]')) return (l) => l.trim().endsWith('\\]');
   const env = /^\\begin\{([^}]+)\}/.exec(t);
   if (env && !t.includes(`\\end{${env[1]}}`)) return (l) => l.includes(`\\end{${env[1]}}`);
@@ -66,9 +67,17 @@ export function splitSteps(solution: string): Step[] {
       last = Math.min(j, all.length - 1);
     } else if (LIST_ITEM.test(line.text)) {
       // Indented lines under a list item continue it, until a blank line or a new item.
-      while (last + 1 < all.length && /^\s{2,}\S/.test(all[last + 1].text) && !LIST_ITEM.test(all[last + 1].text)) last++;
+      while (
+        last + 1 < all.length &&
+        /^\s{2,}\S/.test(all[last + 1].text) &&
+        !LIST_ITEM.test(all[last + 1].text)
+      )
+        last++;
     }
-    groups.push({ start: line.start + (line.text.length - line.text.trimStart().length), end: all[last].end });
+    groups.push({
+      start: line.start + (line.text.length - line.text.trimStart().length),
+      end: all[last].end,
+    });
     i = last;
   }
   return groups.map((g, index) => {

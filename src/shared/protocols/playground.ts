@@ -8,7 +8,10 @@ export interface PlaygroundResult {
 
 export interface PlaygroundHost {
   requests: {
-    generate: { params: { prompt: string; maxTokens: number; temperature: number }; result: PlaygroundResult };
+    generate: {
+      params: { prompt: string; maxTokens: number; temperature: number };
+      result: PlaygroundResult;
+    };
     cancel: { params: null; result: null };
   };
   events: {

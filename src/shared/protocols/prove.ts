@@ -20,7 +20,10 @@ export interface ProveHost {
   requests: {
     state: { params: null; result: { run: ProveRun | null; file?: string; labels: StepLabelView[] } };
     cancel: { params: null; result: null };
-    label: { params: { iteration: number; candidate: number; stepIndex: number; rating: -1 | 0 | 1 }; result: { saved: boolean; labels: StepLabelView[] } };
+    label: {
+      params: { iteration: number; candidate: number; stepIndex: number; rating: -1 | 0 | 1 };
+      result: { saved: boolean; labels: StepLabelView[] };
+    };
   };
   events: {
     run: { run: ProveRun; file?: string; partial: boolean };
@@ -35,6 +38,8 @@ export interface ProveView {
 }
 
 export interface CalibrationHost {
-  requests: { calibration: { params: null; result: { calibration: Calibration; runs: number; skipped: string[] } } };
+  requests: {
+    calibration: { params: null; result: { calibration: Calibration; runs: number; skipped: string[] } };
+  };
   events: Record<string, never>;
 }

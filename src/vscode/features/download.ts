@@ -14,12 +14,18 @@ export function downloadedModelDir(ctx: StepwiseContext, repoId: string): string
 
 export function registerDownload(ctx: StepwiseContext): void {
   ctx.command('stepwise.downloadModel', async (arg?: unknown) => {
-    const given = (arg ?? {}) as { repoId?: string; variant?: LoadableVariant; baseUrl?: string; select?: boolean };
+    const given = (arg ?? {}) as {
+      repoId?: string;
+      variant?: LoadableVariant;
+      baseUrl?: string;
+      select?: boolean;
+    };
     const repoId =
       given.repoId ??
       (await vscode.window.showInputBox({
         title: 'Stepwise: Download Model (1/2)',
-        prompt: 'Hugging Face model id of an onnx-community-style folder (config.json, tokenizer.json, onnx/model*.onnx)',
+        prompt:
+          'Hugging Face model id of an onnx-community-style folder (config.json, tokenizer.json, onnx/model*.onnx)',
         placeHolder: 'onnx-community/Qwen2.5-0.5B-Instruct',
         validateInput: (v) => (/^[\w.-]+\/[\w.-]+$/.test(v.trim()) ? undefined : 'Use the form owner/name'),
       }));
@@ -28,7 +34,11 @@ export function registerDownload(ctx: StepwiseContext): void {
       given.variant ??
       ((
         await vscode.window.showQuickPick(
-          LOADABLE_VARIANTS.map((v) => ({ label: v, description: v === 'q4' ? 'smallest, fastest on CPU' : v === 'fp32' ? 'full precision' : undefined })),
+          LOADABLE_VARIANTS.map((v) => ({
+            label: v,
+            description:
+              v === 'q4' ? 'smallest, fastest on CPU' : v === 'fp32' ? 'full precision' : undefined,
+          })),
           { title: 'Stepwise: Download Model (2/2) — which weights?' },
         )
       )?.label as LoadableVariant | undefined);
@@ -39,13 +49,20 @@ export function registerDownload(ctx: StepwiseContext): void {
     if (!given.repoId) {
       const ok = await vscode.window.showInformationMessage(
         `Download ${repoId} (${variant}) from ${new URL(baseUrl).host} into Stepwise's storage?`,
-        { modal: true, detail: `${destDir}\nInterrupted downloads resume; every file is checked against its size and SHA-256.` },
+        {
+          modal: true,
+          detail: `${destDir}\nInterrupted downloads resume; every file is checked against its size and SHA-256.`,
+        },
         'Download',
       );
       if (ok !== 'Download') return undefined;
     }
     const result = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Stepwise: downloading ${repoId}`, cancellable: true },
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: `Stepwise: downloading ${repoId}`,
+        cancellable: true,
+      },
       (progress, token) => {
         const abort = new AbortController();
         token.onCancellationRequested(() => abort.abort());
@@ -58,14 +75,22 @@ export function registerDownload(ctx: StepwiseContext): void {
           signal: abort.signal,
           onProgress: (p) => {
             const pct = p.totalBytes ? (100 * p.bytes) / p.totalBytes : 0;
-            progress.report({ message: `${p.file} — ${(p.bytes / 1e6).toFixed(1)} of ${(p.totalBytes / 1e6).toFixed(1)} MB`, increment: pct - reported });
+            progress.report({
+              message: `${p.file} — ${(p.bytes / 1e6).toFixed(1)} of ${(p.totalBytes / 1e6).toFixed(1)} MB`,
+              increment: pct - reported,
+            });
             reported = pct;
           },
         });
       },
     );
-    ctx.log.info(`Downloaded ${repoId} (${variant}) into ${result.destDir}: ${result.bytesFetched} bytes fetched`);
-    const use = given.select ?? (await vscode.window.showInformationMessage(`Stepwise: ${repoId} is ready.`, 'Use This Model')) === 'Use This Model';
+    ctx.log.info(
+      `Downloaded ${repoId} (${variant}) into ${result.destDir}: ${result.bytesFetched} bytes fetched`,
+    );
+    const use =
+      given.select ??
+      (await vscode.window.showInformationMessage(`Stepwise: ${repoId} is ready.`, 'Use This Model')) ===
+        'Use This Model';
     if (use) {
       const config = vscode.workspace.getConfiguration('stepwise');
       await config.update('model.backend', 'onnx', vscode.ConfigurationTarget.Global);

@@ -3,6 +3,7 @@ import { registerWelcome } from './welcome';
 import { registerModelCommands } from './model';
 import { registerDownload } from './download';
 import { registerPractice } from './practice';
+import { registerTraining } from './train';
 import { registerProve } from './prove';
 import { registerCodeReasoning } from './code/index';
 import { registerLabels } from './labels/index';
@@ -25,4 +26,5 @@ export const features: { name: string; register(ctx: StepwiseContext): void }[] 
   { name: 'prove', register: (ctx) => registerProve(ctx, () => labelling) },
   { name: 'code reasoning', register: registerCodeReasoning },
   { name: 'practice', register: registerPractice },
+  { name: 'training', register: registerTraining },
 ];

@@ -20,7 +20,9 @@ export function registerModelCommands(ctx: StepwiseContext): void {
     if (key) await ctx.extension.secrets.store(API_KEY_SECRET, key);
     else await ctx.extension.secrets.delete(API_KEY_SECRET);
     await ctx.model.unload();
-    void vscode.window.showInformationMessage(key ? 'Stepwise: API key saved.' : 'Stepwise: API key removed.');
+    void vscode.window.showInformationMessage(
+      key ? 'Stepwise: API key saved.' : 'Stepwise: API key removed.',
+    );
   });
 
   let playground: PanelHandle<PlaygroundHost, PlaygroundView> | undefined;
@@ -43,7 +45,11 @@ export function registerModelCommands(ctx: StepwiseContext): void {
             const controller = new AbortController();
             running = controller;
             return ctx.model.use('generating', async (model) => {
-              panel.rpc.emit('model', { name: model.info.name, device: model.info.device, backend: model.info.backend });
+              panel.rpc.emit('model', {
+                name: model.info.name,
+                device: model.info.device,
+                backend: model.info.backend,
+              });
               const started = performance.now();
               const result = await model.generate([{ role: 'user', content: prompt }], {
                 maxTokens,
@@ -72,7 +78,11 @@ export function registerModelCommands(ctx: StepwiseContext): void {
     });
   };
   ctx.command('stepwise.tryModel', () => openPlayground());
-  ctx.own(vscode.window.registerWebviewPanelSerializer(PLAYGROUND, { deserializeWebviewPanel: async (p) => openPlayground(p) }));
+  ctx.own(
+    vscode.window.registerWebviewPanelSerializer(PLAYGROUND, {
+      deserializeWebviewPanel: async (p) => openPlayground(p),
+    }),
+  );
 }
 
 async function selectModel(ctx: StepwiseContext): Promise<void> {
@@ -97,7 +107,11 @@ async function selectModel(ctx: StepwiseContext): Promise<void> {
       label: '$(folder-opened) ONNX model folder…',
       description: 'an onnx-community-style folder, e.g. exported by the trainer',
       apply: async () => {
-        const picked = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, title: 'Select an ONNX model folder' });
+        const picked = await vscode.window.showOpenDialog({
+          canSelectFolders: true,
+          canSelectFiles: false,
+          title: 'Select an ONNX model folder',
+        });
         if (!picked?.[0]) return;
         await config.update('model.backend', 'onnx', target);
         await config.update('model.onnx.path', picked[0].fsPath, target);
@@ -113,22 +127,36 @@ async function selectModel(ctx: StepwiseContext): Promise<void> {
           validateInput: (v) => (/^https?:\/\//.test(v) ? undefined : 'Start with http:// or https://'),
         });
         if (!baseUrl) return;
-        const model = await vscode.window.showInputBox({ title: 'Model name on the endpoint', value: config.get<string>('model.openai.model') });
+        const model = await vscode.window.showInputBox({
+          title: 'Model name on the endpoint',
+          value: config.get<string>('model.openai.model'),
+        });
         if (model === undefined) return;
         await config.update('model.openai.baseUrl', baseUrl, target);
         await config.update('model.openai.model', model, target);
         await config.update('model.backend', 'openai', target);
       },
     },
-    { label: '$(key) Set endpoint API key…', apply: async () => void (await vscode.commands.executeCommand('stepwise.setApiKey')) },
-    { label: '$(cloud-download) Download a model…', apply: async () => void (await vscode.commands.executeCommand('stepwise.downloadModel')) },
+    {
+      label: '$(key) Set endpoint API key…',
+      apply: async () => void (await vscode.commands.executeCommand('stepwise.setApiKey')),
+    },
+    {
+      label: '$(cloud-download) Download a model…',
+      apply: async () => void (await vscode.commands.executeCommand('stepwise.downloadModel')),
+    },
   ];
-  const pick = await vscode.window.showQuickPick(choices, { title: 'Stepwise: Select Model', placeHolder: describeCurrent(ctx) });
+  const pick = await vscode.window.showQuickPick(choices, {
+    title: 'Stepwise: Select Model',
+    placeHolder: describeCurrent(ctx),
+  });
   if (!pick) return;
   await pick.apply();
 }
 
 function describeCurrent(ctx: StepwiseContext): string {
   const s = ctx.model.state;
-  return s.kind === 'ready' || s.kind === 'busy' ? `Current: ${s.info.name} on ${s.info.device}` : 'Choose where the model runs';
+  return s.kind === 'ready' || s.kind === 'busy'
+    ? `Current: ${s.info.name} on ${s.info.device}`
+    : 'Choose where the model runs';
 }

@@ -35,7 +35,9 @@ export function registerPractice(ctx: StepwiseContext): void {
           state: () => current,
           export: async () => {
             const out = exportCurrent();
-            void vscode.window.showInformationMessage(`Stepwise: exported ${out.pairs} DPO pairs to ${vscode.workspace.asRelativePath(out.dpo)}.`);
+            void vscode.window.showInformationMessage(
+              `Stepwise: exported ${out.pairs} DPO pairs to ${vscode.workspace.asRelativePath(out.dpo)}.`,
+            );
             return out;
           },
           cancel: () => {
@@ -52,7 +54,11 @@ export function registerPractice(ctx: StepwiseContext): void {
     });
     return handle;
   };
-  ctx.own(vscode.window.registerWebviewPanelSerializer(VIEW_TYPE, { deserializeWebviewPanel: async (p) => void show(p) }));
+  ctx.own(
+    vscode.window.registerWebviewPanelSerializer(VIEW_TYPE, {
+      deserializeWebviewPanel: async (p) => void show(p),
+    }),
+  );
 
   ctx.command('stepwise.generatePracticeSet', async (opts?: unknown) => {
     const s = readSettings();
@@ -72,7 +78,11 @@ export function registerPractice(ctx: StepwiseContext): void {
     const abort = new AbortController();
     running = abort;
     const set = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: 'Stepwise: generating a practice set', cancellable: true },
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: 'Stepwise: generating a practice set',
+        cancellable: true,
+      },
       (progress, token) => {
         token.onCancellationRequested(() => abort.abort());
         return ctx.model.use('generating practice set', (model) =>
@@ -96,7 +106,9 @@ export function registerPractice(ctx: StepwiseContext): void {
         );
       },
     );
-    const file = root ? path.join(root.fsPath, '.stepwise', 'practice', `${set.createdAt.replace(/[:.]/g, '-')}.json`) : undefined;
+    const file = root
+      ? path.join(root.fsPath, '.stepwise', 'practice', `${set.createdAt.replace(/[:.]/g, '-')}.json`)
+      : undefined;
     if (file) await saveJsonAtomically(file, set);
     current = { set, file };
     handle.rpc.emit('set', { set, file: file && vscode.workspace.asRelativePath(file), partial: false });

@@ -8,7 +8,9 @@ export function problemAt(text: string, offset: number): string | null {
   for (const m of text.matchAll(heading)) candidates.push({ start: m.index!, body: m[1] });
   const env = /\\begin\{problem\}([\s\S]*?)\\end\{problem\}/g;
   for (const m of text.matchAll(env)) candidates.push({ start: m.index!, body: m[1] });
-  const before = candidates.filter((c) => c.start <= offset).sort((a, b) => b.start - a.start)[0] ?? candidates.sort((a, b) => a.start - b.start)[0];
+  const before =
+    candidates.filter((c) => c.start <= offset).sort((a, b) => b.start - a.start)[0] ??
+    candidates.sort((a, b) => a.start - b.start)[0];
   const body = before?.body.replace(/<!--[\s\S]*?-->/g, '').trim();
   return body || null;
 }

@@ -10,7 +10,13 @@ import { loadRuns, runsDir, saveRun } from '../../core/prove/runStore';
 import { calibrationOf, calibrationPoints } from '../../core/prove/calibration';
 import { createModelBackend } from '../../core/model/factory';
 import type { ModelBackend } from '../../core/model/types';
-import type { CalibrationHost, ProveHost, ProveLive, ProveView, StepLabelView } from '../../shared/protocols/prove';
+import type {
+  CalibrationHost,
+  ProveHost,
+  ProveLive,
+  ProveView,
+  StepLabelView,
+} from '../../shared/protocols/prove';
 import { problemAt } from './proofDocument';
 import { problemFromDocument } from '../../core/prove/document';
 
@@ -20,7 +26,13 @@ const CALIBRATION = 'stepwise.calibration';
 /** Labels of the shown run's steps; the labelling feature plugs in here. */
 export interface PanelLabelling {
   labelsFor(run: ProveRun, iteration: number, candidate: number): Promise<StepLabelView[]>;
-  label(run: ProveRun, iteration: number, candidate: number, stepIndex: number, rating: -1 | 0 | 1): Promise<StepLabelView[]>;
+  label(
+    run: ProveRun,
+    iteration: number,
+    candidate: number,
+    stepIndex: number,
+    rating: -1 | 0 | 1,
+  ): Promise<StepLabelView[]>;
 }
 
 export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabelling | undefined): void {
@@ -29,7 +41,11 @@ export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabel
   let running: AbortController | undefined;
   let verifier: { path: string; backend: Promise<ModelBackend> } | undefined;
 
-  const chosen = (run: ProveRun) => run.final ?? { iteration: run.iterations.length - 1, candidate: run.iterations[run.iterations.length - 1]?.chosen ?? 0 };
+  const chosen = (run: ProveRun) =>
+    run.final ?? {
+      iteration: run.iterations.length - 1,
+      candidate: run.iterations[run.iterations.length - 1]?.chosen ?? 0,
+    };
 
   const showPanel = (existing?: vscode.WebviewPanel) => {
     if (panel && !existing) {
@@ -47,7 +63,8 @@ export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabel
           state: async () => {
             const l = labelling?.();
             const sel = shown.run && chosen(shown.run);
-            const labels = shown.run && l && sel ? await l.labelsFor(shown.run, sel.iteration, sel.candidate) : [];
+            const labels =
+              shown.run && l && sel ? await l.labelsFor(shown.run, sel.iteration, sel.candidate) : [];
             return { ...shown, labels };
           },
           cancel: () => {
@@ -56,7 +73,8 @@ export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabel
           },
           label: async ({ iteration, candidate, stepIndex, rating }) => {
             const l = labelling?.();
-            if (!l || !shown.run) throw new Error('Labelling is not available: open a workspace folder first.');
+            if (!l || !shown.run)
+              throw new Error('Labelling is not available: open a workspace folder first.');
             return { saved: true, labels: await l.label(shown.run, iteration, candidate, stepIndex, rating) };
           },
         }),
@@ -70,7 +88,11 @@ export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabel
     });
     return handle;
   };
-  ctx.own(vscode.window.registerWebviewPanelSerializer(VIEW_TYPE, { deserializeWebviewPanel: async (p) => void showPanel(p) }));
+  ctx.own(
+    vscode.window.registerWebviewPanelSerializer(VIEW_TYPE, {
+      deserializeWebviewPanel: async (p) => void showPanel(p),
+    }),
+  );
 
   const verifierModel = async (generator: ModelBackend): Promise<ModelBackend> => {
     const s = readSettings();
@@ -79,7 +101,12 @@ export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabel
       const old = verifier;
       verifier = {
         path: s.verifier.modelPath,
-        backend: createModelBackend({ backend: 'onnx', modelDir: s.verifier.modelPath, variant: s.model.onnx.variant, device: s.model.onnx.device }),
+        backend: createModelBackend({
+          backend: 'onnx',
+          modelDir: s.verifier.modelPath,
+          variant: s.model.onnx.variant,
+          device: s.model.onnx.device,
+        }),
       };
       void old?.backend.then((b) => b.dispose()).catch(() => undefined);
     }
@@ -88,7 +115,17 @@ export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabel
   ctx.own({ dispose: () => void verifier?.backend.then((b) => b.dispose()).catch(() => undefined) });
 
   ctx.command('stepwise.prove', async (arg?: unknown) => {
-    const given = typeof arg === 'object' && arg !== null && !(arg instanceof vscode.Uri) ? (arg as { problem?: string; file?: string; iterations?: number; candidates?: number; maxTokens?: number; verifierMaxTokens?: number }) : {};
+    const given =
+      typeof arg === 'object' && arg !== null && !(arg instanceof vscode.Uri)
+        ? (arg as {
+            problem?: string;
+            file?: string;
+            iterations?: number;
+            candidates?: number;
+            maxTokens?: number;
+            verifierMaxTokens?: number;
+          })
+        : {};
     const editor = vscode.window.activeTextEditor;
     let problem = given.problem;
     let file: string | null = given.file ?? null;
@@ -96,11 +133,18 @@ export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabel
       const selected = editor.document.getText(editor.selection).trim();
       const text = editor.document.getText();
       // A selection wins; then the Problem block around the cursor; a plain-text file is all problem.
-      problem = selected || problemAt(text, editor.document.offsetAt(editor.selection.active)) || problemFromDocument(text).text || undefined;
+      problem =
+        selected ||
+        problemAt(text, editor.document.offsetAt(editor.selection.active)) ||
+        problemFromDocument(text).text ||
+        undefined;
       file = editor.document.uri.fsPath;
     }
     if (!problem) {
-      problem = await vscode.window.showInputBox({ title: 'Stepwise: Prove and Self-Verify', prompt: 'The problem to prove (or open a proof document with a "## Problem" section)' });
+      problem = await vscode.window.showInputBox({
+        title: 'Stepwise: Prove and Self-Verify',
+        prompt: 'The problem to prove (or open a proof document with a "## Problem" section)',
+      });
       if (!problem) return undefined;
     }
     const s = readSettings();
@@ -121,7 +165,12 @@ export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabel
     };
     const onEvent = (e: ProveEvent) => {
       if (e.type === 'phase') {
-        Object.assign(liveState, { iteration: e.iteration, phase: e.phase, candidate: e.candidate, text: {} });
+        Object.assign(liveState, {
+          iteration: e.iteration,
+          phase: e.phase,
+          candidate: e.candidate,
+          text: {},
+        });
         handle.rpc.emit('live', liveState);
       } else if (e.type === 'token') {
         liveState.text[e.sequence] = (liveState.text[e.sequence] ?? '') + e.text;
@@ -171,7 +220,9 @@ export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabel
         savedAs = vscode.workspace.asRelativePath(await saveRun(run, runsDir(root.fsPath)));
       } catch (err) {
         ctx.log.error(`Could not save the run: ${String(err)}`);
-        void vscode.window.showWarningMessage(`Stepwise could not save the run under .stepwise/runs: ${(err as Error).message}`);
+        void vscode.window.showWarningMessage(
+          `Stepwise could not save the run under .stepwise/runs: ${(err as Error).message}`,
+        );
       }
     }
     shown = { run, file: savedAs };
@@ -181,13 +232,17 @@ export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabel
       const sel = chosen(run);
       handle.rpc.emit('labels', await l.labelsFor(run, sel.iteration, sel.candidate));
     }
-    if (run.status === 'failed') void vscode.window.showErrorMessage(`Stepwise: the proof run failed: ${run.error?.message ?? 'unknown error'}`);
+    if (run.status === 'failed')
+      void vscode.window.showErrorMessage(
+        `Stepwise: the proof run failed: ${run.error?.message ?? 'unknown error'}`,
+      );
     return { run, file: savedAs };
   });
 
   ctx.command('stepwise.showCalibration', async () => {
     const root = ctx.workspaceRoot();
-    if (!root) throw new Error('Open a workspace folder: calibration reads the runs saved under .stepwise/runs.');
+    if (!root)
+      throw new Error('Open a workspace folder: calibration reads the runs saved under .stepwise/runs.');
     openPanel<CalibrationHost, ProveView>(ctx, {
       viewType: CALIBRATION,
       bundle: 'calibration',

@@ -23,7 +23,10 @@ export function describeModelState(state: ModelState): { modelState: string; mod
     case 'loading':
       return { modelState: 'Loading', modelDetail: state.name };
     case 'ready':
-      return { modelState: 'Ready', modelDetail: `${state.info.name} on ${state.info.device} (${state.info.backend})` };
+      return {
+        modelState: 'Ready',
+        modelDetail: `${state.info.name} on ${state.info.device} (${state.info.backend})`,
+      };
     case 'busy':
       return { modelState: 'Working', modelDetail: `${state.info.name}: ${state.what}` };
     case 'error':

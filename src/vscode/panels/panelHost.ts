@@ -47,7 +47,9 @@ export function openPanel<Host extends ProtocolSide, View extends ProtocolSide>(
   const disposed = new vscode.EventEmitter<void>();
   let markReady: () => void = () => undefined;
   const ready = new Promise<void>((resolve) => (markReady = resolve));
-  const handle = { panel, ready, onDidDispose: disposed.event } as PanelHandle<Host, View> & { rpc: RpcEndpoint<Host, View> };
+  const handle = { panel, ready, onDidDispose: disposed.event } as PanelHandle<Host, View> & {
+    rpc: RpcEndpoint<Host, View>;
+  };
   handle.rpc = new RpcEndpoint<Host, View>((m) => void panel.webview.postMessage(m));
   // Handlers need the handle (to emit events back), so they are bound after it exists.
   handle.rpc.serve(spec.handlers(handle));
@@ -63,11 +65,16 @@ export function openPanel<Host extends ProtocolSide, View extends ProtocolSide>(
   return handle;
 }
 
-function renderHtml(webview: vscode.Webview, root: vscode.Uri, spec: { bundle: string; title: string; styles?: string[] }): string {
+function renderHtml(
+  webview: vscode.Webview,
+  root: vscode.Uri,
+  spec: { bundle: string; title: string; styles?: string[] },
+): string {
   const nonce = randomBytes(16).toString('base64');
   const script = webview.asWebviewUri(vscode.Uri.joinPath(root, `${spec.bundle}.js`));
   const styles = (spec.styles ?? []).map(
-    (s) => `<link rel="stylesheet" nonce="${nonce}" href="${webview.asWebviewUri(vscode.Uri.joinPath(root, s))}">`,
+    (s) =>
+      `<link rel="stylesheet" nonce="${nonce}" href="${webview.asWebviewUri(vscode.Uri.joinPath(root, s))}">`,
   );
   const csp = [
     "default-src 'none'",
@@ -93,5 +100,8 @@ ${styles.join('\n')}
 }
 
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  return text.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
 }

@@ -34,7 +34,12 @@ test('splits Python test-writer output into one test per def, keeping decorators
 test('renames a test whose name an earlier stage already used', async () => {
   const taken = new Set<string>();
   await extractTests('```python\ndef test_basic():\n    assert f(1) == 1\n```', 'python', 1, taken);
-  const again = await extractTests('```python\ndef test_basic():\n    assert f(2) == 2\n```', 'python', 2, taken);
+  const again = await extractTests(
+    '```python\ndef test_basic():\n    assert f(2) == 2\n```',
+    'python',
+    2,
+    taken,
+  );
   assert.equal(again[0].name, 'test_basic_2');
   assert.match(again[0].source, /def test_basic_2\(\)/);
 });
@@ -43,9 +48,9 @@ test('splits JavaScript test() and it() calls, even with nested braces and strin
   const output = [
     '```js',
     "test('adds', () => {",
-    "  assert.equal(add(1, 2), 3); // ) not the end",
+    '  assert.equal(add(1, 2), 3); // ) not the end',
     '});',
-    "it('handles \"quotes\" and {braces}', () => { assert.deepEqual(f({a: [1]}), {a: [1]}) })",
+    'it(\'handles "quotes" and {braces}\', () => { assert.deepEqual(f({a: [1]}), {a: [1]}) })',
     '```',
   ].join('\n');
   const tests = await extractTests(output, 'javascript', 3);
@@ -63,7 +68,11 @@ test('output with no tests yields none, and prose without a code block is still 
 });
 
 test('a test with broken syntax is still extracted (the sandbox reports it uncollectable)', async () => {
-  const tests = await extractTests('```python\ndef test_bad(:\n    assert\n\ndef test_good():\n    assert f(1) == 1\n```', 'python', 1);
+  const tests = await extractTests(
+    '```python\ndef test_bad(:\n    assert\n\ndef test_good():\n    assert f(1) == 1\n```',
+    'python',
+    1,
+  );
   assert.deepEqual(
     tests.map((t) => t.name),
     ['test_bad', 'test_good'],

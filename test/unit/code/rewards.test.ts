@@ -1,8 +1,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { scoreSuite, testWriterReward, type DualVerdict, type VerdictStatus } from '../../../src/core/code/rewards';
+import {
+  scoreSuite,
+  testWriterReward,
+  type DualVerdict,
+  type VerdictStatus,
+} from '../../../src/core/code/rewards';
 
-const v = (name: string, onUser: VerdictStatus, onGenerated: VerdictStatus, stage = 1): DualVerdict => ({ name, stage, onUser, onGenerated });
+const v = (name: string, onUser: VerdictStatus, onGenerated: VerdictStatus, stage = 1): DualVerdict => ({
+  name,
+  stage,
+  onUser,
+  onGenerated,
+});
 
 test("the seed's worked examples of the test-writer reward", () => {
   // 8 of 10 tests pass on the generated code, all tests valid: 0.2 · 1.0 = 0.20.
@@ -41,7 +51,12 @@ test('no valid tests: generator reward is 0.5', () => {
 });
 
 test('agreement mode takes the implementation that passes more tests as reference and flags user bugs', () => {
-  const verdicts = [v('a', 'passed', 'passed'), v('b', 'failed', 'passed'), v('c', 'failed', 'passed'), v('d', 'uncollectable', 'uncollectable')];
+  const verdicts = [
+    v('a', 'passed', 'passed'),
+    v('b', 'failed', 'passed'),
+    v('c', 'failed', 'passed'),
+    v('d', 'uncollectable', 'uncollectable'),
+  ];
   const s = scoreSuite(verdicts, 'agreement');
   assert.equal(s.reference, 'generated');
   assert.equal(s.validity, 0.75);

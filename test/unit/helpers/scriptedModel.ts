@@ -1,4 +1,10 @@
-import type { GenerateOptions, GenerateResult, ModelBackend, ModelInput, ScoreResult } from '../../../src/core/model/types';
+import type {
+  GenerateOptions,
+  GenerateResult,
+  ModelBackend,
+  ModelInput,
+  ScoreResult,
+} from '../../../src/core/model/types';
 
 /**
  * A test double for control-flow tests: answers each generate call from a script function.
@@ -9,7 +15,8 @@ export function scriptedModel(
   name = 'scripted',
 ): ModelBackend & { calls: { prompt: string; options: GenerateOptions }[] } {
   const calls: { prompt: string; options: GenerateOptions }[] = [];
-  const text = (input: ModelInput) => (typeof input === 'string' ? input : input.map((m) => m.content).join('\n'));
+  const text = (input: ModelInput) =>
+    typeof input === 'string' ? input : input.map((m) => m.content).join('\n');
   return {
     calls,
     info: { backend: 'onnx', name, device: 'cpu', contextWindow: 4096 },
@@ -21,7 +28,11 @@ export function scriptedModel(
       const texts = Array.isArray(out) ? out : Array.from({ length: options.n ?? 1 }, () => out);
       texts.forEach((t, sequence) => options.onToken?.({ sequence, text: t }));
       return {
-        completions: texts.map((t) => ({ text: t, tokens: [{ text: t, logprob: -1 }], finishReason: 'stop' })),
+        completions: texts.map((t) => ({
+          text: t,
+          tokens: [{ text: t, logprob: -1 }],
+          finishReason: 'stop',
+        })),
         promptTokens: prompt.length,
         timeToFirstTokenMs: 0,
         totalMs: 0,

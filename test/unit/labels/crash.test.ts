@@ -22,7 +22,9 @@ const { stepHash } = require(${JSON.stringify(path.resolve(__dirname, '../../../
 `;
 
 function writer(dir: string, count: number, tag: string) {
-  const child = spawn(process.execPath, ['-e', WRITER, dir, String(count), tag], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['-e', WRITER, dir, String(count), tag], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const acknowledged: string[] = [];
   let buffer = '';
   child.stdout!.on('data', (d: Buffer) => {
@@ -49,9 +51,20 @@ test('SIGKILL in the middle of thousands of appends loses no acknowledged label 
   const lost = w.acknowledged.filter((id) => !ids.has(id));
   assert.deepEqual(lost, [], 'acknowledged labels missing after the kill');
   // At most the one record in flight may be cut short, and only as the file's last line.
-  assert.ok(corrupt.length === 0 || (corrupt.length === 1 && /unfinished last line/.test(corrupt[0].reason)), JSON.stringify(corrupt));
+  assert.ok(
+    corrupt.length === 0 || (corrupt.length === 1 && /unfinished last line/.test(corrupt[0].reason)),
+    JSON.stringify(corrupt),
+  );
   // A later writer closes any unfinished line and adds clean ones.
-  await new LabelStore(dir).append({ problemId: 'p', solutionId: 's', stepIndex: 0, stepHash: '0123456789abcdef', stepText: 't', rating: 1, source: 'cli' });
+  await new LabelStore(dir).append({
+    problemId: 'p',
+    solutionId: 's',
+    stepIndex: 0,
+    stepHash: '0123456789abcdef',
+    stepText: 't',
+    rating: 1,
+    source: 'cli',
+  });
   const after = await new LabelStore(dir).read();
   assert.equal(after.records.length, records.length + 1);
 });

@@ -1,6 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { lastBoxed, parseJudgeScore, parsePairVerdict, parseQuestion } from '../../../src/core/practice/judge';
+import {
+  lastBoxed,
+  parseJudgeScore,
+  parsePairVerdict,
+  parseQuestion,
+} from '../../../src/core/practice/judge';
 
 test('judge scores: boxed 0–10 mapped to [0, 1], the last box wins, junk is null', () => {
   assert.equal(parseJudgeScore('Fine. \\boxed{7}'), 0.7);
@@ -9,7 +14,11 @@ test('judge scores: boxed 0–10 mapped to [0, 1], the last box wins, junk is nu
   assert.equal(parseJudgeScore('\\boxed{11}'), null);
   assert.equal(parseJudgeScore('\\boxed{great}'), null);
   assert.equal(parseJudgeScore('no verdict'), null);
-  assert.equal(parseJudgeScore('<think>\\boxed{3}</think> Score: 6'), 0.6, 'reasoning inside <think> is not the verdict');
+  assert.equal(
+    parseJudgeScore('<think>\\boxed{3}</think> Score: 6'),
+    0.6,
+    'reasoning inside <think> is not the verdict',
+  );
 });
 
 test('pair verdicts: A or B only', () => {
@@ -21,7 +30,10 @@ test('pair verdicts: A or B only', () => {
 
 test('questions: the text after "Problem:", cut before any solution', () => {
   assert.equal(parseQuestion('Problem: What is 3^4?\nSolution: 81'), 'What is 3^4?');
-  assert.equal(parseQuestion('Compute the sum of the first 10 odd numbers.'), 'Compute the sum of the first 10 odd numbers.');
+  assert.equal(
+    parseQuestion('Compute the sum of the first 10 odd numbers.'),
+    'Compute the sum of the first 10 odd numbers.',
+  );
   assert.equal(parseQuestion('Sure!'), null);
   assert.equal(parseQuestion('I like turtles very much indeed'), null);
 });

@@ -15,9 +15,17 @@ const base = {
 /** A judge that scores careful (greedy/best-of-N) answers 9/10 and hot ones 2/10, consistently. */
 function consistentWorld() {
   return scriptedModel((prompt, options) => {
-    if (prompt.includes('practice problem')) return ['Problem: What is 2 + 3?', 'Problem: What is 7 * 6?', 'no problem here', 'Problem: What is 2 + 3?'];
-    if (prompt.startsWith('Solve the following')) return (options.temperature ?? 0) > 1 ? 'random guess \\boxed{11}' : 'careful work \\boxed{5}';
-    if (prompt.includes('grading an answer')) return prompt.includes('careful work') ? 'Good. \\boxed{9}' : 'Bad. \\boxed{2}';
+    if (prompt.includes('practice problem'))
+      return [
+        'Problem: What is 2 + 3?',
+        'Problem: What is 7 * 6?',
+        'no problem here',
+        'Problem: What is 2 + 3?',
+      ];
+    if (prompt.startsWith('Solve the following'))
+      return (options.temperature ?? 0) > 1 ? 'random guess \\boxed{11}' : 'careful work \\boxed{5}';
+    if (prompt.includes('grading an answer'))
+      return prompt.includes('careful work') ? 'Good. \\boxed{9}' : 'Bad. \\boxed{2}';
     if (prompt.includes('comparing two answers')) {
       const a = prompt.split('Answer A:')[1].split('Answer B:')[0];
       return a.includes('careful work') ? '\\boxed{A}' : '\\boxed{B}';
@@ -69,7 +77,10 @@ test('a judge with position bias is unstable and its questions are discarded', a
   const q = set.questions[0];
   assert.equal(q.kept, false);
   assert.ok(q.reliability.rStab < 0.7, `position bias must lower stability, got ${q.reliability.rStab}`);
-  assert.ok(q.reasons.some((r) => r.startsWith('R_sep')), 'identical scores give no separation');
+  assert.ok(
+    q.reasons.some((r) => r.startsWith('R_sep')),
+    'identical scores give no separation',
+  );
   assert.deepEqual(dpoPairs(set), []);
 });
 

@@ -15,8 +15,18 @@ import {
 } from '../../../src/core/practice/metrics';
 
 const close = (a: number, b: number) => assert.ok(Math.abs(a - b) < 1e-12, `${a} ≉ ${b}`);
-const ans = (id: string, strength: 'strong' | 'weak', scores: number[]): JudgedAnswer => ({ id, regime: strength === 'strong' ? 'greedy' : 'high-temperature', strength, scores });
-const pj = (first: string, second: string, winner: string | null, order: 'ab' | 'ba' = 'ab'): PairJudgment => ({ first, second, winner, order });
+const ans = (id: string, strength: 'strong' | 'weak', scores: number[]): JudgedAnswer => ({
+  id,
+  regime: strength === 'strong' ? 'greedy' : 'high-temperature',
+  strength,
+  scores,
+});
+const pj = (
+  first: string,
+  second: string,
+  winner: string | null,
+  order: 'ab' | 'ba' = 'ab',
+): PairJudgment => ({ first, second, winner, order });
 
 test('R_cons: one minus the mean per-answer variance (hand-computed)', () => {
   // Answer a: scores 1, 0 -> mean 0.5, variance 0.25. Answer b: 0.5, 0.5 -> variance 0.
@@ -33,7 +43,10 @@ test('R_cons degenerate cases: identical scores give 1; one judge pass gives 1 w
 });
 
 test('R_sep: strong mean minus weak mean; null without a weak regime', () => {
-  close(separation([ans('a', 'strong', [1, 0.8]), ans('b', 'weak', [0.2, 0.4]), ans('c', 'weak', [0.3])]).value!, 0.9 - 0.3);
+  close(
+    separation([ans('a', 'strong', [1, 0.8]), ans('b', 'weak', [0.2, 0.4]), ans('c', 'weak', [0.3])]).value!,
+    0.9 - 0.3,
+  );
   const none = separation([ans('a', 'strong', [1])]);
   assert.equal(none.value, null);
   assert.match(none.note ?? '', /weak regime/);
@@ -44,7 +57,12 @@ test('R_stab: agreement rate of repeated pairwise judgments', () => {
   close(agreementRate(['x', 'x', 'x', 'y'])!, 0.5);
   assert.equal(agreementRate(['x', 'x']), 1);
   assert.equal(agreementRate(['x']), null);
-  const stab = preferenceStability([pj('a', 'b', 'a'), pj('a', 'b', 'a', 'ba'), pj('a', 'c', 'a'), pj('c', 'a', 'c', 'ba')]);
+  const stab = preferenceStability([
+    pj('a', 'b', 'a'),
+    pj('a', 'b', 'a', 'ba'),
+    pj('a', 'c', 'a'),
+    pj('c', 'a', 'c', 'ba'),
+  ]);
   close(stab.value, (1 + 0) / 2);
 });
 
@@ -63,7 +81,10 @@ test('R_G is the weighted sum; unmeasurable separation counts 0', () => {
 
 test('threshold filtering keeps only questions meeting every threshold and names each miss', () => {
   const t = { cons: 0.8, sep: 0.1, stab: 0.7 };
-  assert.deepEqual(passesThresholds({ rCons: 0.9, rSep: 0.2, rStab: 0.75, notes: [] }, t), { keep: true, reasons: [] });
+  assert.deepEqual(passesThresholds({ rCons: 0.9, rSep: 0.2, rStab: 0.75, notes: [] }, t), {
+    keep: true,
+    reasons: [],
+  });
   const miss = passesThresholds({ rCons: 0.7, rSep: 0.05, rStab: 0.6, notes: [] }, t);
   assert.equal(miss.keep, false);
   assert.equal(miss.reasons.length, 3);
@@ -79,7 +100,10 @@ test('majority winner, and ties give none', () => {
 });
 
 test('reliability gathers all three with their notes', () => {
-  const r = reliability([ans('a', 'strong', [1, 1]), ans('b', 'weak', [0, 0])], [pj('a', 'b', 'a'), pj('a', 'b', 'a', 'ba')]);
+  const r = reliability(
+    [ans('a', 'strong', [1, 1]), ans('b', 'weak', [0, 0])],
+    [pj('a', 'b', 'a'), pj('a', 'b', 'a', 'ba')],
+  );
   assert.deepEqual([r.rCons, r.rSep, r.rStab], [1, 1, 1]);
   assert.deepEqual(r.notes, []);
 });

@@ -17,7 +17,23 @@ test('one step per non-empty line, with offsets that point back into the solutio
 });
 
 test('display math, LaTeX environments and code fences are one step each', () => {
-  const solution = ['We compute:', '$$', 'a^2 + b^2', '= c^2', '$$', '\\begin{align}', 'x &= 1 \\\\', 'y &= 2', '\\end{align}', '```python', 'print(1)', '', 'print(2)', '```', 'Done.'].join('\n');
+  const solution = [
+    'We compute:',
+    '$$',
+    'a^2 + b^2',
+    '= c^2',
+    '$$',
+    '\\begin{align}',
+    'x &= 1 \\\\',
+    'y &= 2',
+    '\\end{align}',
+    '```python',
+    'print(1)',
+    '',
+    'print(2)',
+    '```',
+    'Done.',
+  ].join('\n');
   const texts = splitSteps(solution).map((s) => s.text);
   assert.equal(texts.length, 5);
   assert.equal(texts[1], '$$\na^2 + b^2\n= c^2\n$$');
@@ -26,8 +42,14 @@ test('display math, LaTeX environments and code fences are one step each', () =>
 });
 
 test('indented continuation lines stay with their list item', () => {
-  const texts = splitSteps('1. First claim,\n   continued here.\n2. Second claim.\n   - not a continuation').map((s) => s.text);
-  assert.deepEqual(texts, ['1. First claim,\n   continued here.', '2. Second claim.', '- not a continuation']);
+  const texts = splitSteps(
+    '1. First claim,\n   continued here.\n2. Second claim.\n   - not a continuation',
+  ).map((s) => s.text);
+  assert.deepEqual(texts, [
+    '1. First claim,\n   continued here.',
+    '2. Second claim.',
+    '- not a continuation',
+  ]);
 });
 
 test('an unclosed block runs to the end instead of being lost', () => {
@@ -41,4 +63,16 @@ test('the hash ignores whitespace differences but not content', () => {
   assert.notEqual(stepHash('a = b'), stepHash('a = c'));
   assert.match(stepHash('x'), /^[0-9a-f]{16}$/);
   assert.deepEqual(splitSteps(''), []);
+});
+
+test('\\[ … \\] display math is one step; one-line $$…$$ and \\[…\\] stay one line each', () => {
+  const texts = splitSteps('Hence\n\\[\n  x = 1\n\\]\n$$y = 2$$\n\\[z = 3\\]\nEnd.').map((s) => s.text);
+  assert.deepEqual(texts, ['Hence', '\\[\n  x = 1\n\\]', '$$y = 2$$', '\\[z = 3\\]', 'End.']);
+});
+
+test('the same step text has the same hash wherever it stands, so Prove scores and labels agree', () => {
+  const a = splitSteps('First.\nThe key step.');
+  const b = splitSteps('Intro.\nMore.\n  The key step.  ');
+  assert.equal(a[1].hash, b[2].hash);
+  assert.equal(a[1].hash, stepHash('The key step.'));
 });

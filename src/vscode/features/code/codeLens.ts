@@ -40,7 +40,10 @@ function languageForId(id: string) {
 export class ReasonCodeLensProvider implements vscode.CodeLensProvider {
   constructor(private readonly index: FunctionIndex) {}
 
-  async provideCodeLenses(document: vscode.TextDocument, token: vscode.CancellationToken): Promise<vscode.CodeLens[]> {
+  async provideCodeLenses(
+    document: vscode.TextDocument,
+    token: vscode.CancellationToken,
+  ): Promise<vscode.CodeLens[]> {
     const functions = await this.index.functionsOf(document);
     if (token.isCancellationRequested) return [];
     return functions.map((fn) => {

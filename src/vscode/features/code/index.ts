@@ -3,12 +3,21 @@ import * as path from 'node:path';
 import type { StepwiseContext } from '../../context';
 import { openPanel, type PanelHandle } from '../../panels/panelHost';
 import { readSettings } from '../../settings';
-import { runFiveStages, type FiveStageEvent, type FiveStageRun, type SuiteRunner } from '../../../core/code/pipeline';
+import {
+  runFiveStages,
+  type FiveStageEvent,
+  type FiveStageRun,
+  type SuiteRunner,
+} from '../../../core/code/pipeline';
 import { loadStageDefinitions } from '../../../core/code/stages';
 import type { FoundFunction } from '../../../core/code/functions';
 import { createSandboxSuiteRunner } from '../../../core/code/sandboxRunner';
 import { saveJsonAtomically } from '../../../core/files';
-import type { CodeReasoningHost, CodeReasoningView, CodeRunView } from '../../../shared/protocols/codeReasoning';
+import type {
+  CodeReasoningHost,
+  CodeReasoningView,
+  CodeRunView,
+} from '../../../shared/protocols/codeReasoning';
 import { CODE_SELECTOR, FunctionIndex, ReasonCodeLensProvider } from './codeLens';
 import { GeneratedTestsExplorer } from './testExplorer';
 import { insertTests } from './insertTests';
@@ -58,7 +67,12 @@ export function registerCodeReasoning(ctx: StepwiseContext): void {
           insertTests: async ({ names }) => {
             if (!lastRun) throw new Error('There is no generated suite to insert yet.');
             const chosen = lastRun.run.accumulatedSuite.filter((t) => names.includes(t.name));
-            return insertTests(lastRun.uri, lastRun.run.function.language, lastRun.run.function.qualifiedName, chosen);
+            return insertTests(
+              lastRun.uri,
+              lastRun.run.function.language,
+              lastRun.run.function.qualifiedName,
+              chosen,
+            );
           },
         }),
       },
@@ -79,98 +93,138 @@ export function registerCodeReasoning(ctx: StepwiseContext): void {
     // fails there is more likely wrong than the code.
     const names = Array.isArray(namesArg)
       ? (namesArg as string[])
-      : run.verdicts.filter((v) => (reference === 'user' ? v.onUser : v.onGenerated) === 'passed').map((v) => v.name);
-    return insertTests(uri, run.function.language, run.function.qualifiedName, run.accumulatedSuite.filter((t) => names.includes(t.name)));
+      : run.verdicts
+          .filter((v) => (reference === 'user' ? v.onUser : v.onGenerated) === 'passed')
+          .map((v) => v.name);
+    return insertTests(
+      uri,
+      run.function.language,
+      run.function.qualifiedName,
+      run.accumulatedSuite.filter((t) => names.includes(t.name)),
+    );
   });
-  ctx.own(vscode.window.registerWebviewPanelSerializer(VIEW_TYPE, { deserializeWebviewPanel: async (p) => void showPanel(p) }));
+  ctx.own(
+    vscode.window.registerWebviewPanelSerializer(VIEW_TYPE, {
+      deserializeWebviewPanel: async (p) => void showPanel(p),
+    }),
+  );
 
-  ctx.command('stepwise.reasonAndGenerateTests', async (uriArg?: unknown, nameArg?: unknown, optionsArg?: unknown) => {
-    const options = (optionsArg ?? {}) as { maxTokens?: number };
-    const target = await pickFunction(index, uriArg as vscode.Uri | undefined, nameArg as string | undefined);
-    if (!target) return undefined;
-    const { document, fn } = target;
-    const runSuite = runner();
-    if (!runSuite) {
-      void vscode.window.showWarningMessage(
-        'Stepwise will reason and write tests, but will not run them: this workspace is not trusted, and generated code only runs in trusted workspaces.',
-        'Manage Workspace Trust',
-      ).then((c) => c && vscode.commands.executeCommand('workbench.trust.manage'));
-    }
-    running?.abort();
-    const abort = new AbortController();
-    running = abort;
-    const stages = loadStageDefinitions();
-    view = {
-      functionName: fn.qualifiedName,
-      file: vscode.workspace.asRelativePath(document.uri),
-      language: fn.language,
-      model: '',
-      phase: 'reasoning',
-      stages: stages.map((s) => ({ id: s.id, name: s.name, purpose: s.purpose, testFocus: s.testFocus, reasoning: '', testWriterOutput: '', tests: [], status: 'waiting' })),
-      verdicts: [],
-    };
-    const handle = showPanel();
-    await handle.ready;
-    const push = () => view && handle.rpc.emit('update', view);
-    push();
-    const onEvent = (e: FiveStageEvent) => {
-      if (!view) return;
-      if (e.type === 'token') return handle.rpc.emit('token', { stage: e.stage, role: e.role, text: e.text });
-      if (e.type === 'stage-start') {
-        const s = view.stages.find((x) => x.id === e.stage)!;
-        s.status = e.role === 'generator' ? 'reasoning' : 'writing-tests';
-      } else if (e.type === 'stage-done') {
-        const s = view.stages.find((x) => x.id === e.result.stage.id)!;
-        Object.assign(s, { status: 'done', reasoning: e.result.reasoning, testWriterOutput: e.result.testWriterOutput, tests: e.result.tests });
-      } else if (e.type === 'running-suite') {
-        view.phase = 'running-tests';
-        view.message = `Running ${e.tests} accumulated tests against ${e.against === 'user' ? 'your function' : 'the generated code'}…`;
-      }
-      push();
-    };
-    try {
-      const run = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: `Stepwise: reasoning about ${fn.qualifiedName}`, cancellable: true },
-        (progress, token) => {
-          token.onCancellationRequested(() => abort.abort());
-          return ctx.model.use(`reasoning about ${fn.name}`, (model) => {
-            view!.model = `${model.info.name} (${model.info.device})`;
-            return runFiveStages({
-              model,
-              target: fn,
-              fileSource: document.getText(),
-              file: document.uri.fsPath,
-              runSuite,
-              maxTokens: options.maxTokens ?? Math.min(readSettings().model.maxOutputTokens, 384),
-              signal: abort.signal,
-              stages,
-              onEvent: (e) => {
-                if (e.type === 'stage-start' && e.role === 'generator') progress.report({ message: `stage ${e.stage} of 5`, increment: 18 });
-                onEvent(e);
-              },
-            });
-          });
-        },
+  ctx.command(
+    'stepwise.reasonAndGenerateTests',
+    async (uriArg?: unknown, nameArg?: unknown, optionsArg?: unknown) => {
+      const options = (optionsArg ?? {}) as { maxTokens?: number };
+      const target = await pickFunction(
+        index,
+        uriArg as vscode.Uri | undefined,
+        nameArg as string | undefined,
       );
-      lastRun = { uri: document.uri, run };
-      const location = new vscode.Location(document.uri, new vscode.Range(fn.nameLine, 0, fn.nameLine, 0));
-      explorer.addRun(document.uri, run, location);
-      view = toView(run, view);
-      push();
-      await saveRun(ctx, run);
-      return run;
-    } catch (err) {
-      if (view) {
-        view.phase = abort.signal.aborted ? 'cancelled' : 'error';
-        view.message = abort.signal.aborted ? 'Cancelled.' : (err as Error).message;
-        push();
+      if (!target) return undefined;
+      const { document, fn } = target;
+      const runSuite = runner();
+      if (!runSuite) {
+        void vscode.window
+          .showWarningMessage(
+            'Stepwise will reason and write tests, but will not run them: this workspace is not trusted, and generated code only runs in trusted workspaces.',
+            'Manage Workspace Trust',
+          )
+          .then((c) => c && vscode.commands.executeCommand('workbench.trust.manage'));
       }
-      if (!abort.signal.aborted) throw err;
-      return undefined;
-    } finally {
-      if (running === abort) running = undefined;
-    }
-  });
+      running?.abort();
+      const abort = new AbortController();
+      running = abort;
+      const stages = loadStageDefinitions();
+      view = {
+        functionName: fn.qualifiedName,
+        file: vscode.workspace.asRelativePath(document.uri),
+        language: fn.language,
+        model: '',
+        phase: 'reasoning',
+        stages: stages.map((s) => ({
+          id: s.id,
+          name: s.name,
+          purpose: s.purpose,
+          testFocus: s.testFocus,
+          reasoning: '',
+          testWriterOutput: '',
+          tests: [],
+          status: 'waiting',
+        })),
+        verdicts: [],
+      };
+      const handle = showPanel();
+      await handle.ready;
+      const push = () => view && handle.rpc.emit('update', view);
+      push();
+      const onEvent = (e: FiveStageEvent) => {
+        if (!view) return;
+        if (e.type === 'token')
+          return handle.rpc.emit('token', { stage: e.stage, role: e.role, text: e.text });
+        if (e.type === 'stage-start') {
+          const s = view.stages.find((x) => x.id === e.stage)!;
+          s.status = e.role === 'generator' ? 'reasoning' : 'writing-tests';
+        } else if (e.type === 'stage-done') {
+          const s = view.stages.find((x) => x.id === e.result.stage.id)!;
+          Object.assign(s, {
+            status: 'done',
+            reasoning: e.result.reasoning,
+            testWriterOutput: e.result.testWriterOutput,
+            tests: e.result.tests,
+          });
+        } else if (e.type === 'running-suite') {
+          view.phase = 'running-tests';
+          view.message = `Running ${e.tests} accumulated tests against ${e.against === 'user' ? 'your function' : 'the generated code'}…`;
+        }
+        push();
+      };
+      try {
+        const run = await vscode.window.withProgress(
+          {
+            location: vscode.ProgressLocation.Notification,
+            title: `Stepwise: reasoning about ${fn.qualifiedName}`,
+            cancellable: true,
+          },
+          (progress, token) => {
+            token.onCancellationRequested(() => abort.abort());
+            return ctx.model.use(`reasoning about ${fn.name}`, (model) => {
+              view!.model = `${model.info.name} (${model.info.device})`;
+              return runFiveStages({
+                model,
+                target: fn,
+                fileSource: document.getText(),
+                file: document.uri.fsPath,
+                runSuite,
+                maxTokens: options.maxTokens ?? Math.min(readSettings().model.maxOutputTokens, 384),
+                signal: abort.signal,
+                stages,
+                onEvent: (e) => {
+                  if (e.type === 'stage-start' && e.role === 'generator')
+                    progress.report({ message: `stage ${e.stage} of 5`, increment: 18 });
+                  onEvent(e);
+                },
+              });
+            });
+          },
+        );
+        lastRun = { uri: document.uri, run };
+        const location = new vscode.Location(document.uri, new vscode.Range(fn.nameLine, 0, fn.nameLine, 0));
+        explorer.addRun(document.uri, run, location);
+        view = toView(run, view);
+        push();
+        await saveRun(ctx, run);
+        return run;
+      } catch (err) {
+        if (view) {
+          view.phase = abort.signal.aborted ? 'cancelled' : 'error';
+          view.message = abort.signal.aborted ? 'Cancelled.' : (err as Error).message;
+          push();
+        }
+        if (!abort.signal.aborted) throw err;
+        return undefined;
+      } finally {
+        if (running === abort) running = undefined;
+      }
+    },
+  );
 }
 
 function toView(run: FiveStageRun, previous: CodeRunView): CodeRunView {
@@ -208,7 +262,12 @@ async function saveRun(ctx: StepwiseContext, run: FiveStageRun): Promise<void> {
   const root = ctx.workspaceRoot();
   if (!root) return;
   const stamp = run.startedAt.replace(/[:.]/g, '-');
-  const file = path.join(root.fsPath, '.stepwise', 'code-runs', `${stamp}-${run.function.qualifiedName.replace(/[^\w.-]/g, '_')}.json`);
+  const file = path.join(
+    root.fsPath,
+    '.stepwise',
+    'code-runs',
+    `${stamp}-${run.function.qualifiedName.replace(/[^\w.-]/g, '_')}.json`,
+  );
   try {
     await saveJsonAtomically(file, run);
   } catch (err) {
@@ -221,22 +280,34 @@ async function pickFunction(
   uri: vscode.Uri | undefined,
   name: string | undefined,
 ): Promise<{ document: vscode.TextDocument; fn: FoundFunction } | undefined> {
-  const document = uri ? await vscode.workspace.openTextDocument(uri) : vscode.window.activeTextEditor?.document;
+  const document = uri
+    ? await vscode.workspace.openTextDocument(uri)
+    : vscode.window.activeTextEditor?.document;
   if (!document) {
-    void vscode.window.showInformationMessage('Open a Python, JavaScript or TypeScript file and put the cursor in a function.');
+    void vscode.window.showInformationMessage(
+      'Open a Python, JavaScript or TypeScript file and put the cursor in a function.',
+    );
     return undefined;
   }
   const functions = await index.functionsOf(document);
   if (!functions.length) {
-    void vscode.window.showInformationMessage(`Stepwise found no function in ${vscode.workspace.asRelativePath(document.uri)}.`);
+    void vscode.window.showInformationMessage(
+      `Stepwise found no function in ${vscode.workspace.asRelativePath(document.uri)}.`,
+    );
     return undefined;
   }
   if (name) {
     const fn = functions.find((f) => f.qualifiedName === name);
-    if (!fn) throw new Error(`The function ${name} is no longer in ${vscode.workspace.asRelativePath(document.uri)}.`);
+    if (!fn)
+      throw new Error(
+        `The function ${name} is no longer in ${vscode.workspace.asRelativePath(document.uri)}.`,
+      );
     return { document, fn };
   }
-  const cursor = vscode.window.activeTextEditor?.document === document ? vscode.window.activeTextEditor.selection.active.line : -1;
+  const cursor =
+    vscode.window.activeTextEditor?.document === document
+      ? vscode.window.activeTextEditor.selection.active.line
+      : -1;
   const around = functions.filter((f) => f.startLine <= cursor && cursor <= f.endLine).pop();
   if (around) return { document, fn: around };
   const pick = await vscode.window.showQuickPick(

@@ -12,14 +12,20 @@ interface SuiteRecord {
   tests: GeneratedTest[];
 }
 
-type ItemData = { kind: 'suite'; key: string } | { kind: 'stage'; key: string; stage: number } | { kind: 'test'; key: string; test: GeneratedTest };
+type ItemData =
+  | { kind: 'suite'; key: string }
+  | { kind: 'stage'; key: string; stage: number }
+  | { kind: 'test'; key: string; test: GeneratedTest };
 
 /**
  * The accumulated suites in the Test Explorer: one item per function, one per stage, one per
  * test. Running items re-runs those tests in the sandbox against the function's current code.
  */
 export class GeneratedTestsExplorer implements vscode.Disposable {
-  readonly controller = vscode.tests.createTestController('stepwise.generatedTests', 'Stepwise generated tests');
+  readonly controller = vscode.tests.createTestController(
+    'stepwise.generatedTests',
+    'Stepwise generated tests',
+  );
   private readonly data = new WeakMap<vscode.TestItem, ItemData>();
   private readonly suites = new Map<string, SuiteRecord>();
 
@@ -27,18 +33,37 @@ export class GeneratedTestsExplorer implements vscode.Disposable {
     private readonly runSuite: () => SuiteRunner | undefined,
     private readonly log: vscode.LogOutputChannel,
   ) {
-    this.controller.createRunProfile('Run in sandbox', vscode.TestRunProfileKind.Run, (request, token) => this.run(request, token), true);
+    this.controller.createRunProfile(
+      'Run in sandbox',
+      vscode.TestRunProfileKind.Run,
+      (request, token) => this.run(request, token),
+      true,
+    );
   }
 
   /** Adds (or replaces) the suite of one function and reports the pipeline's verdicts on the user's code. */
   addRun(uri: vscode.Uri, run: FiveStageRun, location: vscode.Location): vscode.TestItem {
     const key = `${uri.toString()}::${run.function.qualifiedName}`;
-    this.suites.set(key, { uri, functionName: run.function.qualifiedName, language: run.function.language, location, tests: run.accumulatedSuite });
-    const suite = this.controller.createTestItem(key, `${run.function.qualifiedName} (${vscode.workspace.asRelativePath(uri)})`, uri);
+    this.suites.set(key, {
+      uri,
+      functionName: run.function.qualifiedName,
+      language: run.function.language,
+      location,
+      tests: run.accumulatedSuite,
+    });
+    const suite = this.controller.createTestItem(
+      key,
+      `${run.function.qualifiedName} (${vscode.workspace.asRelativePath(uri)})`,
+      uri,
+    );
     suite.range = location.range;
     this.data.set(suite, { kind: 'suite', key });
     for (const stage of run.stages) {
-      const stageItem = this.controller.createTestItem(`${key}#stage${stage.stage.id}`, `Stage ${stage.stage.id}: ${stage.stage.name}`, uri);
+      const stageItem = this.controller.createTestItem(
+        `${key}#stage${stage.stage.id}`,
+        `Stage ${stage.stage.id}: ${stage.stage.name}`,
+        uri,
+      );
       stageItem.description = stage.stage.testFocus;
       this.data.set(stageItem, { kind: 'stage', key, stage: stage.stage.id });
       for (const test of stage.tests) {
@@ -51,7 +76,11 @@ export class GeneratedTestsExplorer implements vscode.Disposable {
     }
     this.controller.items.add(suite);
     if (run.verdicts.length) {
-      const testRun = this.controller.createTestRun(new vscode.TestRunRequest([suite]), `Reason & generate tests: ${run.function.qualifiedName}`, false);
+      const testRun = this.controller.createTestRun(
+        new vscode.TestRunRequest([suite]),
+        `Reason & generate tests: ${run.function.qualifiedName}`,
+        false,
+      );
       for (const v of run.verdicts) {
         const item = this.find(suite, `${key}#${v.name}`);
         if (item) this.report(testRun, item, v.onUser, v.userOutput ?? '', location);
@@ -93,7 +122,9 @@ export class GeneratedTestsExplorer implements vscode.Disposable {
       for (const [key, group] of byKey) {
         const suite = this.suites.get(key);
         if (!suite || !runSuite) {
-          const why = runSuite ? 'The suite is gone; generate it again.' : 'Generated tests run only in a trusted workspace.';
+          const why = runSuite
+            ? 'The suite is gone; generate it again.'
+            : 'Generated tests run only in a trusted workspace.';
           group.forEach((i) => testRun.errored(i, new vscode.TestMessage(why)));
           continue;
         }
@@ -101,17 +132,34 @@ export class GeneratedTestsExplorer implements vscode.Disposable {
         const document = await vscode.workspace.openTextDocument(suite.uri);
         const tests = group.map((i) => (this.data.get(i) as Extract<ItemData, { kind: 'test' }>).test);
         try {
-          const result = await runSuite({ language: suite.language, code: document.getText(), tests, signal: abort.signal });
+          const result = await runSuite({
+            language: suite.language,
+            code: document.getText(),
+            tests,
+            signal: abort.signal,
+          });
           const verdicts = new Map(result.verdicts.map((v) => [v.name, v]));
           for (const item of group) {
             const test = (this.data.get(item) as Extract<ItemData, { kind: 'test' }>).test;
             const v = verdicts.get(test.name);
-            this.report(testRun, item, v?.status ?? 'error', v?.output ?? v?.message ?? 'No verdict came back for this test.', suite.location);
+            this.report(
+              testRun,
+              item,
+              v?.status ?? 'error',
+              v?.output ?? v?.message ?? 'No verdict came back for this test.',
+              suite.location,
+            );
           }
         } catch (err) {
           // A cancelled run marks its tests skipped, as the Testing API expects.
           if (token.isCancellationRequested) group.forEach((i) => testRun.skipped(i));
-          else group.forEach((i) => testRun.errored(i, new vscode.TestMessage(`The sandbox could not run: ${(err as Error).message}`)));
+          else
+            group.forEach((i) =>
+              testRun.errored(
+                i,
+                new vscode.TestMessage(`The sandbox could not run: ${(err as Error).message}`),
+              ),
+            );
           this.log.error(`Test Explorer run failed: ${String(err)}`);
         }
       }
@@ -121,7 +169,13 @@ export class GeneratedTestsExplorer implements vscode.Disposable {
     }
   }
 
-  private report(testRun: vscode.TestRun, item: vscode.TestItem, status: string, output: string, location: vscode.Location): void {
+  private report(
+    testRun: vscode.TestRun,
+    item: vscode.TestItem,
+    status: string,
+    output: string,
+    location: vscode.Location,
+  ): void {
     switch (status) {
       case 'passed':
         testRun.passed(item);
@@ -136,10 +190,21 @@ export class GeneratedTestsExplorer implements vscode.Disposable {
         testRun.errored(item, Object.assign(new vscode.TestMessage(`Timed out.\n${output}`), { location }));
         return;
       case 'uncollectable':
-        testRun.errored(item, Object.assign(new vscode.TestMessage(`The test does not even collect (syntax error or missing import).\n${output}`), { location }));
+        testRun.errored(
+          item,
+          Object.assign(
+            new vscode.TestMessage(
+              `The test does not even collect (syntax error or missing import).\n${output}`,
+            ),
+            { location },
+          ),
+        );
         return;
       default:
-        testRun.errored(item, Object.assign(new vscode.TestMessage(output || 'The test errored.'), { location }));
+        testRun.errored(
+          item,
+          Object.assign(new vscode.TestMessage(output || 'The test errored.'), { location }),
+        );
     }
   }
 

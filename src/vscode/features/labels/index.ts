@@ -37,7 +37,10 @@ export function registerLabels(ctx: StepwiseContext): PanelLabelling {
     const doc = service.parse(editor.document);
     const root = service.rootOf(editor.document.uri);
     if (!doc || !root) return decorations.clear(editor);
-    decorations.apply(editor, await service.stepLabels(root, service.solutionIdOf(editor.document), doc.steps));
+    decorations.apply(
+      editor,
+      await service.stepLabels(root, service.solutionIdOf(editor.document), doc.steps),
+    );
   };
   const refreshVisible = () => Promise.all(vscode.window.visibleTextEditors.map(refresh));
   ctx.own(vscode.window.onDidChangeVisibleTextEditors(() => void refreshVisible()));
@@ -56,15 +59,22 @@ export function registerLabels(ctx: StepwiseContext): PanelLabelling {
   ctx.own({ dispose: () => clearTimeout(pending) });
   void refreshVisible();
 
-  const labelAtCursor = async (rating: Rating, at?: { uri?: vscode.Uri; line?: number }): Promise<LabelCommandResult | undefined> => {
+  const labelAtCursor = async (
+    rating: Rating,
+    at?: { uri?: vscode.Uri; line?: number },
+  ): Promise<LabelCommandResult | undefined> => {
     const started = performance.now();
-    const editor = at?.uri ? vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === at.uri!.toString()) : vscode.window.activeTextEditor;
+    const editor = at?.uri
+      ? vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === at.uri!.toString())
+      : vscode.window.activeTextEditor;
     if (!editor) throw new Error('Open a proof document (## Problem and ## Solution) to label its steps.');
     const doc = service.parse(editor.document);
     if (!doc) throw new Error('This document has no "## Solution" section with steps to label.');
     const root = service.rootOf(editor.document.uri);
     if (!root) throw new Error('Open a folder: labels are stored in its .stepwise/ folder.');
-    const offset = editor.document.offsetAt(at?.line !== undefined ? new vscode.Position(at.line, 0) : editor.selection.active);
+    const offset = editor.document.offsetAt(
+      at?.line !== undefined ? new vscode.Position(at.line, 0) : editor.selection.active,
+    );
     const step = stepAt(doc, offset);
     if (!step) throw new Error('Put the cursor on a step of the solution.');
     const solutionId = service.solutionIdOf(editor.document);
@@ -78,11 +88,19 @@ export function registerLabels(ctx: StepwiseContext): PanelLabelling {
         return undefined;
       }
     }
-    await service.label(root, { problemId: doc.problemId, problemText: doc.problem, solutionId }, step, rating, 'editor');
+    await service.label(
+      root,
+      { problemId: doc.problemId, problemText: doc.problem, solutionId },
+      step,
+      rating,
+      'editor',
+    );
     const durableMs = performance.now() - started;
     await refresh(editor);
     const decoratedMs = performance.now() - started;
-    ctx.log.info(`Labelled step ${step.index + 1} ${RATING_NAME[String(rating)]} (durable after ${durableMs.toFixed(1)} ms, decorated after ${decoratedMs.toFixed(1)} ms)`);
+    ctx.log.info(
+      `Labelled step ${step.index + 1} ${RATING_NAME[String(rating)]} (durable after ${durableMs.toFixed(1)} ms, decorated after ${decoratedMs.toFixed(1)} ms)`,
+    );
     // Keyboard-only labelling: the cursor moves on to the next step.
     const next = doc.steps[step.index + 1];
     if (next && at?.line === undefined) {
@@ -90,18 +108,25 @@ export function registerLabels(ctx: StepwiseContext): PanelLabelling {
       editor.selection = new vscode.Selection(pos, pos);
       editor.revealRange(new vscode.Range(pos, pos));
     }
-    const left = states.filter((s) => !s.label || s.stale).length - (states[step.index].label && !states[step.index].stale ? 0 : 1);
-    vscode.window.setStatusBarMessage(`Stepwise: step ${step.index + 1} labelled ${RATING_NAME[String(rating)]} · ${left} left`, 3000);
+    const left =
+      states.filter((s) => !s.label || s.stale).length -
+      (states[step.index].label && !states[step.index].stale ? 0 : 1);
+    vscode.window.setStatusBarMessage(
+      `Stepwise: step ${step.index + 1} labelled ${RATING_NAME[String(rating)]} · ${left} left`,
+      3000,
+    );
     return { stepIndex: step.index, rating, durableMs, decoratedMs };
   };
 
-  const labelCommand = (rating: Rating) => (arg?: unknown) => labelAtCursor(rating, (arg ?? undefined) as { uri?: vscode.Uri; line?: number } | undefined);
+  const labelCommand = (rating: Rating) => (arg?: unknown) =>
+    labelAtCursor(rating, (arg ?? undefined) as { uri?: vscode.Uri; line?: number } | undefined);
   ctx.command('stepwise.label.positive', labelCommand(1));
   ctx.command('stepwise.label.neutral', labelCommand(0));
   ctx.command('stepwise.label.negative', labelCommand(-1));
   ctx.command('stepwise.label.undo', async () => {
     const restored = await service.undo();
-    if (!restored) return void vscode.window.showInformationMessage('Stepwise: no label to undo in this session.');
+    if (!restored)
+      return void vscode.window.showInformationMessage('Stepwise: no label to undo in this session.');
     await refreshVisible();
     vscode.window.setStatusBarMessage(`Stepwise: label of step ${restored.stepIndex + 1} undone`, 3000);
     return restored;
@@ -110,40 +135,56 @@ export function registerLabels(ctx: StepwiseContext): PanelLabelling {
     const config = vscode.workspace.getConfiguration('stepwise');
     const next = !config.get<boolean>('labels.stopAtFirstError');
     await config.update('labels.stopAtFirstError', next, vscode.ConfigurationTarget.Workspace);
-    void vscode.window.showInformationMessage(`Stepwise: "stop at first error" labelling is ${next ? 'on' : 'off'}.`);
+    void vscode.window.showInformationMessage(
+      `Stepwise: "stop at first error" labelling is ${next ? 'on' : 'off'}.`,
+    );
   });
 
   // Hover actions on every step: label it without leaving the mouse.
   ctx.own(
-    vscode.languages.registerHoverProvider([...PROOF_LANGUAGES].map((language) => ({ language })), {
-      provideHover: (document, position) => {
-        const doc = service.parse(document);
-        const step = doc && stepAt(doc, document.offsetAt(position));
-        if (!step || !doc?.solution || document.offsetAt(position) > step.end + 1) return undefined;
-        const link = (command: string, text: string) => `[${text}](command:${command}?${encodeURIComponent(JSON.stringify([{ uri: document.uri, line: position.line }]))})`;
-        const md = new vscode.MarkdownString(
-          `**Step ${step.index + 1}** — label: ${link('stepwise.label.positive', '+1 correct')} · ${link('stepwise.label.neutral', '0 neutral')} · ${link('stepwise.label.negative', '−1 wrong')}`,
-        );
-        md.isTrusted = { enabledCommands: ['stepwise.label.positive', 'stepwise.label.neutral', 'stepwise.label.negative'] };
-        return new vscode.Hover(md);
+    vscode.languages.registerHoverProvider(
+      [...PROOF_LANGUAGES].map((language) => ({ language })),
+      {
+        provideHover: (document, position) => {
+          const doc = service.parse(document);
+          const step = doc && stepAt(doc, document.offsetAt(position));
+          if (!step || !doc?.solution || document.offsetAt(position) > step.end + 1) return undefined;
+          const link = (command: string, text: string) =>
+            `[${text}](command:${command}?${encodeURIComponent(JSON.stringify([{ uri: document.uri, line: position.line }]))})`;
+          const md = new vscode.MarkdownString(
+            `**Step ${step.index + 1}** — label: ${link('stepwise.label.positive', '+1 correct')} · ${link('stepwise.label.neutral', '0 neutral')} · ${link('stepwise.label.negative', '−1 wrong')}`,
+          );
+          md.isTrusted = {
+            enabledCommands: ['stepwise.label.positive', 'stepwise.label.neutral', 'stepwise.label.negative'],
+          };
+          return new vscode.Hover(md);
+        },
       },
-    }),
+    ),
   );
 
   ctx.command('stepwise.nextSolutionToLabel', async () => {
     const root = ctx.workspaceRoot();
-    if (!root) throw new Error('Open a folder: the queue is built from the runs saved in its .stepwise/runs.');
+    if (!root)
+      throw new Error('Open a folder: the queue is built from the runs saved in its .stepwise/runs.');
     const loaded = await loadRuns(runsDir(root.fsPath));
     const labelled = new Set((await service.records(root.fsPath)).map((r) => r.solutionId));
-    const queue = nextToLabel(loaded.runs.map((r) => ({ run: r.run, file: r.file })), labelled);
+    const queue = nextToLabel(
+      loaded.runs.map((r) => ({ run: r.run, file: r.file })),
+      labelled,
+    );
     const next = queue.find((q) => !labelled.has(`doc:${queueDocPath(q.runId, q.iteration, q.candidate)}`));
     if (!next) {
       void vscode.window.showInformationMessage(
-        loaded.runs.length ? 'Stepwise: every saved solution is labelled. Run "Prove and Self-Verify" for more.' : 'Stepwise: no saved runs yet. Run "Prove and Self-Verify" first; its runs feed this queue.',
+        loaded.runs.length
+          ? 'Stepwise: every saved solution is labelled. Run "Prove and Self-Verify" for more.'
+          : 'Stepwise: no saved runs yet. Run "Prove and Self-Verify" first; its runs feed this queue.',
       );
       return undefined;
     }
-    const file = vscode.Uri.file(path.join(root.fsPath, queueDocPath(next.runId, next.iteration, next.candidate)));
+    const file = vscode.Uri.file(
+      path.join(root.fsPath, queueDocPath(next.runId, next.iteration, next.candidate)),
+    );
     const body = `<!-- stepwise:id=${problemIdOf(next.problem)} -->\n<!-- From run ${next.runId}, round ${next.iteration + 1}, candidate ${next.candidate + 1}: ${next.why}. -->\n\n## Problem\n\n${next.problem}\n\n## Solution\n\n${next.proof.trim()}\n`;
     await vscode.workspace.fs.writeFile(file, new TextEncoder().encode(body));
     const editor = await vscode.window.showTextDocument(file);
@@ -153,7 +194,10 @@ export function registerLabels(ctx: StepwiseContext): PanelLabelling {
       editor.selection = new vscode.Selection(pos, pos);
     }
     tree.refresh();
-    vscode.window.setStatusBarMessage(`Stepwise: ${queue.length} solution(s) in the queue; this one: ${next.why}`, 6000);
+    vscode.window.setStatusBarMessage(
+      `Stepwise: ${queue.length} solution(s) in the queue; this one: ${next.why}`,
+      6000,
+    );
     return { file: file.fsPath, item: next, queued: queue.length };
   });
 
@@ -163,10 +207,17 @@ export function registerLabels(ctx: StepwiseContext): PanelLabelling {
     if (!c) throw new Error('That candidate is not in the run.');
     return { proof: c.parsed.proof, steps: splitSteps(c.parsed.proof) };
   };
-  const views = async (root: string, run: ProveRun, iteration: number, candidate: number): Promise<StepLabelView[]> => {
+  const views = async (
+    root: string,
+    run: ProveRun,
+    iteration: number,
+    candidate: number,
+  ): Promise<StepLabelView[]> => {
     const { proof, steps } = candidateSteps(run, iteration, candidate);
     const states = await service.stepLabels(root, solutionIdOf(proof), steps);
-    return states.filter((s) => s.label && s.label.rating !== null).map((s) => ({ stepIndex: s.step.index, rating: s.label!.rating as Rating, stale: s.stale }));
+    return states
+      .filter((s) => s.label && s.label.rating !== null)
+      .map((s) => ({ stepIndex: s.step.index, rating: s.label!.rating as Rating, stale: s.stale }));
   };
   return {
     labelsFor: async (run, iteration, candidate) => {
@@ -179,7 +230,17 @@ export function registerLabels(ctx: StepwiseContext): PanelLabelling {
       const { proof, steps } = candidateSteps(run, iteration, candidate);
       const step = steps[stepIndex];
       if (!step) throw new Error(`The proof has no step ${stepIndex + 1}.`);
-      await service.label(root.fsPath, { problemId: problemIdOf(run.problem.text), problemText: run.problem.text, solutionId: solutionIdOf(proof) }, step, rating, 'panel');
+      await service.label(
+        root.fsPath,
+        {
+          problemId: problemIdOf(run.problem.text),
+          problemText: run.problem.text,
+          solutionId: solutionIdOf(proof),
+        },
+        step,
+        rating,
+        'panel',
+      );
       return views(root.fsPath, run, iteration, candidate);
     },
   };

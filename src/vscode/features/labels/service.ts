@@ -1,6 +1,12 @@
 import * as vscode from 'vscode';
 import * as path from 'node:path';
-import { LabelStore, currentLabels, labelStates, type LabelRecord, type Rating } from '../../../core/labels/index';
+import {
+  LabelStore,
+  currentLabels,
+  labelStates,
+  type LabelRecord,
+  type Rating,
+} from '../../../core/labels/index';
 import { parseProofDocument, type ProofDocument } from '../../../core/steps/document';
 import type { Step } from '../../../core/steps/split';
 
@@ -26,7 +32,10 @@ export class LabelService implements vscode.Disposable {
   constructor(private readonly log: vscode.LogOutputChannel) {}
 
   rootOf(uri: vscode.Uri): string | undefined {
-    return vscode.workspace.getWorkspaceFolder(uri)?.uri.fsPath ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    return (
+      vscode.workspace.getWorkspaceFolder(uri)?.uri.fsPath ??
+      vscode.workspace.workspaceFolders?.[0]?.uri.fsPath
+    );
   }
 
   private entry(root: string) {
@@ -35,8 +44,12 @@ export class LabelService implements vscode.Disposable {
       const store = new LabelStore(path.join(root, '.stepwise', 'labels'));
       const records = store.read().then(({ records, corrupt }) => {
         if (corrupt.length) {
-          this.log.warn(`${store.file}: ${corrupt.length} corrupt line(s) skipped (kept in the file): ${corrupt.map((c) => `line ${c.line}: ${c.reason}`).join('; ')}`);
-          void vscode.window.showWarningMessage(`Stepwise skipped ${corrupt.length} corrupt line(s) in ${vscode.workspace.asRelativePath(store.file)}; they are left untouched. See the log.`);
+          this.log.warn(
+            `${store.file}: ${corrupt.length} corrupt line(s) skipped (kept in the file): ${corrupt.map((c) => `line ${c.line}: ${c.reason}`).join('; ')}`,
+          );
+          void vscode.window.showWarningMessage(
+            `Stepwise skipped ${corrupt.length} corrupt line(s) in ${vscode.workspace.asRelativePath(store.file)}; they are left untouched. See the log.`,
+          );
         }
         return records;
       });
@@ -72,7 +85,14 @@ export class LabelService implements vscode.Disposable {
   }
 
   /** Appends a label durably (fsync) and only then updates what the editor shows. */
-  async label(root: string, base: { problemId: string; problemText: string; solutionId: string }, step: Step, rating: Rating | null, source: LabelRecord['source'], supersedes?: string): Promise<LabelRecord> {
+  async label(
+    root: string,
+    base: { problemId: string; problemText: string; solutionId: string },
+    step: Step,
+    rating: Rating | null,
+    source: LabelRecord['source'],
+    supersedes?: string,
+  ): Promise<LabelRecord> {
     const e = this.entry(root);
     const records = await e.records;
     const previous = currentLabels(records).get(`${base.solutionId}#${step.index}`);

@@ -1,0 +1,61 @@
+"""``python -m stepwise_trainer <job> [--config file.yaml] [--option value ...]``
+
+Jobs: prm, sft-format, grpo, dpo, adversarial, export. stdout carries only protocol events
+(JSON lines); logs go to stderr. Exit code 0 on success, 1 on a job error, 2 on bad options.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import sys
+import traceback
+
+from .config import ConfigError, load_config
+from .protocol import EventWriter
+
+JOBS = {
+    "prm": "prm",
+    "sft-format": "sft_format",
+    "grpo": "grpo",
+    "dpo": "dpo",
+    "adversarial": "adversarial",
+    "export": "export",
+}
+
+USAGE = "usage: python -m stepwise_trainer {" + ",".join(JOBS) + "} [--config FILE] [--option value ...]  (--help on a job lists its options)"
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or argv[0] in ("-h", "--help"):
+        print(__doc__.strip() + "\n\n" + USAGE, file=sys.stderr)
+        return 0 if argv else 2
+    job = argv[0]
+    if job not in JOBS:
+        print(f"unknown job {job!r}\n{USAGE}", file=sys.stderr)
+        return 2
+    module = importlib.import_module(f".jobs.{JOBS[job]}", __package__)
+    config_class = next(v for v in vars(module).values() if isinstance(v, type) and getattr(v, "JOB", None) == job and hasattr(v, "__dataclass_fields__"))
+    try:
+        cfg = load_config(config_class, argv[1:])
+    except ConfigError as e:
+        EventWriter(job).error(str(e), "Fix the option and run again; --help lists every option.")
+        return 2
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    events = EventWriter(job)
+    try:
+        module.run(cfg, events)
+        return 0
+    except KeyboardInterrupt:
+        events.error("Training was interrupted.", "Run again with --resume to continue from the last checkpoint.")
+        return 130
+    except Exception as e:  # the protocol must always end with an error event the editor can show
+        traceback.print_exc(file=sys.stderr)
+        hint = "Out of memory: lower --batch-size or --max-length, or use --lora-r 8." if "out of memory" in str(e).lower() else None
+        events.error(f"{type(e).__name__}: {e}", hint)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""One module per job; each exposes CONFIG (a dataclass) and run(config, events)."""

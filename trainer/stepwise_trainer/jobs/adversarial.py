@@ -1,0 +1,271 @@
+"""``adversarial``: a code generator and a test writer trained against each other (seed 002).
+
+For each of the five reasoning stages (prompts/code/stages.json) the schedule runs N
+test-writer steps, N generator steps, then K alternating single steps
+(``algorithms.adversarial_schedule``). Each phase is a short TRL ``GRPOTrainer`` run on that
+role's model. Rewards come from executing code and tests in the project's sandbox CLI:
+
+* generator: pass rate of its final code on the problem's accumulated valid tests
+  (``algorithms.generator_reward``); at stages 1-4 its reasoning is carried to code by a greedy
+  stage-5 completion of the current generator, so the reward reaches the reasoning tokens;
+* test writer: (1 − pass rate of the latest generated code) × validity, validity being the share
+  of its tests the reference solution passes (``algorithms.test_writer_reward``); valid tests
+  join the accumulated suite.
+
+After every phase both models are saved as ``step-NNNNNN`` with a score
+0.7·generator reward + 0.3·test validity; the best is tracked in ``checkpoints/best``.
+Data: JSONL rows ``{"prompt": spec, "entry_point": name, "canonical_solution": body}`` (HumanEval's
+fields) or ``{"spec", "function_name", "reference"}``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..algorithms import adversarial_schedule, checkpoint_score, generator_reward, test_writer_reward
+from ..checkpoints import checkpoint_name, checkpoints_dir, latest_checkpoint, point_latest, write_meta
+from ..config import CommonConfig, ConfigError
+from ..models import load_causal_lm, load_tokenizer, lora_config, pick_device
+from ..protocol import EventWriter
+from ..sandbox import DEFAULT_CLI, SandboxRunner, code_block
+from .common import trainer_arguments
+
+JOB = "adversarial"
+STAGES_FILE = Path(__file__).resolve().parents[3] / "prompts" / "code" / "stages.json"
+
+
+@dataclass
+class AdversarialConfig(CommonConfig):
+    """Train a code generator and a test writer in alternation, stage by stage."""
+
+    JOB = JOB
+    test_writer_model: str = field(default="", metadata={"help": "Base model of the test writer; empty means the same as --base-model."})
+    stages: str = field(default="1,2,3,4,5", metadata={"help": "Stages to train, in order (comma-separated ids from prompts/code/stages.json)."})
+    n_steps: int = field(default=2, metadata={"help": "N: steps of each role at the start of every stage (test writer first, then generator)."})
+    k_rounds: int = field(default=2, metadata={"help": "K: alternating single steps after the N + N warm-up of a stage."})
+    num_generations: int = field(default=2, metadata={"help": "Completions sampled per problem per step (at least 2; GRPO compares within the group)."})
+    max_completion_length: int = field(default=256, metadata={"help": "Tokens per sampled completion."})
+    sandbox_cli: str = field(default=DEFAULT_CLI, metadata={"help": "Path of bin/stepwise.js, whose `sandbox` subcommand runs the tests."})
+    node: str = field(default="node", metadata={"help": "Node.js executable that runs the sandbox CLI."})
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not self.data:
+            raise ConfigError("adversarial needs --data: JSONL of problems with a reference solution (HumanEval's prompt / entry_point / canonical_solution).")
+        if self.n_steps < 1 or self.k_rounds < 0:
+            raise ConfigError(f"n_steps must be at least 1 and k_rounds at least 0 (got {self.n_steps}, {self.k_rounds}).")
+        if self.num_generations < 2:
+            raise ConfigError(f"num_generations must be at least 2: GRPO's advantage compares completions of the same problem (got {self.num_generations}).")
+        if (self.batch_size * self.gradient_accumulation_steps) % self.num_generations:
+            raise ConfigError(f"batch_size × gradient_accumulation_steps must be divisible by num_generations ({self.num_generations}); try --batch-size {self.num_generations}.")
+        try:
+            ids = [int(s) for s in self.stages.split(",") if s.strip()]
+        except ValueError:
+            raise ConfigError(f"stages must be comma-separated numbers from 1 to 5 (got {self.stages!r}).") from None
+        if not ids or any(i not in range(1, 6) for i in ids):
+            raise ConfigError(f"stages must name stages 1 to 5 (got {self.stages!r}).")
+        if not os.path.exists(self.sandbox_cli):
+            raise ConfigError(f"The sandbox CLI {self.sandbox_cli} does not exist; build the extension (npm run build) or pass --sandbox-cli PATH to bin/stepwise.js.")
+
+    @property
+    def stage_ids(self) -> list[int]:
+        return [int(s) for s in self.stages.split(",") if s.strip()]
+
+
+def load_problems(path: str) -> list[dict[str, str]]:
+    """Problems as {spec, function_name, reference}; HumanEval rows are converted."""
+    opener = gzip.open if path.endswith(".gz") else open
+    problems = []
+    with opener(path, "rt", encoding="utf-8") as f:
+        for i, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            row = json.loads(line)
+            if "canonical_solution" in row:
+                problems.append({"spec": row["prompt"], "function_name": row["entry_point"], "reference": row["prompt"] + row["canonical_solution"]})
+            elif {"spec", "function_name", "reference"} <= set(row):
+                problems.append({k: row[k] for k in ("spec", "function_name", "reference")})
+            else:
+                raise ValueError(f"{path} line {i}: needs prompt/entry_point/canonical_solution or spec/function_name/reference.")
+    if not problems:
+        raise ValueError(f"{path} holds no problems.")
+    return problems
+
+
+def fill(template: str, **values: str) -> str:
+    for key, value in values.items():
+        template = template.replace("{{" + key + "}}", value)
+    return template
+
+
+class Arena:
+    """The state both roles share: problems, stage outputs, the latest code and the accumulated suite."""
+
+    def __init__(self, problems: list[dict[str, str]], stages: dict[int, dict[str, Any]], sandbox: SandboxRunner) -> None:
+        self.problems, self.stages, self.sandbox = problems, stages, sandbox
+        self.latest_code = ["" for _ in problems]
+        self.stage_output = ["" for _ in problems]
+        self.suite: list[list[str]] = [[] for _ in problems]  # valid test files per problem
+        self.generator_rewards: list[float] = []
+        self.validities: list[float] = []
+
+    def _values(self, p: dict[str, str], stage: int) -> dict[str, str]:
+        s = self.stages[stage]
+        return {"spec": p["spec"], "language": "Python", "framework": "pytest", "function_name": p["function_name"], "focus": s["testFocus"]}
+
+    def generator_prompt(self, i: int, stage: int) -> str:
+        return fill(self.stages[stage]["generatorPrompt"], previous="", **self._values(self.problems[i], stage))
+
+    def test_writer_prompt(self, i: int, stage: int) -> str:
+        return fill(self.stages[stage]["testWriterPrompt"], stage_output=self.stage_output[i], **self._values(self.problems[i], stage))
+
+    def suite_pass_rate(self, i: int, code: str) -> tuple[int, int]:
+        passed = total = 0
+        for tests in self.suite[i]:
+            result = self.sandbox.run(code, tests)
+            passed, total = passed + result.passed, total + result.total
+        return passed, total
+
+
+def _dataset(arena: Arena, stage: int, role: str) -> Any:
+    from datasets import Dataset
+
+    make = arena.generator_prompt if role == "generator" else arena.test_writer_prompt
+    return Dataset.from_list([{"prompt": [{"role": "user", "content": make(i, stage)}], "problem_index": i} for i in range(len(arena.problems))])
+
+
+def _greedy(model: Any, tokenizer: Any, prompt: str, max_new_tokens: int) -> str:
+    import torch
+
+    text = tokenizer.apply_chat_template([{"role": "user", "content": prompt}], tokenize=False, add_generation_prompt=True)
+    ids = tokenizer(text, return_tensors="pt").to(model.device)
+    with torch.no_grad():
+        out = model.generate(**ids, max_new_tokens=max_new_tokens, do_sample=False, pad_token_id=tokenizer.pad_token_id)
+    return tokenizer.decode(out[0, ids["input_ids"].shape[1] :], skip_special_tokens=True)
+
+
+def _text(completion: Any) -> str:
+    return completion[-1]["content"] if isinstance(completion, list) else str(completion)
+
+
+def make_rewards(arena: Arena, stage: int, generator: Any, tokenizer: Any, max_new_tokens: int):
+    def generator_code_reward(prompts: list, completions: list, problem_index: list[int], **_: Any) -> list[float]:
+        rewards = []
+        for i, completion in zip(problem_index, completions):
+            reply = _text(completion)
+            if stage < 5:  # carry this stage's reasoning to code without gradients
+                arena.stage_output[i] = reply
+                final_prompt = fill(arena.stages[5]["generatorPrompt"], previous=reply, **arena._values(arena.problems[i], 5))
+                reply = _greedy(generator, tokenizer, final_prompt, max_new_tokens)
+            code = code_block(reply)
+            arena.latest_code[i] = code
+            passed, total = arena.suite_pass_rate(i, code)
+            rewards.append(generator_reward(passed, total))
+        arena.generator_rewards.extend(rewards)
+        return rewards
+
+    def test_writer_reward_fn(prompts: list, completions: list, problem_index: list[int], **_: Any) -> list[float]:
+        rewards = []
+        for i, completion in zip(problem_index, completions):
+            tests = code_block(_text(completion))
+            on_reference = arena.sandbox.run(arena.problems[i]["reference"], tests)
+            if on_reference.total == 0:
+                rewards.append(0.0)
+                arena.validities.append(0.0)
+                continue
+            validity = on_reference.pass_rate
+            on_generated = arena.sandbox.run(arena.latest_code[i], tests)
+            rewards.append(test_writer_reward(on_generated.pass_rate, validity, on_reference.total))
+            arena.validities.append(validity)
+            if validity == 1.0:
+                arena.suite[i].append(tests)
+        return rewards
+
+    return generator_code_reward, test_writer_reward_fn
+
+
+def _train_phase(cfg: AdversarialConfig, device: str, model: Any, tokenizer: Any, dataset: Any, reward: Any, steps: int) -> Any:
+    from trl import GRPOConfig, GRPOTrainer
+
+    args = trainer_arguments(cfg, device)
+    args.update(output_dir=str(Path(cfg.output_dir) / "phase-work"), max_steps=steps, save_strategy="no")
+    trainer = GRPOTrainer(
+        model=model,
+        reward_funcs=[reward],
+        args=GRPOConfig(**args, num_generations=cfg.num_generations, max_completion_length=cfg.max_completion_length, log_completions=False),
+        train_dataset=dataset,
+        processing_class=tokenizer,
+        peft_config=lora_config(cfg.lora_r, cfg.lora_alpha, "CAUSAL_LM") if cfg.lora_r else None,
+    )
+    trainer.train()
+    trained = trainer.model
+    return trained.merge_and_unload() if hasattr(trained, "merge_and_unload") else trained
+
+
+def _save(cfg: AdversarialConfig, step: int, phase: int, models: dict[str, Any], tokenizers: dict[str, Any], arena: Arena, scores: dict[str, float]) -> Path:
+    checkpoint = checkpoints_dir(cfg.output_dir) / checkpoint_name(step)
+    if checkpoint.exists():
+        shutil.rmtree(checkpoint)
+    for role, model in models.items():
+        model.save_pretrained(checkpoint / role)
+        tokenizers[role].save_pretrained(checkpoint / role)
+    (checkpoint / "arena.json").write_text(json.dumps({"suite": arena.suite, "latest_code": arena.latest_code, "stage_output": arena.stage_output}))
+    write_meta(checkpoint, step, JOB, {"phase": phase, **scores})
+    point_latest(cfg.output_dir, checkpoint)
+    return checkpoint
+
+
+def run(cfg: AdversarialConfig, events: EventWriter) -> dict[str, float]:
+    device, dtype = pick_device(cfg.device)
+    stages = {s["id"]: s for s in json.loads(STAGES_FILE.read_text(encoding="utf-8"))["stages"]}
+    arena = Arena(load_problems(cfg.data), stages, SandboxRunner(cfg.sandbox_cli, cfg.node))
+    schedule = adversarial_schedule(cfg.stage_ids, cfg.n_steps, cfg.k_rounds)
+    total_steps = sum(steps for _, _, steps in schedule)
+    sources = {"generator": cfg.base_model, "test_writer": cfg.test_writer_model or cfg.base_model}
+    start_phase, step, best = 0, 0, {"score": -1.0, "step": 0}
+    if cfg.resume:
+        latest = latest_checkpoint(cfg.output_dir)
+        if latest is None:
+            raise FileNotFoundError(f"--resume was given but {checkpoints_dir(cfg.output_dir)} has no complete checkpoint.")
+        meta = json.loads((latest / "meta.json").read_text())
+        start_phase, step = meta["phase"] + 1, meta["step"]
+        best = {"score": meta.get("bestScore", -1.0), "step": meta.get("bestStep", 0)}
+        saved = json.loads((latest / "arena.json").read_text())
+        arena.suite, arena.latest_code, arena.stage_output = saved["suite"], saved["latest_code"], saved["stage_output"]
+        sources = {role: str(latest / role) for role in sources}
+    tokenizers = {role: load_tokenizer(src) for role, src in sources.items()}
+    models = {role: load_causal_lm(src, dtype).to(device) for role, src in sources.items()}
+    gen_reward, validity = 0.5, 0.0
+    for phase, (stage, role, steps) in enumerate(schedule):
+        if phase < start_phase:
+            continue
+        events.progress(step, total_steps, f"stage {stage}: {role} for {steps} step(s)")
+        generator_fn, test_writer_fn = make_rewards(arena, stage, models["generator"], tokenizers["generator"], cfg.max_completion_length)
+        key = "generator" if role == "generator" else "test_writer"
+        reward = generator_fn if role == "generator" else test_writer_fn
+        arena.generator_rewards, arena.validities = [], []
+        models[key] = _train_phase(cfg, device, models[key], tokenizers[key], _dataset(arena, stage, role), reward, steps)
+        step += steps
+        if arena.generator_rewards:
+            gen_reward = sum(arena.generator_rewards) / len(arena.generator_rewards)
+        if arena.validities:
+            validity = sum(arena.validities) / len(arena.validities)
+        score = checkpoint_score(gen_reward, validity)
+        if score > best["score"]:
+            best = {"score": score, "step": step}
+        scores = {"stage": stage, "role": role, "score": score, "generatorReward": gen_reward, "testValidity": validity, "bestScore": best["score"], "bestStep": best["step"]}
+        events.metric(step, {"adversarial/generator_reward": gen_reward, "adversarial/test_validity": validity, "adversarial/checkpoint_score": score, "adversarial/suite_size": float(sum(map(len, arena.suite)))})
+        checkpoint = _save(cfg, step, phase, models, tokenizers, arena, scores)
+        if best["step"] == step:
+            (checkpoints_dir(cfg.output_dir) / "best").write_text(checkpoint.name + "\n")
+        events.checkpoint(step, str(checkpoint))
+    best_path = checkpoints_dir(cfg.output_dir) / checkpoint_name(best["step"])
+    metrics = {"best_score": best["score"], "best_step": float(best["step"]), "generator_reward": gen_reward, "test_validity": validity, "sandbox_runs": float(arena.sandbox.calls)}
+    events.done(str(best_path / "generator"), metrics)
+    return metrics

@@ -1,0 +1,104 @@
+"""``grpo``: train the generator with the self-verification reward (seed 000) on TRL's GRPOTrainer.
+
+K completions per problem (``num_generations``, default 4) are scored by
+R = R_format·(α·R_Y + β·R_Z), the verifier being a local model path or an OpenAI-compatible
+endpoint; GRPO turns the group's rewards into advantages. Data: JSONL rows with a ``problem``
+(saved Prove runs or MATH-500 problems).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from ..callbacks import ProtocolCallback
+from ..config import CommonConfig, ConfigError
+from ..models import load_causal_lm, load_tokenizer, lora_config, pick_device
+from ..prompts import generator_prompt
+from ..protocol import EventWriter
+from ..rewards import ALPHA, BETA, format_reward, make_self_verification_reward
+from ..verifiers import endpoint_verifier, local_verifier
+from .common import read_jsonl, resume_path, save_final, trainer_arguments
+
+JOB = "grpo"
+
+
+@dataclass
+class GrpoConfig(CommonConfig):
+    """Train the generator with GRPO and the self-verification reward."""
+
+    JOB = JOB
+    num_generations: int = field(default=4, metadata={"help": "K: completions sampled per problem (at least 2; GRPO compares within the group)."})
+    max_completion_length: int = field(default=256, metadata={"help": "Tokens per sampled completion."})
+    verifier: str = field(default="self", metadata={"help": "'self' (the base model judges), a local model folder, or an endpoint URL (http://...)."})
+    verifier_model: str = field(default="", metadata={"help": "Model name at the verifier endpoint."})
+    alpha: float = field(default=ALPHA, metadata={"help": "Weight α of the proof score R_Y."})
+    beta: float = field(default=BETA, metadata={"help": "Weight β of the self-evaluation reward R_Z."})
+    temperature: float = field(default=1.0, metadata={"help": "Sampling temperature of the K completions."})
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not self.data:
+            raise ConfigError("grpo needs --data: JSONL rows with a 'problem' field.")
+        if self.num_generations < 2:
+            raise ConfigError(f"num_generations (K) must be at least 2: GRPO's advantage compares completions of the same problem (got {self.num_generations}).")
+        effective = self.batch_size * self.gradient_accumulation_steps
+        if effective % self.num_generations:
+            raise ConfigError(
+                f"batch_size × gradient_accumulation_steps ({effective}) must be divisible by num_generations ({self.num_generations}): "
+                f"each problem's {self.num_generations} completions must land in the same batch. Try --batch-size {self.num_generations}."
+            )
+        if abs(self.alpha + self.beta - 1) > 1e-6:
+            raise ConfigError(f"alpha + beta must be 1 (got {self.alpha} + {self.beta}).")
+
+
+def run(cfg: GrpoConfig, events: EventWriter) -> dict[str, float]:
+    from datasets import Dataset
+    from trl import GRPOConfig, GRPOTrainer
+
+    device, dtype = pick_device(cfg.device)
+    tokenizer = load_tokenizer(cfg.base_model)
+    rows = read_jsonl(cfg.data)
+    missing = [i for i, r in enumerate(rows, 1) if not r.get("problem")]
+    if missing:
+        raise ValueError(f"{cfg.data}: rows {missing[:5]} have no 'problem' field.")
+    dataset = Dataset.from_list([{"prompt": [{"role": "user", "content": generator_prompt(r["problem"])}], "problem": r["problem"]} for r in rows])
+    model = load_causal_lm(cfg.base_model, dtype).to(device)
+    if cfg.verifier.startswith("http"):
+        verifier = endpoint_verifier(cfg.verifier, cfg.verifier_model)
+    elif cfg.verifier == "self":
+        verifier = local_verifier(model, tokenizer)
+    else:
+        verifier = local_verifier(load_causal_lm(cfg.verifier, dtype).to(device), load_tokenizer(cfg.verifier))
+    reward = make_self_verification_reward(lambda problem, proof: verifier(problem, proof), alpha=cfg.alpha, beta=cfg.beta)
+    args = GRPOConfig(
+        **trainer_arguments(cfg, device),
+        num_generations=cfg.num_generations,
+        max_completion_length=cfg.max_completion_length,
+        temperature=cfg.temperature,
+        log_completions=False,
+    )
+    trainer = GRPOTrainer(
+        model=model,
+        reward_funcs=[reward, format_reward],
+        args=args,
+        train_dataset=dataset,
+        processing_class=tokenizer,
+        peft_config=lora_config(cfg.lora_r, cfg.lora_alpha, "CAUSAL_LM") if cfg.lora_r else None,
+        callbacks=[ProtocolCallback(events, cfg.output_dir, JOB)],
+    )
+    result = trainer.train(resume_from_checkpoint=resume_path(cfg))
+    final = save_final(trainer.model, tokenizer, cfg)
+    metrics = {"train_loss": float(result.training_loss)}
+    events.done(str(final), metrics)
+    return metrics
+
+
+def problems_from_runs(paths: list[str]) -> list[dict[str, str]]:
+    """GRPO data from saved Prove runs (.stepwise/runs/*.json)."""
+    out = []
+    for p in paths:
+        with open(p, encoding="utf-8") as f:
+            run = json.load(f)
+        out.append({"problem": run["problem"]["text"]})
+    return out

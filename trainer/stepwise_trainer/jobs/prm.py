@@ -1,0 +1,119 @@
+"""``prm``: a process reward model from step labels (TRL's stepwise-supervision format).
+
+Each example is ``{"prompt", "completions": [step, ...], "labels": [bool, ...]}``. The model reads
+the problem and the steps, each followed by a separator; a 2-way token-classification head
+predicts at each separator whether the step is correct (the PRM of "Let's Verify Step by
+Step"). TRL 1.x no longer ships its PRM trainer, so the tokenisation is written here and the
+training loop is the Hugging Face Trainer. Step-level AUROC and F1 on a held-out split are
+reported before and after training.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from ..algorithms import auroc, f1
+from ..callbacks import ProtocolCallback
+from ..config import CommonConfig, ConfigError
+from ..models import load_token_classifier, load_tokenizer, lora_config, pick_device
+from ..protocol import EventWriter
+from .common import read_jsonl, resume_path, save_final, trainer_arguments
+
+JOB = "prm"
+
+
+@dataclass
+class PrmConfig(CommonConfig):
+    """Train a process reward model from exported step labels."""
+
+    JOB = JOB
+    step_separator: str = field(default="\n", metadata={"help": "Text after each step; the PRM's prediction for a step is read at its last token."})
+    eval_fraction: float = field(default=0.2, metadata={"help": "Share of solutions held out to measure step-level AUROC / F1 before and after."})
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not self.data:
+            raise ConfigError("prm needs --data: a JSONL file of {prompt, completions, labels} rows (stepwise labels export --format trl).")
+        if not 0 < self.eval_fraction < 1:
+            raise ConfigError(f"eval_fraction must be between 0 and 1 (got {self.eval_fraction}).")
+
+
+def tokenize_example(row: dict[str, Any], tokenizer: Any, separator: str, max_length: int) -> dict[str, list[int]]:
+    """input_ids with a label (1 correct, 0 wrong) on each step's last token, -100 elsewhere."""
+    if len(row["completions"]) != len(row["labels"]):
+        raise ValueError("each example needs one label per completion step")
+    ids = tokenizer(row["prompt"] + separator, add_special_tokens=True)["input_ids"]
+    labels = [-100] * len(ids)
+    for step, ok in zip(row["completions"], row["labels"]):
+        step_ids = tokenizer(step + separator, add_special_tokens=False)["input_ids"]
+        ids += step_ids
+        labels += [-100] * (len(step_ids) - 1) + [1 if ok else 0]
+    return {"input_ids": ids[:max_length], "attention_mask": [1] * min(len(ids), max_length), "labels": labels[:max_length]}
+
+
+@torch.no_grad()
+def step_scores(model: Any, examples: list[dict[str, list[int]]], device: str) -> tuple[list[float], list[int]]:
+    """P(correct) at every labelled step of every example, with the labels."""
+    model.eval()
+    scores: list[float] = []
+    truth: list[int] = []
+    for ex in examples:
+        ids = torch.tensor([ex["input_ids"]], device=device)
+        logits = model(input_ids=ids, attention_mask=torch.ones_like(ids)).logits[0].float()
+        probs = torch.softmax(logits, dim=-1)[:, 1].tolist()
+        for p, y in zip(probs, ex["labels"]):
+            if y != -100:
+                scores.append(p)
+                truth.append(y)
+    return scores, truth
+
+
+def evaluate(model: Any, examples: list[dict[str, list[int]]], device: str) -> dict[str, float]:
+    scores, truth = step_scores(model, examples, device)
+    result = {"f1": f1(scores, truth), "steps": float(len(truth))}
+    a = auroc(scores, truth)
+    if a is not None:
+        result["auroc"] = a
+    return result
+
+
+def run(cfg: PrmConfig, events: EventWriter) -> dict[str, float]:
+    from transformers import DataCollatorForTokenClassification, Trainer, TrainingArguments
+
+    device, dtype = pick_device(cfg.device)
+    tokenizer = load_tokenizer(cfg.base_model)
+    rows = read_jsonl(cfg.data)
+    examples = [tokenize_example(r, tokenizer, cfg.step_separator, cfg.max_length) for r in rows]
+    random.Random(cfg.seed).shuffle(examples)
+    n_eval = max(1, int(len(examples) * cfg.eval_fraction)) if len(examples) > 1 else 0
+    held_out, train = examples[:n_eval], examples[n_eval:] or examples
+    events.progress(0, cfg.max_steps, f"{len(train)} training and {len(held_out)} held-out solutions")
+
+    model = load_token_classifier(cfg.base_model, dtype)
+    model.config.pad_token_id = tokenizer.pad_token_id
+    if cfg.lora_r:
+        from peft import get_peft_model
+
+        model = get_peft_model(model, lora_config(cfg.lora_r, cfg.lora_alpha, "TOKEN_CLS"))
+    model.to(device)
+    before = evaluate(model, held_out, device) if held_out else {}
+    events.metric(0, {f"before/{k}": v for k, v in before.items()})
+
+    trainer = Trainer(
+        model=model,
+        args=TrainingArguments(**trainer_arguments(cfg, device)),
+        train_dataset=train,
+        data_collator=DataCollatorForTokenClassification(tokenizer),
+        callbacks=[ProtocolCallback(events, cfg.output_dir, JOB)],
+    )
+    trainer.train(resume_from_checkpoint=resume_path(cfg))
+    after = evaluate(trainer.model, held_out, device) if held_out else {}
+    events.metric(cfg.max_steps, {f"after/{k}": v for k, v in after.items()})
+    final = save_final(trainer.model, tokenizer, cfg)
+    metrics = {**{f"before/{k}": v for k, v in before.items()}, **{f"after/{k}": v for k, v in after.items()}}
+    events.done(str(final), metrics)
+    return metrics

@@ -1,0 +1,132 @@
+"""``sft-format``: teach a base model the Solution / Self Evaluation / boxed-score format.
+
+As in "Let's Verify Step by Step", a small SFT set (a few hundred examples) is enough to fix an
+output format without teaching new knowledge. Examples are built from MATH-500 reference
+solutions: a correct solution with a self-score of 1, and the same solution with its final
+answer changed, with a self-evaluation that names the wrong answer and a self-score of 0, so the
+model learns the format and an honest score at once. ``--eval-problems`` held-out problems
+measure the format-correctness rate of greedy outputs before and after.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from ..callbacks import ProtocolCallback
+from ..config import CommonConfig, ConfigError
+from ..models import load_causal_lm, load_tokenizer, lora_config, pick_device
+from ..prompts import generator_prompt
+from ..protocol import EventWriter
+from ..rewards import CLOSING, OPENING, parse_proof_output
+from .common import resume_path, save_final, trainer_arguments
+
+JOB = "sft-format"
+DEFAULT_MATH = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "shared", "data", "MATH-500.jsonl")
+
+
+@dataclass
+class SftFormatConfig(CommonConfig):
+    """Teach the Solution / Self Evaluation / boxed-score output format."""
+
+    JOB = JOB
+    math_data: str = field(default=DEFAULT_MATH, metadata={"help": "MATH-500 JSONL (problem, solution, answer) the examples are built from."})
+    examples: int = field(default=300, metadata={"help": "Training examples to build (half honest-correct, half honest-wrong)."})
+    eval_problems: int = field(default=20, metadata={"help": "Held-out problems whose outputs measure the format-correctness rate before and after."})
+    eval_max_new_tokens: int = field(default=384, metadata={"help": "Tokens generated per held-out problem."})
+
+    def __post_init__(self) -> None:
+        if not self.data:
+            self.data = ""
+        super().__post_init__()
+        if not os.path.exists(self.math_data):
+            raise ConfigError(f"MATH-500 was not found at {self.math_data}; pass --math-data PATH (the file ships in ../shared/data of the development checkout).")
+        if self.examples < 2:
+            raise ConfigError("examples must be at least 2.")
+
+
+def _alter_answer(solution: str, answer: str) -> str | None:
+    """The solution with its boxed final answer changed, or None when it has none."""
+    boxed = f"\\boxed{{{answer}}}"
+    if boxed not in solution:
+        return None
+    wrong = str(int(answer) + 1) if re.fullmatch(r"-?\d+", answer.strip()) else f"{answer}+1"
+    return solution.replace(boxed, f"\\boxed{{{wrong}}}")
+
+
+def format_example(problem: str, solution: str, correct: bool, answer: str) -> dict[str, Any]:
+    if correct:
+        analysis = f"{OPENING} each step follows from the previous one and the final answer {answer} is justified; I found no gap."
+        score = "1"
+    else:
+        analysis = f"{OPENING} the steps before the end are sound, but the final answer does not follow from them: the work gives {answer}, so the boxed answer is wrong."
+        score = "0"
+    completion = f"## Solution\n{solution.strip()}\n\n## Self Evaluation\n{analysis}\n\n{CLOSING} \\boxed{{{score}}}"
+    return {"prompt": [{"role": "user", "content": generator_prompt(problem)}], "completion": [{"role": "assistant", "content": completion}]}
+
+
+def build_examples(rows: list[dict[str, Any]], n: int, seed: int) -> list[dict[str, Any]]:
+    rng = random.Random(seed)
+    out: list[dict[str, Any]] = []
+    for row in rng.sample(rows, len(rows)):
+        if len(out) >= n:
+            break
+        altered = _alter_answer(row["solution"], row["answer"])
+        if altered is None:
+            continue
+        wrong = len(out) % 2 == 1
+        out.append(format_example(row["problem"], altered if wrong else row["solution"], not wrong, row["answer"]))
+    return out
+
+
+@torch.no_grad()
+def format_rate(model: Any, tokenizer: Any, problems: list[str], max_new_tokens: int, device: str) -> float:
+    """Share of greedy outputs the proof parser accepts (R_format = 1)."""
+    model.eval()
+    ok = 0
+    for problem in problems:
+        text = tokenizer.apply_chat_template([{"role": "user", "content": generator_prompt(problem)}], tokenize=False, add_generation_prompt=True)
+        ids = tokenizer(text, return_tensors="pt").to(device)
+        out = model.generate(**ids, max_new_tokens=max_new_tokens, do_sample=False, pad_token_id=tokenizer.pad_token_id)
+        ok += parse_proof_output(tokenizer.decode(out[0, ids["input_ids"].shape[1] :], skip_special_tokens=True)).format_reward
+    return ok / max(1, len(problems))
+
+
+def run(cfg: SftFormatConfig, events: EventWriter) -> dict[str, float]:
+    from datasets import Dataset
+    from trl import SFTConfig, SFTTrainer
+
+    device, dtype = pick_device(cfg.device)
+    tokenizer = load_tokenizer(cfg.base_model)
+    with open(cfg.math_data, encoding="utf-8") as f:
+        rows = [json.loads(line) for line in f if line.strip()]
+    rng = random.Random(cfg.seed)
+    rng.shuffle(rows)
+    held_out, pool = rows[: cfg.eval_problems], rows[cfg.eval_problems :]
+    examples = build_examples(pool, cfg.examples, cfg.seed)
+    events.progress(0, cfg.max_steps, f"{len(examples)} format examples, {len(held_out)} held-out problems")
+    model = load_causal_lm(cfg.base_model, dtype).to(device)
+    before = format_rate(model, tokenizer, [r["problem"] for r in held_out], cfg.eval_max_new_tokens, device)
+    events.metric(0, {"before/format_rate": before})
+    args = SFTConfig(**trainer_arguments(cfg, device), max_length=cfg.max_length, completion_only_loss=True)
+    trainer = SFTTrainer(
+        model=model,
+        args=args,
+        train_dataset=Dataset.from_list(examples),
+        processing_class=tokenizer,
+        peft_config=lora_config(cfg.lora_r, cfg.lora_alpha, "CAUSAL_LM") if cfg.lora_r else None,
+        callbacks=[ProtocolCallback(events, cfg.output_dir, JOB)],
+    )
+    trainer.train(resume_from_checkpoint=resume_path(cfg))
+    after = format_rate(trainer.model, tokenizer, [r["problem"] for r in held_out], cfg.eval_max_new_tokens, device)
+    events.metric(cfg.max_steps, {"after/format_rate": after})
+    final = save_final(trainer.model, tokenizer, cfg)
+    metrics = {"before/format_rate": before, "after/format_rate": after, "examples": float(len(examples))}
+    events.done(str(final), metrics)
+    return metrics

@@ -1,0 +1,170 @@
+"""Reward functions of the designs, as plain functions with TRL's contract.
+
+Every reward function takes ``(prompts, completions, **columns)`` and returns one float (or
+``None`` for "not applicable") per completion, so it plugs straight into ``GRPOTrainer``.
+
+The self-verification reward (seed 000): the generator writes ``## Solution`` and
+``## Self Evaluation`` ending in ``\\boxed{s}`` with s in {0, 0.5, 1}; a verifier scores the proof
+(R_Y); a meta-verifier checks the self-evaluation's claims (R_meta)::
+
+    R_score = 1 - |s - R_Y|
+    R_Z     = R_score * R_meta
+    R       = R_format * (alpha * R_Y + beta * R_Z)        alpha = 0.76, beta = 0.24
+
+>>> round(self_verification_reward(1, verifier_score=0.5, self_score=0.5, meta_score=1.0), 2)  # honest
+0.62
+>>> round(self_verification_reward(1, verifier_score=0.5, self_score=1.0, meta_score=1.0), 2)  # dishonest
+0.5
+>>> self_verification_reward(0, verifier_score=1.0, self_score=1.0, meta_score=1.0)  # wrong format
+0.0
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+OPENING = "Here is my evaluation of the solution:"
+CLOSING = "Based on my evaluation, the final overall score should be:"
+SELF_SCORES = (0.0, 0.5, 1.0)
+ALPHA, BETA = 0.76, 0.24
+
+
+@dataclass
+class ParsedProof:
+    proof: str
+    self_analysis: str
+    self_score: float | None
+    format_reward: int
+    problems: list[str] = field(default_factory=list)
+
+
+def _boxed(text: str) -> list[str]:
+    """Contents of every ``\\boxed{...}`` with balanced braces."""
+    found, i = [], 0
+    while (i := text.find("\\boxed{", i)) >= 0:
+        depth, j = 0, i + len("\\boxed")
+        while j < len(text):
+            if text[j] == "{":
+                depth += 1
+            elif text[j] == "}":
+                depth -= 1
+                if depth == 0:
+                    found.append(text[i + len("\\boxed{") : j].strip())
+                    break
+            j += 1
+        i = j
+    return found
+
+
+def _score_value(raw: str) -> float | None:
+    raw = raw.replace(" ", "")
+    frac = re.fullmatch(r"\\[dt]?frac\{1\}\{2\}", raw)
+    if frac:
+        return 0.5
+    try:
+        value = float(raw)
+    except ValueError:
+        return None
+    return value if value in SELF_SCORES else None
+
+
+def parse_proof_output(text: str) -> ParsedProof:
+    """Splits generator output into proof, self-analysis and self-score. Never raises.
+
+    >>> p = parse_proof_output("## Solution\\nx\\n## Self Evaluation\\nHere is my evaluation of the solution: ok\\n"
+    ...                        "Based on my evaluation, the final overall score should be: \\\\boxed{0.5}")
+    >>> (p.self_score, p.format_reward)
+    (0.5, 1)
+    >>> parse_proof_output("just text").format_reward
+    0
+    """
+    problems: list[str] = []
+    text = re.sub(r"<think>[\s\S]*?(</think>|$)", "", text or "")
+    sol = re.search(r"^[ \t]{0,3}##[ \t]+Solution[ \t]*$", text, re.M)
+    ev = re.search(r"^[ \t]{0,3}##[ \t]+Self Evaluation[ \t]*$", text, re.M)
+    if not sol:
+        problems.append("missing '## Solution' section")
+    if not ev:
+        problems.append("missing '## Self Evaluation' section")
+    if sol and ev and ev.start() < sol.start():
+        problems.append("'## Self Evaluation' comes before '## Solution'")
+    proof = text[sol.end() : ev.start() if ev and ev.start() > sol.end() else len(text)].strip() if sol else ""
+    analysis = text[ev.end() :].strip() if ev else ""
+    self_score: float | None = None
+    if ev:
+        if OPENING not in analysis:
+            problems.append("the self evaluation does not start with the required sentence")
+        closing_at = analysis.rfind(CLOSING)
+        if closing_at < 0:
+            problems.append("the self evaluation does not end with the required sentence")
+        else:
+            boxes = _boxed(analysis[closing_at:])
+            if len(boxes) != 1:
+                problems.append(f"expected one \\boxed{{}} after the closing sentence, found {len(boxes)}")
+            else:
+                self_score = _score_value(boxes[0])
+                if self_score is None:
+                    problems.append(f"self-score {boxes[0]!r} is not one of 0, 0.5, 1")
+    format_reward = 1 if (sol and ev and not problems and proof) else 0
+    if sol and not proof:
+        problems.append("the solution is empty")
+    return ParsedProof(proof, analysis, self_score, format_reward, problems)
+
+
+def self_verification_reward(format_reward: int, verifier_score: float, self_score: float | None, meta_score: float, alpha: float = ALPHA, beta: float = BETA) -> float:
+    """R = R_format * (alpha * R_Y + beta * R_score * R_meta); a missing self-score earns R_Z = 0."""
+    if not format_reward:
+        return 0.0
+    r_score = 0.0 if self_score is None else 1.0 - abs(self_score - verifier_score)
+    return alpha * verifier_score + beta * r_score * meta_score
+
+
+def completion_text(completion: Any) -> str:
+    """TRL passes plain strings, or chat messages for conversational datasets."""
+    if isinstance(completion, str):
+        return completion
+    if isinstance(completion, list) and completion and isinstance(completion[-1], dict):
+        return str(completion[-1].get("content", ""))
+    return str(completion)
+
+
+def format_reward(prompts: Sequence[Any], completions: Sequence[Any], **_: Any) -> list[float]:
+    """R_format alone: 1 for the Solution / Self Evaluation / boxed-score format, else 0.
+
+    >>> format_reward(["p"], ["no format"])
+    [0.0]
+    """
+    return [float(parse_proof_output(completion_text(c)).format_reward) for c in completions]
+
+
+Verifier = Callable[[str, str], float]
+"""(problem, proof) -> score in [0, 1]."""
+
+
+def make_self_verification_reward(verifier: Verifier, meta_verifier: Callable[[str, str, str], float] | None = None, alpha: float = ALPHA, beta: float = BETA):
+    """The GRPO reward of seed 000 around a verifier (and optional meta-verifier; R_meta = 1 without).
+
+    >>> reward = make_self_verification_reward(lambda problem, proof: 0.5)
+    >>> out = ("## Solution\\nproof\\n## Self Evaluation\\nHere is my evaluation of the solution: a gap.\\n"
+    ...        "Based on my evaluation, the final overall score should be: \\\\boxed{0.5}")
+    >>> [round(r, 2) for r in reward(["Prove it."], [out])]
+    [0.62]
+    """
+
+    def self_verification(prompts: Sequence[Any], completions: Sequence[Any], **_: Any) -> list[float]:
+        rewards = []
+        for prompt, completion in zip(prompts, completions):
+            problem = completion_text(prompt)
+            parsed = parse_proof_output(completion_text(completion))
+            if not parsed.format_reward:
+                rewards.append(0.0)
+                continue
+            r_y = verifier(problem, parsed.proof)
+            r_meta = meta_verifier(problem, parsed.proof, parsed.self_analysis) if meta_verifier else 1.0
+            rewards.append(self_verification_reward(1, r_y, parsed.self_score, r_meta, alpha, beta))
+        return rewards
+
+    self_verification.__name__ = "self_verification"
+    return self_verification

@@ -1,0 +1,45 @@
+"""Fixtures: a tiny Llama built from a config (real SmolLM2 tokenizer, random weights), no downloads."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="session")
+def tiny_base(tmp_path_factory) -> Path:
+    """A Hugging Face-format tiny causal LM folder."""
+    from stepwise_trainer.tiny_model import build_tiny_llama, load_smollm2_tokenizer
+
+    out = tmp_path_factory.mktemp("tiny-base")
+    tok = load_smollm2_tokenizer()
+    model = build_tiny_llama(tok, seed=0)
+    model.save_pretrained(out)
+    tok.save_pretrained(out)
+    return out
+
+
+def run_job(*args: str, cwd: Path | None = None, timeout: int = 600) -> tuple[int, list[dict], str]:
+    """Runs the trainer as the extension does: a process whose stdout is JSON lines only."""
+    proc = subprocess.run([sys.executable, "-m", "stepwise_trainer", *args], capture_output=True, text=True, timeout=timeout, cwd=cwd)
+    events = []
+    for line in proc.stdout.splitlines():
+        events.append(json.loads(line))  # any non-JSON line on stdout fails the test here
+    return proc.returncode, events, proc.stderr
+
+
+@pytest.fixture
+def trl_labels(tmp_path) -> Path:
+    rows = []
+    for i in range(10):
+        good = i % 2 == 0
+        rows.append({"prompt": f"Compute {i} + {i}.", "completions": [f"{i} + {i} = {2 * i}.", f"So the answer is {2 * i if good else 2 * i + 1}."], "labels": [True, good]})
+    path = tmp_path / "labels.trl.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    return path

@@ -1,0 +1,63 @@
+"""adversarial: the sandbox bridge on real code, and the alternating job on the tiny model."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import REPO, run_job
+
+from stepwise_trainer.sandbox import DEFAULT_CLI, SandboxRunner, code_block
+
+needs_sandbox = pytest.mark.skipif(not Path(DEFAULT_CLI).exists() or shutil.which("node") is None, reason="bin/stepwise.js or node missing")
+
+PROBLEMS = [
+    {"spec": 'def add(a, b):\n    """Return a + b."""\n', "function_name": "add", "reference": "def add(a, b):\n    return a + b\n"},
+    {"spec": 'def neg(x):\n    """Return -x."""\n', "function_name": "neg", "reference": "def neg(x):\n    return -x\n"},
+]
+
+
+@needs_sandbox
+def test_sandbox_runner_counts_passing_tests_of_model_written_code():
+    runner = SandboxRunner()
+    tests = code_block("Tests:\n```python\ndef test_small():\n    assert add(1, 2) == 3\n\ndef test_wrong():\n    assert add(1, 1) == 3\n```")
+    result = runner.run("def add(a, b):\n    return a + b\n", tests)
+    assert (result.passed, result.total) == (1, 2)
+    broken = runner.run("def add(a, b) return", tests)  # code that does not even parse
+    assert broken.passed == 0 and broken.total == 2
+    assert runner.run("def add(a, b):\n    return 0\n", "no tests here").total == 0
+
+
+def test_missing_sandbox_cli_is_a_clear_config_error(tmp_path):
+    data = tmp_path / "p.jsonl"
+    data.write_text(json.dumps(PROBLEMS[0]) + "\n")
+    code, events, _ = run_job("adversarial", "--data", str(data), "--sandbox-cli", str(tmp_path / "nope.js"))
+    assert code == 2 and "sandbox CLI" in events[-1]["message"]
+    code, events, _ = run_job("adversarial", "--data", str(data), "--stages", "0,6")
+    assert code == 2 and "stages" in events[-1]["message"]
+
+
+@needs_sandbox
+@pytest.mark.slow
+def test_adversarial_alternates_roles_scores_checkpoints_and_resumes(tmp_path, tiny_base):
+    data = tmp_path / "problems.jsonl"
+    data.write_text("\n".join(json.dumps(p) for p in PROBLEMS) + "\n")
+    out = tmp_path / "run"
+    common = ["--base-model", str(tiny_base), "--data", str(data), "--output-dir", str(out), "--stages", "5", "--n-steps", "1",
+              "--batch-size", "2", "--num-generations", "2", "--max-completion-length", "8", "--learning-rate", "1e-3", "--max-length", "1024"]
+    code, events, stderr = run_job("adversarial", *common, "--k-rounds", "1")
+    assert code == 0, stderr[-3000:]
+    roles = [e["message"].split(": ")[1].split(" ")[0] for e in events if e["type"] == "progress" and "message" in e]
+    assert roles == ["test-writer", "generator", "generator"]
+    checkpoints = [e for e in events if e["type"] == "checkpoint"]
+    assert [c["step"] for c in checkpoints] == [1, 2, 3]
+    latest = out / "checkpoints" / (out / "checkpoints" / "latest").read_text().strip()
+    meta = json.loads((latest / "meta.json").read_text())
+    assert meta["score"] == pytest.approx(0.7 * meta["generatorReward"] + 0.3 * meta["testValidity"])
+    assert (latest / "generator" / "config.json").exists() and (latest / "test_writer" / "config.json").exists()
+    best = (out / "checkpoints" / "best").read_text().strip()
+    assert events[-1]["output"] == str(out / "checkpoints" / best / "generator")
+    # K = 3 adds two alternating rounds (test writer, generator); resume runs only those.
+    code, events, stderr = run_job("adversarial", *common, "--k-rounds", "3", "--resume")
+    assert code == 0, stderr[-3000:]
+    assert [e["step"] for e in events if e["type"] == "checkpoint"] == [4, 5]
