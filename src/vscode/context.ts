@@ -54,6 +54,8 @@ export class StepwiseContext implements vscode.Disposable {
       return;
     }
     this.log.error(`${context}: ${e?.stack ?? String(err)}`);
+    // Also to the extension host's console, which test runs and the developer tools show.
+    console.error(`[stepwise] ${context}: ${e?.message ?? String(err)}`);
     const text = `Stepwise: ${e?.message ?? String(err)}${e?.hint ? ` — ${e.hint}` : ''}`;
     void vscode.window.showErrorMessage(text, 'Show Log').then((choice) => {
       if (choice === 'Show Log') this.log.show();

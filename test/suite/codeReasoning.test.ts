@@ -29,7 +29,8 @@ suite('Reason & generate tests (default model)', () => {
     );
   });
 
-  test('the command runs five stages, accumulates tests by stage, runs them and fills the Test Explorer', async () => {
+  test('the command runs five stages, accumulates tests by stage, runs them and fills the Test Explorer', async function () {
+    this.timeout(600_000);
     await activateStepwise();
     const uri = vscode.Uri.file(path.join(workspaceRoot(), 'code', 'intervals.py'));
     const run = (await vscode.commands.executeCommand(

@@ -6,7 +6,8 @@ import { activateStepwise, report, workspaceRoot } from './helpers';
 import type { PracticeSet } from '../../src/core/practice/types';
 
 suite('Practice sets (default model)', () => {
-  test('generates a small practice set, saves it and exports DPO pairs and generator rewards', async () => {
+  test('generates a small practice set, saves it and exports DPO pairs and generator rewards', async function () {
+    this.timeout(600_000);
     await activateStepwise();
     const result = (await vscode.commands.executeCommand('stepwise.generatePracticeSet', {
       topic: 'arithmetic',

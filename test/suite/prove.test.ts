@@ -6,7 +6,8 @@ import { activateStepwise, waitFor, workspaceRoot } from './helpers';
 import { parseProveRun } from '../../src/core/prove/runSchema';
 
 suite('Prove and self-verify (default model)', () => {
-  test('proves a sample problem, saves a valid run with parsed sections, rewards and bounded iterations', async () => {
+  test('proves a sample problem, saves a valid run with parsed sections, rewards and bounded iterations', async function () {
+    this.timeout(600_000);
     await activateStepwise();
     const doc = path.join(workspaceRoot(), 'proofs', 'even-square.txt');
     const editor = await vscode.window.showTextDocument(vscode.Uri.file(doc));

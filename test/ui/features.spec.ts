@@ -52,20 +52,10 @@ export const tests: UiTest[] = [
         .catch(() => undefined);
       await wb.runCommand('Stepwise: Label Step as Neutral (0)');
       await wb.runCommand('Stepwise: Label Step as Negative (−1)');
-      // Inline marks are rendered as decorations after the step text.
-      await wb.page
-        .locator('.cgmr, .glyph-margin-widgets .codicon, .margin-view-overlays div[class*="ced-"]')
-        .first()
-        .waitFor({ timeout: 20_000 })
-        .catch(() => undefined);
-      const editor = wb.page
-        .locator('.monaco-editor', {
-          has: wb.page.locator('.view-line', { hasText: 'We argue by induction' }),
-        })
-        .first();
-      const editorText = await editor.locator('.view-lines').innerText();
-      assert.match(editorText, /\+1/);
-      assert.match(editorText, /−1/);
+      // The status bar confirms each durable label and counts what is left.
+      await wb.page.locator('.statusbar', { hasText: 'step 3 labelled −1 · 2 left' }).waitFor({ timeout: 20_000 });
+      // Three gutter marks (one per labelled step) sit in the glyph margin.
+      await wb.page.locator('.margin-view-overlays .cgmr').nth(2).waitFor({ timeout: 20_000 });
       await wb.page.locator('.activitybar [aria-label*="Stepwise"]').first().click();
       await wb.page.locator('.pane-header', { hasText: 'Stepwise Labels' }).waitFor({ timeout: 20_000 });
       await wb.page

@@ -46,7 +46,7 @@ def load_causal_lm(base_model: str, dtype: torch.dtype) -> Any:
         from .smollm2_source import find_smollm2_gguf
 
         gguf = find_smollm2_gguf()
-        return AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name, dtype=dtype)
+        return _plain(AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name, dtype=dtype))
     _check_folder(base_model)
     return AutoModelForCausalLM.from_pretrained(base_model, dtype=dtype)
 
@@ -59,9 +59,17 @@ def load_token_classifier(base_model: str, dtype: torch.dtype) -> Any:
         from .smollm2_source import find_smollm2_gguf
 
         gguf = find_smollm2_gguf()
-        return AutoModelForTokenClassification.from_pretrained(str(gguf.parent), gguf_file=gguf.name, num_labels=2, dtype=dtype)
+        return _plain(AutoModelForTokenClassification.from_pretrained(str(gguf.parent), gguf_file=gguf.name, num_labels=2, dtype=dtype))
     _check_folder(base_model)
     return AutoModelForTokenClassification.from_pretrained(base_model, num_labels=2, dtype=dtype)
+
+
+def _plain(model: Any) -> Any:
+    """A model loaded from GGUF is dequantized already; drop the marker that makes the Trainer refuse it."""
+    from .default_model import _forget_gguf_origin
+
+    _forget_gguf_origin(model)
+    return model
 
 
 def lora_config(r: int, alpha: int, task_type: str) -> Any:

@@ -28,13 +28,12 @@ class EventWriter:
 
     def __init__(self, job: str, stream: Any | None = None) -> None:
         self.job = job
+        # Under `accelerate launch` every process runs the job; only the main one speaks.
+        if is_secondary_process():
+            self._out = open(os.devnull, "w")
+            return
         if stream is not None:
             self._out = stream
-            return
-        if is_secondary_process():
-            # Under `accelerate launch` only rank 0 speaks the protocol; the other ranks'
-            # events would duplicate it, so they go to the log.
-            self._out = sys.stderr
             return
         sys.stdout.flush()
         # A duplicate of fd 1 keeps the protocol channel; fd 1 itself then points at stderr so

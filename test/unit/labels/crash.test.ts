@@ -37,16 +37,17 @@ function writer(dir: string, count: number, tag: string) {
   return { child, acknowledged, exited };
 }
 
-test('SIGKILL in the middle of thousands of appends loses no acknowledged label and corrupts no line', async () => {
+test('SIGKILL in the middle of thousands of appends loses no acknowledged label and corrupts no line', async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-crash-'));
   const w = writer(dir, 5000, 'a');
   const deadline = Date.now() + 60_000;
-  while (w.acknowledged.length < 300 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+  while (w.acknowledged.length < 1000 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
   w.child.kill('SIGKILL');
   await w.exited;
-  assert.ok(w.acknowledged.length >= 300, 'the writer got going before it was killed');
+  assert.ok(w.acknowledged.length >= 1000, 'the writer got going before it was killed');
   assert.ok(w.acknowledged.length < 5000, 'the writer was killed mid-way');
   const { records, corrupt } = await new LabelStore(dir).read();
+  t.diagnostic(`acknowledged ${w.acknowledged.length}, on disk ${records.length}, corrupt ${corrupt.length}`);
   const ids = new Set(records.map((r) => r.id));
   const lost = w.acknowledged.filter((id) => !ids.has(id));
   assert.deepEqual(lost, [], 'acknowledged labels missing after the kill');
@@ -69,12 +70,15 @@ test('SIGKILL in the middle of thousands of appends loses no acknowledged label 
   assert.equal(after.records.length, records.length + 1);
 });
 
-test('two concurrent writers produce only valid lines, with every acknowledged label', async () => {
+test('two concurrent writers produce only valid lines, with every acknowledged label', async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-concurrent-'));
   const a = writer(dir, 400, 'a');
   const b = writer(dir, 400, 'b');
   await Promise.all([a.exited, b.exited]);
   const { records, corrupt } = await new LabelStore(dir).read();
+  t.diagnostic(
+    `writers acknowledged ${a.acknowledged.length} + ${b.acknowledged.length}, on disk ${records.length}, corrupt ${corrupt.length}`,
+  );
   assert.deepEqual(corrupt, []);
   assert.equal(records.length, 800);
   const ids = new Set(records.map((r) => r.id));

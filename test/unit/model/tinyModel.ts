@@ -2,14 +2,13 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
-export const TINY_MODEL_BUILD_COMMAND =
-  'cd trainer && ../.venv/bin/python -m stepwise_trainer.tiny_model --out ../.cache/models/tiny-llama';
+export const TINY_MODEL_BUILD_COMMAND = 'bash scripts/build-tiny-model.sh';
 
-/** The tiny model's folder: $STEPWISE_TINY_MODEL, else .cache/models/tiny-llama in the repository. */
+/** The tiny model's folder: $STEPWISE_TINY_MODEL_DIR (as for the build script), else .cache/models/tiny-llama in the repository. */
 export function tinyModelDir(): string {
   // Compiled tests live in out/test/unit/model, four levels below the repository root.
   const dir =
-    process.env.STEPWISE_TINY_MODEL ??
+    process.env.STEPWISE_TINY_MODEL_DIR ??
     resolve(__dirname, '..', '..', '..', '..', '.cache', 'models', 'tiny-llama');
   if (!existsSync(join(dir, 'config.json')) || !existsSync(join(dir, 'onnx', 'model.onnx'))) {
     throw new Error(`The tiny test model is missing at ${dir}. Build it first: ${TINY_MODEL_BUILD_COMMAND}`);

@@ -10,6 +10,7 @@ reported before and after training.
 
 from __future__ import annotations
 
+import os
 import random
 from dataclasses import dataclass, field
 from typing import Any
@@ -91,7 +92,8 @@ def run(cfg: PrmConfig, events: EventWriter) -> dict[str, float]:
     random.Random(cfg.seed).shuffle(examples)
     n_eval = max(1, int(len(examples) * cfg.eval_fraction)) if len(examples) > 1 else 0
     held_out, train = examples[:n_eval], examples[n_eval:] or examples
-    events.progress(0, cfg.max_steps, f"{len(train)} training and {len(held_out)} held-out solutions")
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    events.progress(0, cfg.max_steps, f"{len(train)} training and {len(held_out)} held-out solutions; {world} process(es)")
 
     model = load_token_classifier(cfg.base_model, dtype)
     model.config.pad_token_id = tokenizer.pad_token_id
