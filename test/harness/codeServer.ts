@@ -132,6 +132,19 @@ export class CodeServer {
         .forEach((l) => log(`[code-server] ${l}`)),
     );
     const server = new CodeServer(port, child, dirs);
+    // A detached group outlives an interrupted runner, so Ctrl-C / SIGTERM take it down first.
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      process.once(signal, () => {
+        if (!server.exited && child.pid !== undefined) {
+          try {
+            process.kill(-child.pid, 'SIGKILL');
+          } catch {
+            // Already gone.
+          }
+        }
+        process.exit(130);
+      });
+    }
     try {
       await until(
         'code-server /healthz',

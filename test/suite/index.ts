@@ -18,6 +18,9 @@ export function run(): Promise<void> {
   const mocha = new Mocha({
     ui: 'tdd',
     color: false,
+    // Our own pass/fail lines below are the log; the spec reporter's format strings arrive
+    // unformatted through the extension host's console.
+    reporter: 'base',
     timeout: 180_000,
     grep: process.env.STEPWISE_TEST_GREP,
   });

@@ -10,9 +10,13 @@ suite('Train from Annotations', () => {
     this.timeout(600_000);
     await activateStepwise();
     // Labels made the way a user makes them: two steps of a proof document, from the keyboard commands.
-    const doc = await vscode.window.showTextDocument(vscode.Uri.file(path.join(workspaceRoot(), 'proofs', 'product-of-consecutive.md')));
+    const doc = await vscode.window.showTextDocument(
+      vscode.Uri.file(path.join(workspaceRoot(), 'proofs', 'product-of-consecutive.md')),
+    );
     const lines = doc.document.getText().split('\n');
-    const first = lines.findIndex((l, i) => i > lines.findIndex((x) => /^## Solution/.test(x)) && l.trim() !== '');
+    const first = lines.findIndex(
+      (l, i) => i > lines.findIndex((x) => /^## Solution/.test(x)) && l.trim() !== '',
+    );
     doc.selection = new vscode.Selection(first, 0, first, 0);
     await vscode.commands.executeCommand('stepwise.label.positive');
     await vscode.commands.executeCommand('stepwise.label.negative');

@@ -53,7 +53,9 @@ export const tests: UiTest[] = [
       await wb.runCommand('Stepwise: Label Step as Neutral (0)');
       await wb.runCommand('Stepwise: Label Step as Negative (−1)');
       // The status bar confirms each durable label and counts what is left.
-      await wb.page.locator('.statusbar', { hasText: 'step 3 labelled −1 · 2 left' }).waitFor({ timeout: 20_000 });
+      await wb.page
+        .locator('.statusbar', { hasText: 'step 3 labelled −1 · 2 left' })
+        .waitFor({ timeout: 20_000 });
       // Three gutter marks (one per labelled step) sit in the glyph margin.
       await wb.page.locator('.margin-view-overlays .cgmr').nth(2).waitFor({ timeout: 20_000 });
       await wb.page.locator('.activitybar [aria-label*="Stepwise"]').first().click();

@@ -7,10 +7,12 @@ export const tests: UiTest[] = [
     async run(wb) {
       await wb.runCommand('Stepwise: Show Welcome');
       const frame = await wb.webviewWith('Welcome to Stepwise');
-      const text = await frame.locator('body').innerText();
-      assert.match(text, /Model:/);
-      assert.match(text, /Prove and Self-Verify/);
-      assert.match(text, /Not loaded|Ready|Loading/);
+      assert.equal(await frame.locator('h1').innerText(), 'Welcome to Stepwise');
+      // The model card says which model and in what state, whatever that state is.
+      const modelStatus = await frame.locator('#model-status').innerText();
+      assert.match(modelStatus, /Model:/);
+      assert.match(modelStatus, /Not loaded|Ready|Loading|Error|Failed/i);
+      assert.match(await frame.locator('body').innerText(), /Prove and Self-Verify/);
       // Six actions, each a real button a person can click.
       assert.equal(await frame.locator('button.action').count(), 6);
       await wb.screenshot('welcome');

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .smollm2_source import file_sha256, find_smollm2_gguf
+from .smollm2_source import find_smollm2_gguf
 
 TINY_SHAPE = dict(hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2)
 

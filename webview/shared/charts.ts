@@ -104,3 +104,61 @@ export const CHART_CSS = `
 .chart-axis { stroke: var(--vscode-panel-border); }
 .chart-threshold { stroke: var(--vscode-charts-red); stroke-dasharray: 3 2; }
 `;
+
+export interface Series {
+  label: string;
+  points: { x: number; y: number }[];
+  /** CSS class for the line (e.g. 'line-a', 'line-b'); colours come from the theme. */
+  cls?: string;
+}
+
+/** Line chart of one or more series over a shared step axis, with min/max labels on the y axis. */
+export function lineChart(
+  series: Series[],
+  opts: { width?: number; height?: number; format?: (v: number) => string } = {},
+): SVGSVGElement {
+  const width = opts.width ?? 360;
+  const height = opts.height ?? 120;
+  const fmt = opts.format ?? ((v: number) => (Math.abs(v) >= 100 ? v.toFixed(0) : v.toPrecision(3)));
+  const pts = series.flatMap((s) => s.points).filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y));
+  const svg = el('svg', { width, height, viewBox: `0 0 ${width} ${height}`, class: 'chart', role: 'img' });
+  if (!pts.length) return svg;
+  const [x0, x1] = [Math.min(...pts.map((p) => p.x)), Math.max(...pts.map((p) => p.x))];
+  const [y0, y1] = [Math.min(...pts.map((p) => p.y)), Math.max(...pts.map((p) => p.y))];
+  const left = 44;
+  const bottom = height - 16;
+  const sx = (v: number) => left + ((v - x0) / (x1 - x0 || 1)) * (width - left - 8);
+  const sy = (v: number) => bottom - ((v - y0) / (y1 - y0 || 1)) * (bottom - 6);
+  svg.append(
+    el('line', { x1: left, x2: width - 8, y1: bottom, y2: bottom, class: 'chart-axis' }),
+    el('line', { x1: left, x2: left, y1: 6, y2: bottom, class: 'chart-axis' }),
+  );
+  const label = (text: string, x: number, y: number) => {
+    const t = el('text', { x, y, class: 'chart-label' });
+    t.textContent = text;
+    svg.append(t);
+  };
+  label(fmt(y1), 0, 12);
+  label(fmt(y0), 0, bottom);
+  label(`step ${x0}`, left, height - 2);
+  label(`${x1}`, width - 30, height - 2);
+  series.forEach((s, i) => {
+    const d = s.points
+      .filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y))
+      .map((p, j) => `${j ? 'L' : 'M'}${sx(p.x).toFixed(1)},${sy(p.y).toFixed(1)}`)
+      .join(' ');
+    const path = el('path', { d, fill: 'none', class: `chart-line ${s.cls ?? `line-${i % 4}`}` });
+    const t = el('title', {});
+    t.textContent = s.label;
+    path.append(t);
+    svg.append(path);
+  });
+  return svg;
+}
+
+export const LINE_CHART_CSS = `
+.chart-line { stroke-width: 1.5; stroke: var(--vscode-charts-blue); }
+.chart-line.line-1 { stroke: var(--vscode-charts-orange); }
+.chart-line.line-2 { stroke: var(--vscode-charts-green); }
+.chart-line.line-3 { stroke: var(--vscode-charts-purple); }
+`;

@@ -11,7 +11,7 @@ export interface Confinement {
   /** Called before a run in `workDir`. */
   prepare(workDir: string): void;
   /** Called after a run: removes what `prefix` set up. */
-  release(workDir: string): void;
+  release(workDir: string): Promise<void>;
 }
 
 let probed: { bwrap: string | null; pidsCgroup: string | null } | undefined;
@@ -164,19 +164,32 @@ export function confinement(): Confinement {
   };
 }
 
-function releaseCgroup(group: string | null): void {
+/** Kills what is left in the group, then removes it once the kernel reports it empty. */
+async function releaseCgroup(group: string | null): Promise<void> {
   if (!group || !fs.existsSync(group)) return;
-  try {
-    // Anything still in the group is killed first; an empty cgroup can then be removed.
-    for (const pid of fs.readFileSync(path.join(group, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean)) {
-      try {
-        process.kill(Number(pid), 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
+  const procs = () => {
+    try {
+      return fs.readFileSync(path.join(group, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean);
+    } catch {
+      return [];
     }
-    fs.rmdirSync(group);
-  } catch {
-    // A group that is not empty yet is left for the kernel; it holds no processes for long.
+  };
+  for (const pid of procs()) {
+    try {
+      process.kill(Number(pid), 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+  // Killed processes leave the group a moment later; poll for that with a deadline.
+  const deadline = Date.now() + 3000;
+  for (;;) {
+    try {
+      fs.rmdirSync(group);
+      return;
+    } catch {
+      if (Date.now() > deadline) return; // Left empty-ish for the kernel; it holds nothing for long.
+      await new Promise((r) => setTimeout(r, 20));
+    }
   }
 }

@@ -55,3 +55,8 @@ export function parseJunit(xml: string): JunitCase[] {
   }
   return cases;
 }
+
+/** Drops pytest's empty "Captured Log/Out/Err" banners, which only add noise to a verdict. */
+export function dropEmptyCaptures(text: string): string {
+  return text.replace(/-{3,} Captured \w+ -{3,}\s*(?=-{3,} Captured \w+ -{3,}|$)/g, '').trim();
+}

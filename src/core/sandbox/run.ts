@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { findPackageRoot } from '../resources';
 import { confinement } from './isolation';
-import { parseJunit, type JunitCase } from './junit';
+import { dropEmptyCaptures, parseJunit, type JunitCase } from './junit';
 import { caseIndex, pytestArgs, pythonStatus, writePythonSuite } from './python';
 import { jsStatus, nodeTestArgs, writeJsSuite } from './javascript';
 import {
@@ -150,7 +150,7 @@ export async function runSuite(request: SandboxRequest): Promise<SuiteResult> {
       const put = (local: number, status: TestStatus, c: JunitCase) => {
         const i = indexes[local];
         if (i === undefined || verdicts.has(i)) return;
-        const output = [c.message, c.details, c.output].filter(Boolean).join('\n').trim();
+        const output = dropEmptyCaptures([c.message, c.details, c.output].filter(Boolean).join('\n'));
         verdicts.set(i, {
           name: request.tests[i].name,
           status,
@@ -195,7 +195,7 @@ export async function runSuite(request: SandboxRequest): Promise<SuiteResult> {
       }
       return verdicts;
     } finally {
-      jail.release(dir);
+      await jail.release(dir);
       fs.rmSync(dir, { recursive: true, force: true });
     }
   };

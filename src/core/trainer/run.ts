@@ -41,10 +41,12 @@ export async function runTrainer(o: TrainerRunOptions): Promise<TrainerRun> {
   const events: TrainerEvent[] = [];
   let lastCheckpoint: string | undefined;
   let cancelled = false;
+  let killTimer: ReturnType<typeof setTimeout> | undefined;
   const onAbort = () => {
     cancelled = true;
     child.kill('SIGINT');
-    setTimeout(() => child.kill('SIGKILL'), o.graceMs ?? 10_000).unref();
+    // The trainer gets a grace period to write a checkpoint; then it is killed.
+    killTimer = setTimeout(() => child.kill('SIGKILL'), o.graceMs ?? 10_000);
   };
   o.signal?.addEventListener('abort', onAbort, { once: true });
   const lines = (stream: NodeJS.ReadableStream | null, each: (line: string) => void) => {
@@ -76,6 +78,7 @@ export async function runTrainer(o: TrainerRunOptions): Promise<TrainerRun> {
   });
   lines(child.stderr, log);
   const result = await child;
+  clearTimeout(killTimer);
   o.signal?.removeEventListener('abort', onAbort);
   const done = events.find((e) => e.type === 'done');
   const error = [...events].reverse().find((e) => e.type === 'error');

@@ -187,12 +187,19 @@ test('the isolation report says in words what is and is not isolated', async () 
 });
 
 test('temporary folders are removed after the run', async () => {
-  const before = new Set(fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith('stepwise-sandbox-')));
-  await runSuite({ language: 'python', code: '', tests: [t('test_x', 'assert True')] });
-  const after = fs
-    .readdirSync(os.tmpdir())
-    .filter((f) => f.startsWith('stepwise-sandbox-') && !before.has(f));
-  assert.deepEqual(after, []);
+  // A private TMPDIR, since other runs on this machine may use the sandbox at the same time.
+  const privateTmp = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-tmpcheck-'));
+  const saved = process.env.TMPDIR;
+  process.env.TMPDIR = privateTmp;
+  try {
+    const r = await runSuite({ language: 'python', code: '', tests: [t('test_x', 'assert True')] });
+    assert.equal(r.verdicts[0].status, 'passed');
+    assert.deepEqual(fs.readdirSync(privateTmp), []);
+  } finally {
+    if (saved === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = saved;
+    fs.rmSync(privateTmp, { recursive: true, force: true });
+  }
 });
 
 test('a missing interpreter is a sandbox error that says what to do', async () => {

@@ -49,7 +49,7 @@ test('an error event becomes the message', async () => {
 });
 
 test('cancelling interrupts the trainer (SIGINT first)', async () => {
-  const dir = fakeTrainerDir('ev(type="checkpoint", step=1, path="/x/c1")\ntry:\n    time.sleep(60)\nexcept KeyboardInterrupt:\n    ev(type="error", message="Training was interrupted.")\n    sys.exit(130)');
+  const dir = fakeTrainerDir('try:\n    ev(type="checkpoint", step=1, path="/x/c1")\n    time.sleep(60)\nexcept KeyboardInterrupt:\n    ev(type="error", message="Training was interrupted.")\n    sys.exit(130)');
   const controller = new AbortController();
   const started = Date.now();
   const run = runTrainer({ python, job: 'prm', args: [], cwd: dir, signal: controller.signal, onEvent: (e) => e.type === 'checkpoint' && controller.abort() });
@@ -57,4 +57,31 @@ test('cancelling interrupts the trainer (SIGINT first)', async () => {
   assert.equal(r.outcome, 'cancelled');
   assert.ok(Date.now() - started < 10_000);
   assert.ok(r.events.some((e) => e.type === 'error' && /interrupted/.test(e.message)), 'the trainer saw SIGINT and said so');
+});
+
+test('a trainer that ignores SIGINT is killed after the grace period, naming its last checkpoint', async () => {
+  const dir = fakeTrainerDir(
+    'signal.signal(signal.SIGINT, signal.SIG_IGN)\nev(type="checkpoint", step=3, path="/x/checkpoint-3")\ntime.sleep(60)',
+  );
+  const controller = new AbortController();
+  const started = Date.now();
+  const r = await runTrainer({
+    python,
+    job: 'prm',
+    args: [],
+    cwd: dir,
+    graceMs: 300,
+    signal: controller.signal,
+    onEvent: (e) => e.type === 'checkpoint' && controller.abort(),
+  });
+  assert.equal(r.outcome, 'cancelled');
+  assert.ok(Date.now() - started < 10_000, 'killed long before its sleep ended');
+  assert.match(r.message, /checkpoint-3/);
+});
+
+test('the exact command is logged first', async () => {
+  const dir = fakeTrainerDir('ev(type="done", output="/o", metrics={})');
+  const logs: string[] = [];
+  await runTrainer({ python, job: 'prm', args: ['--data', 'a b.jsonl'], cwd: dir, onLog: (l) => logs.push(l) });
+  assert.equal(logs[0], `$ ${python} -m stepwise_trainer prm --data a b.jsonl`);
 });

@@ -1,0 +1,119 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { LabelStore, labelledSolutions, toTrlStepwise } from '../labels/index';
+import { loadRuns, runsDir } from '../prove/runStore';
+
+export type TrainingJob = 'prm' | 'sft-format' | 'grpo' | 'dpo';
+
+export interface PreparedData {
+  /** Trainer flags that point at the data (e.g. `--data <file>`). */
+  args: string[];
+  /** Examples written (0 when the trainer builds its own from a given file). */
+  count: number;
+  /** Files skipped on the way, with why: reported, never deleted. */
+  skipped: string[];
+}
+
+/** A user-facing error: what is missing and what to do. */
+export class NoTrainingDataError extends Error {
+  constructor(
+    message: string,
+    readonly hint: string,
+  ) {
+    super(message);
+    this.name = 'NoTrainingDataError';
+  }
+}
+
+/** The run folder of one training job: `.stepwise/training/<timestamp>-<job>/`. */
+export function trainingRunDir(workspace: string, job: string, now = new Date()): string {
+  return path.join(workspace, '.stepwise', 'training', `${now.toISOString().replace(/[:.]/g, '-')}-${job}`);
+}
+
+function writeJsonl(file: string, rows: unknown[]): void {
+  fs.writeFileSync(file, rows.map((r) => (typeof r === 'string' ? r : JSON.stringify(r))).join('\n') + '\n');
+}
+
+/**
+ * Writes the job's training data from the workspace's `.stepwise/` into the run folder:
+ * step labels in TRL's stepwise format (prm), the problems of saved Prove runs (grpo), or the
+ * practice sets' DPO pairs (dpo). sft-format builds its examples from a MATH-500 file it is given.
+ */
+export async function prepareTrainingData(
+  job: TrainingJob,
+  workspace: string,
+  runDir: string,
+  opts: { mathData?: string } = {},
+): Promise<PreparedData> {
+  fs.mkdirSync(runDir, { recursive: true });
+  const stepwise = path.join(workspace, '.stepwise');
+  if (job === 'prm') {
+    const store = await new LabelStore(path.join(stepwise, 'labels')).read();
+    const rows = toTrlStepwise(labelledSolutions(store.records));
+    if (!rows.length)
+      throw new NoTrainingDataError(
+        'No labelled solutions yet, so there is nothing to train a process reward model on.',
+        'Label some steps first (Ctrl+Alt+= / 0 / - in a proof document, or the Prove panel).',
+      );
+    const file = path.join(runDir, 'labels.trl.jsonl');
+    writeJsonl(file, rows);
+    const skipped = store.corrupt.map((c) => `labels.jsonl line ${c.line}: ${c.reason}`);
+    return { args: ['--data', file], count: rows.length, skipped };
+  }
+  if (job === 'grpo') {
+    const { runs, skipped } = await loadRuns(runsDir(workspace));
+    const problems = [...new Set(runs.map((r) => r.run.problem.text.trim()).filter(Boolean))];
+    if (!problems.length)
+      throw new NoTrainingDataError(
+        'No saved Prove runs yet: their problems are the GRPO training set.',
+        'Run "Stepwise: Prove and Self-Verify" on a few problems first.',
+      );
+    const file = path.join(runDir, 'problems.jsonl');
+    writeJsonl(
+      file,
+      problems.map((problem) => ({ problem })),
+    );
+    return {
+      args: ['--data', file],
+      count: problems.length,
+      skipped: skipped.map((s) => `${s.file}: ${s.error}`),
+    };
+  }
+  if (job === 'dpo') {
+    const practice = path.join(stepwise, 'practice');
+    const files = fs.existsSync(practice)
+      ? fs
+          .readdirSync(practice)
+          .map((d) => path.join(practice, d, 'dpo-pairs.jsonl'))
+          .filter((f) => fs.existsSync(f))
+      : [];
+    const lines: string[] = [];
+    const skipped: string[] = [];
+    for (const f of files)
+      fs.readFileSync(f, 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          if (!line.trim()) return;
+          try {
+            JSON.parse(line);
+            lines.push(line);
+          } catch {
+            skipped.push(`${f} line ${i + 1}: not JSON`);
+          }
+        });
+    if (!lines.length)
+      throw new NoTrainingDataError(
+        'No DPO pairs yet: they come from the kept questions of practice sets.',
+        'Run "Stepwise: Generate Practice Set" first.',
+      );
+    const file = path.join(runDir, 'dpo-pairs.jsonl');
+    writeJsonl(file, lines);
+    return { args: ['--data', file], count: lines.length, skipped };
+  }
+  if (!opts.mathData || !fs.existsSync(opts.mathData))
+    throw new NoTrainingDataError(
+      'sft-format needs a MATH-500-style JSONL file (problem, solution, answer).',
+      'Choose the file when asked.',
+    );
+  return { args: ['--math-data', opts.mathData], count: 0, skipped: [] };
+}
