@@ -76,7 +76,8 @@ export interface Limits {
 
 /**
  * How generated code is confined here. On Linux with bubblewrap: a read-only view of the whole
- * filesystem except the test folder, a private /tmp, no network at all (a new network namespace
+ * filesystem except the test folder (a private /tmp would hide interpreters and projects that
+ * live under /tmp), no network at all (a new network namespace
  * has only its own loopback), its own PID namespace, no capabilities, killed with its parent.
  * Memory and file size are capped with rlimits. Process count: root ignores RLIMIT_NPROC, so as
  * root a pids cgroup caps it; otherwise RLIMIT_NPROC above the user's current count. Elsewhere
@@ -131,8 +132,6 @@ export function confinement(): Confinement {
       '--ro-bind',
       '/',
       '/',
-      '--tmpfs',
-      '/tmp',
       '--bind',
       dir,
       dir,
@@ -155,7 +154,7 @@ export function confinement(): Confinement {
     ],
     report: {
       isolated: true,
-      filesystem: 'read-only except the test folder (private /tmp)',
+      filesystem: 'read-only except the test folder (TMPDIR points there; /tmp is read-only too)',
       network: 'none (own network namespace, host loopback unreachable)',
       memory: 'capped',
       processes: processNote,
