@@ -182,7 +182,10 @@ export function registerTraining(ctx: StepwiseContext): void {
     }
     if (run.outcome !== 'done')
       throw Object.assign(new Error(run.message), { hint: 'The Stepwise log has the trainer output.' });
-    await offerNewModel(ctx, job, python, run, runDir, onEvent);
+    // The offer waits for the user; the command itself is done and returns the run now.
+    void offerNewModel(ctx, job, python, run, runDir, onEvent).catch((err) =>
+      ctx.reportError('Switching to the new model failed', err),
+    );
     return run;
   });
 }
