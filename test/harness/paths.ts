@@ -32,3 +32,27 @@ export function requireInstalled(): void {
     );
   }
 }
+
+/**
+ * Runs a layer's main function and exits with its code. A harness failure (code-server would not
+ * start, the VSIX is missing, ...) still writes the layer's results file, so the summary counts it.
+ */
+export function runLayer(layer: 'integration' | 'ui', main: () => Promise<number>): void {
+  main().then(
+    (code) => process.exit(code),
+    (err) => {
+      console.error(err instanceof Error ? err.message : err);
+      fs.mkdirSync(RESULTS, { recursive: true });
+      fs.writeFileSync(
+        path.join(RESULTS, `${layer}.json`),
+        JSON.stringify({
+          passed: 0,
+          failed: 1,
+          skipped: 0,
+          failures: [{ title: 'harness', error: String(err) }],
+        }),
+      );
+      process.exit(1);
+    },
+  );
+}

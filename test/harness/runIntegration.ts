@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CodeServer, copyWorkspace } from './codeServer';
 import { launchBrowser } from './browser';
-import { RESULTS, ROOT } from './paths';
+import { RESULTS, ROOT, runLayer } from './paths';
 
 interface SuiteResults {
   passed: number;
@@ -96,20 +96,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err) => {
-    console.error(err instanceof Error ? err.message : err);
-    fs.mkdirSync(RESULTS, { recursive: true });
-    fs.writeFileSync(
-      path.join(RESULTS, 'integration.json'),
-      JSON.stringify({
-        passed: 0,
-        failed: 1,
-        skipped: 0,
-        failures: [{ title: 'harness', error: String(err) }],
-      }),
-    );
-    process.exit(1);
-  },
-);
+runLayer('integration', main);

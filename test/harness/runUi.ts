@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { CodeServer, copyWorkspace, installVsix } from './codeServer';
 import { launchBrowser } from './browser';
-import { RESULTS, ROOT } from './paths';
+import { RESULTS, ROOT, runLayer } from './paths';
 import { Workbench, type UiTest } from './workbench';
 
 async function main(): Promise<number> {
@@ -85,20 +85,4 @@ async function main(): Promise<number> {
   return results.failed === 0 ? 0 : 1;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err) => {
-    console.error(err instanceof Error ? err.message : err);
-    fs.mkdirSync(RESULTS, { recursive: true });
-    fs.writeFileSync(
-      path.join(RESULTS, 'ui.json'),
-      JSON.stringify({
-        passed: 0,
-        failed: 1,
-        skipped: 0,
-        failures: [{ title: 'harness', error: String(err) }],
-      }),
-    );
-    process.exit(1);
-  },
-);
+runLayer('ui', main);
