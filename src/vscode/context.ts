@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { ModelSession } from './modelSession';
+import { PrmSession } from './prmSession';
 import { MODEL_RELOAD_SETTINGS } from './settings';
 
 /**
@@ -9,11 +10,14 @@ import { MODEL_RELOAD_SETTINGS } from './settings';
 export class StepwiseContext implements vscode.Disposable {
   readonly log: vscode.LogOutputChannel;
   readonly model: ModelSession;
+  /** The process reward model, when `stepwise.prm.modelPath` names one. */
+  readonly prm: PrmSession;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(readonly extension: vscode.ExtensionContext) {
     this.log = this.own(vscode.window.createOutputChannel('Stepwise', { log: true }));
     this.model = this.own(new ModelSession(extension.secrets, this.log));
+    this.prm = this.own(new PrmSession(this.log));
     this.own(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (MODEL_RELOAD_SETTINGS.some((key) => e.affectsConfiguration(key))) {

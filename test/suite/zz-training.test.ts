@@ -4,10 +4,11 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { activateStepwise, report, workspaceRoot } from './helpers';
 import type { TrainerRun } from '../../src/core/trainer/run';
+import type { ScoredSteps } from '../../src/vscode/features/stepScores';
 
 suite('Train from Annotations', () => {
-  test('labels exported by the extension train a process reward model through the real trainer process', async function () {
-    this.timeout(600_000);
+  test('labels made in the editor train a PRM through the real trainer, which is exported and then scores the steps', async function () {
+    this.timeout(900_000);
     await activateStepwise();
     // Labels made the way a user makes them: two steps of a proof document, from the keyboard commands.
     const doc = await vscode.window.showTextDocument(
@@ -25,6 +26,7 @@ suite('Train from Annotations', () => {
       baseModel: 'smollm2',
       maxSteps: 2,
       extraArgs: ['--batch-size', '1', '--max-length', '256'],
+      adopt: true,
     })) as TrainerRun;
     assert.ok(run, 'the command returned the run');
     assert.equal(run.outcome, 'done', run.message);
@@ -40,6 +42,30 @@ suite('Train from Annotations', () => {
       fs.existsSync(path.join(trainingDir, 'labels.trl.jsonl')),
       'the exported training data sits in the run folder',
     );
-    report('training-prm-e2e', { metrics: done.metrics, events: run.events.length });
+    // "Use as Step Scorer": exported to ONNX (verified against PyTorch) and set as the PRM.
+    const prmPath = vscode.workspace.getConfiguration('stepwise').get<string>('prm.modelPath');
+    assert.ok(prmPath, 'stepwise.prm.modelPath names the exported PRM');
+    const exportReport = JSON.parse(fs.readFileSync(path.join(prmPath, 'stepwise_export.json'), 'utf8'));
+    assert.equal(exportReport.task, 'token-classification-prm');
+    assert.equal(exportReport.verified, true);
+
+    // The extension scores the document's steps with it.
+    await vscode.window.showTextDocument(doc.document);
+    const scored = (await vscode.commands.executeCommand('stepwise.scoreSteps')) as ScoredSteps;
+    assert.equal(scored.scorer, path.basename(prmPath));
+    const solutionLines = lines.slice(first).filter((l) => l.trim() !== '' && !l.startsWith('#'));
+    assert.ok(scored.steps.length >= 2, `the solution's steps were scored (${scored.steps.length})`);
+    assert.ok(scored.steps.length <= solutionLines.length);
+    for (const s of scored.steps) assert.ok(s.score > 0 && s.score < 1, `step ${s.index} score ${s.score}`);
+    assert.equal(scored.steps[0].line, first, 'the first score sits on the first step');
+    report('training-prm-e2e', {
+      metrics: done.metrics,
+      events: run.events.length,
+      exportVerification: exportReport.verification,
+      stepScores: scored.steps.map((s) => s.score),
+    });
+    await vscode.workspace
+      .getConfiguration('stepwise')
+      .update('prm.modelPath', undefined, vscode.ConfigurationTarget.Workspace);
   });
 });

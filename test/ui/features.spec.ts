@@ -1,5 +1,10 @@
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import type { UiTest } from '../harness/workbench';
+
+// Runs in the page (Playwright evaluate); the test project compiles without the DOM library.
+declare const getComputedStyle: (element: unknown, pseudo: string) => { content: string };
 
 /** The user-facing flows, driven as a person would, each ending in a screenshot. */
 export const tests: UiTest[] = [
@@ -68,6 +73,41 @@ export const tests: UiTest[] = [
         .innerText();
       assert.match(row, /3\/5 labelled/);
       await wb.screenshot('labels');
+    },
+  },
+  {
+    name: 'Score Steps with the Process Reward Model marks every step with its score',
+    timeoutMs: 120_000,
+    async run(wb) {
+      // The tiny exported PRM built by scripts/build-tiny-model.sh (random weights, real graph).
+      const prm = path.resolve(__dirname, '..', '..', '..', '.cache', 'models', 'tiny-prm');
+      assert.ok(fs.existsSync(path.join(prm, 'stepwise_export.json')), `build the tiny PRM first (${prm})`);
+      const settingsFile = path.join(wb.workspace, '.vscode', 'settings.json');
+      const original = fs.readFileSync(settingsFile, 'utf8');
+      fs.writeFileSync(
+        settingsFile,
+        JSON.stringify({ ...JSON.parse(original), 'stepwise.prm.modelPath': prm }, null, 2),
+      );
+      try {
+        await wb.runCommand('View: Close All Editors');
+        await wb.openFile('proofs/product-of-consecutive.md');
+        await wb.runCommand('Stepwise: Score Steps with the Process Reward Model');
+        await wb.page.locator('.statusbar', { hasText: 'PRM: 4 steps scored' }).waitFor({ timeout: 60_000 });
+        // Each step line carries its score after the text (an injected "PRM 0.xx").
+        const marked = await wb.page
+          .locator('.view-lines')
+          .first()
+          .evaluate(
+            (el) =>
+              [...el.querySelectorAll('span')]
+                .map((s) => getComputedStyle(s, '::after').content)
+                .filter((c) => /PRM \d\.\d\d/.test(c)).length,
+          );
+        assert.equal(marked, 4, 'each of the four steps shows its PRM score');
+        await wb.screenshot('step-scores');
+      } finally {
+        fs.writeFileSync(settingsFile, original);
+      }
     },
   },
   {

@@ -29,8 +29,9 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -236,17 +237,16 @@ def _write_metadata(model: torch.nn.Module, tokenizer: Any, out_dir: Path) -> No
     if gen is not None:
         gen.save_pretrained(out_dir)
     else:
-        (out_dir / "generation_config.json").write_text(
-            json.dumps({"bos_token_id": cfg.get("bos_token_id"), "eos_token_id": cfg.get("eos_token_id")}) + "\n"
-        )
+        (out_dir / "generation_config.json").write_text(json.dumps({"bos_token_id": cfg.get("bos_token_id"), "eos_token_id": cfg.get("eos_token_id")}) + "\n")
     save_tokenizer(tokenizer, out_dir, model.config)
 
 
-def save_tokenizer(tokenizer: Any, out_dir: Path, model_config: Any = None) -> None:
+def save_tokenizer(tokenizer: Any, out_dir: Path, model_config: Any = None, *, require_chat_template: bool = True) -> None:
     """Tokenizer files as transformers.js and @huggingface/tokenizers read them.
 
     transformers 5 writes the chat template to `chat_template.jinja` and no special
-    tokens map; JS readers want the template inside `tokenizer_config.json`.
+    tokens map; JS readers want the template inside `tokenizer_config.json`. A generator
+    needs the template; a PRM reads raw text and may have none.
     """
     out_dir = Path(out_dir)
     tokenizer.save_pretrained(out_dir)
@@ -255,9 +255,10 @@ def save_tokenizer(tokenizer: Any, out_dir: Path, model_config: Any = None) -> N
     template = getattr(tokenizer, "chat_template", None)
     if not template and (out_dir / "chat_template.jinja").exists():
         template = (out_dir / "chat_template.jinja").read_text()
-    if not template:
+    if template:
+        tc["chat_template"] = template
+    elif require_chat_template:
         raise ExportError("the tokenizer has no chat template; set tokenizer.chat_template before exporting")
-    tc["chat_template"] = template
     # 'TokenizersBackend' is a transformers-5 name JS libraries do not know.
     if tc.get("tokenizer_class") in (None, "TokenizersBackend", "PreTrainedTokenizerFast"):
         tc["tokenizer_class"] = "GPT2Tokenizer"
@@ -319,7 +320,6 @@ def export_causal_lm(
 
 
 def _export_prepared(model, tokenizer, out: Path, quantize, prompts, atol, source, started) -> dict[str, Any]:
-    report_path = out / REPORT_FILE
     onnx_dir = out / "onnx"
     fp32 = onnx_dir / ONNX_FILES["fp32"]
     _log(f"exporting fp32 graph to {fp32}")
@@ -344,18 +344,23 @@ def _export_prepared(model, tokenizer, out: Path, quantize, prompts, atol, sourc
         "opset": OPSET,
         "inputs": inputs,
         "outputs": outputs,
-        "files": {k: f"onnx/{ONNX_FILES[k]}" for k in ("fp32", *quantize)},
-        "file_sizes": {k: (onnx_dir / ONNX_FILES[k]).stat().st_size for k in ("fp32", *quantize)},
         "verification": verification,
-        "versions": _versions(),
-        "export_seconds": round(time.time() - started, 2),
     }
-    # Written last: its presence means the folder is complete and verified.
-    tmp = report_path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(report, indent=2) + "\n")
-    tmp.replace(report_path)
+    write_report(out, report, quantize, started)
     _log(f"done in {report['export_seconds']} s; fp32 max |logit diff| {verification['fp32_max_abs_diff']:.2e}")
     return report
+
+
+def write_report(out: Path, report: dict[str, Any], quantize: Sequence[str], started: float) -> None:
+    """Completes ``report`` with the files, versions and time, then writes stepwise_export.json.
+    Written last and atomically: its presence means the folder is complete and verified."""
+    report["files"] = {k: f"onnx/{ONNX_FILES[k]}" for k in ("fp32", *quantize)}
+    report["file_sizes"] = {k: (out / "onnx" / ONNX_FILES[k]).stat().st_size for k in ("fp32", *quantize)}
+    report["versions"] = _versions()
+    report["export_seconds"] = round(time.time() - started, 2)
+    tmp = (out / REPORT_FILE).with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(report, indent=2) + "\n")
+    tmp.replace(out / REPORT_FILE)
 
 
 def _versions() -> dict[str, str]:
@@ -476,7 +481,7 @@ def _verify(out: Path, model, prompts, atol: float, tokenizer, quantized) -> dic
     diffs = {"full": 0.0, "with_past": 0.0, "left_padded_batch": 0.0}  # max |diff| per check
     top1_mismatch = 0
     total = 0
-    for ids, ref in zip(rows, refs):
+    for ids, ref in zip(rows, refs, strict=True):
         n = len(ids)
         logits, _ = runner([ids], [[1] * n], [list(range(n))])
         diffs["full"] = max(diffs["full"], float(np.abs(logits[0] - ref).max()))
@@ -501,9 +506,7 @@ def _verify(out: Path, model, prompts, atol: float, tokenizer, quantized) -> dic
     diffs["left_padded_decode_step"] = 0.0
     for b, row in enumerate(rows):
         ref_step = _torch_logits(model, row + [next_ids[b]])[-1]
-        diffs["left_padded_decode_step"] = max(
-            diffs["left_padded_decode_step"], float(np.abs(step_logits[b, -1] - ref_step).max())
-        )
+        diffs["left_padded_decode_step"] = max(diffs["left_padded_decode_step"], float(np.abs(step_logits[b, -1] - ref_step).max()))
     worst = max(diffs.values())
     result: dict[str, Any] = {
         "atol": atol,
@@ -517,8 +520,7 @@ def _verify(out: Path, model, prompts, atol: float, tokenizer, quantized) -> dic
     }
     if not worst <= atol:  # also catches NaN
         raise ExportError(
-            f"ONNX fp32 logits differ from PyTorch by {worst:.3g} (> atol {atol:g}); per check: "
-            + ", ".join(f"{k} {v:.3g}" for k, v in diffs.items())
+            f"ONNX fp32 logits differ from PyTorch by {worst:.3g} (> atol {atol:g}); per check: " + ", ".join(f"{k} {v:.3g}" for k, v in diffs.items())
         )
     for kind in quantized:
         q = OnnxCausalLM(out / "onnx" / ONNX_FILES[kind], layers, kv_heads, head_dim)

@@ -2,7 +2,7 @@ import json
 from pathlib import Path
 
 import torch
-from conftest import run_job
+from conftest import flags, run_job
 
 
 def _weights(folder: Path) -> dict:
@@ -11,9 +11,15 @@ def _weights(folder: Path) -> dict:
     return load_file(str(folder / "model.safetensors"))
 
 
+def train_prm(out: Path, base: Path, data: Path, resume: bool = False, **options: object) -> tuple[int, list[dict], str]:
+    """Runs the prm job on the tiny base model; ``options`` are the job's options (max_steps="4")."""
+    args = flags(base_model=base, data=data, output_dir=out, batch_size=2, learning_rate="1e-3", **options)
+    return run_job("prm", *args, *(["--resume"] if resume else []))
+
+
 def test_prm_trains_reports_auroc_and_saves_checkpoints(tmp_path, tiny_base, trl_labels):
     out = tmp_path / "run"
-    code, events, stderr = run_job("prm", "--base-model", str(tiny_base), "--data", str(trl_labels), "--output-dir", str(out), "--max-steps", "4", "--save-steps", "2", "--batch-size", "2", "--learning-rate", "1e-3")
+    code, events, stderr = train_prm(out, tiny_base, trl_labels, max_steps="4", save_steps="2")
     assert code == 0, stderr[-2000:]
     kinds = [e["type"] for e in events]
     assert kinds[-1] == "done" and "checkpoint" in kinds and "metric" in kinds
@@ -30,10 +36,10 @@ def test_prm_trains_reports_auroc_and_saves_checkpoints(tmp_path, tiny_base, trl
 
 def test_prm_parameters_change_and_resume_continues(tmp_path, tiny_base, trl_labels):
     out = tmp_path / "run"
-    code, _, stderr = run_job("prm", "--base-model", str(tiny_base), "--data", str(trl_labels), "--output-dir", str(out), "--max-steps", "2", "--save-steps", "2", "--batch-size", "2", "--learning-rate", "1e-3")
+    code, _, stderr = train_prm(out, tiny_base, trl_labels, max_steps="2", save_steps="2")
     assert code == 0, stderr[-2000:]
     first = _weights(out / "final")
-    code, events, stderr = run_job("prm", "--base-model", str(tiny_base), "--data", str(trl_labels), "--output-dir", str(out), "--max-steps", "4", "--save-steps", "2", "--batch-size", "2", "--learning-rate", "1e-3", "--resume")
+    code, events, stderr = train_prm(out, tiny_base, trl_labels, max_steps="4", save_steps="2", resume=True)
     assert code == 0, stderr[-2000:]
     steps = [e["step"] for e in events if e["type"] == "progress" and e["step"] > 0]
     assert steps and min(steps) == 3, f"resumed run should start after step 2, saw {steps}"
@@ -48,3 +54,45 @@ def test_bad_options_end_with_an_error_event(tmp_path):
     assert events[-1]["type"] == "error" and "does not exist" in events[-1]["message"]
     code, events, _ = run_job("prm", "--max-steps", "0", "--data", "")
     assert code == 2 and "max_steps" in events[-1]["message"]
+
+
+def test_trained_prm_exports_to_a_verified_onnx_step_scorer(tmp_path, tiny_base, trl_labels):
+    """The chain the extension relies on: step labels -> prm job -> export job -> ONNX folder whose
+    step probabilities match PyTorch's and whose report tells the TypeScript scorer how to read it."""
+    import onnxruntime as ort
+    from stepwise_trainer.onnx_prm_export import prm_input
+    from transformers import AutoModelForTokenClassification, AutoTokenizer
+
+    out = tmp_path / "run"
+    code, events, stderr = train_prm(out, tiny_base, trl_labels, max_steps="2", save_steps="2")
+    assert code == 0, stderr[-2000:]
+    final = Path(events[-1]["output"])
+    meta = json.loads((final / "stepwise_prm.json").read_text())
+    assert meta["step_separator"] == "\n" and meta["correct_label"] == 1
+
+    onnx_dir = tmp_path / "onnx"
+    code, events, stderr = run_job("export", "--model", str(final), "--output-dir", str(onnx_dir), "--quantize", "q8,q4")
+    assert code == 0, stderr[-2000:]
+    done = events[-1]
+    assert done["type"] == "done" and done["onnx"] == str(onnx_dir)
+    report = json.loads((onnx_dir / "stepwise_export.json").read_text())
+    assert report["task"] == "token-classification-prm" and report["verified"] is True
+    assert report["step_separator"] == "\n" and report["correct_label"] == 1 and report["num_labels"] == 2
+    # q4 is refused for a PRM (its two logits move too far); fp32 and q8 are written.
+    assert set(report["files"]) == {"fp32", "q8"}
+    assert (onnx_dir / "tokenizer.json").exists()
+
+    # Score one solution independently of the exporter's own check: PyTorch vs onnxruntime.
+    tok = AutoTokenizer.from_pretrained(final)
+    model = AutoModelForTokenClassification.from_pretrained(final).eval()
+    ids, ends = prm_input(tok, "Compute 3 + 3.", ["3 + 3 = 6.", "So the answer is 6."], "\n")
+    assert len(ends) == 2 and ends[-1] == len(ids) - 1
+    with torch.no_grad():
+        torch_probs = model(input_ids=torch.tensor([ids])).logits.softmax(-1)[0, ends, 1].numpy()
+    session = ort.InferenceSession(str(onnx_dir / report["files"]["fp32"]))
+    feed = {"input_ids": [ids], "attention_mask": [[1] * len(ids)]}
+    import numpy as np
+
+    logits = session.run(None, {k: np.array(v, dtype=np.int64) for k, v in feed.items()})[0][0]
+    onnx_probs = np.exp(logits) / np.exp(logits).sum(-1, keepdims=True)
+    assert np.abs(onnx_probs[ends, 1] - torch_probs).max() < 1e-4

@@ -3,6 +3,7 @@ import { labelsCommand } from './labels';
 import { practiceCommand } from './practice';
 import { calibrationCommand, parseProofCommand, proveCommand } from './prove';
 import { sandboxCommand } from './sandbox';
+import { scoreStepsCommand } from './scoreSteps';
 import { testsCommand } from './tests';
 
 // Every subcommand module registers here (one line each, alphabetical).
@@ -13,5 +14,6 @@ export const commands: CliCommand[] = [
   practiceCommand,
   proveCommand,
   sandboxCommand,
+  scoreStepsCommand,
   testsCommand,
 ];

@@ -1,8 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
 import type { CliCommand } from '../command';
-import { UsageError } from '../command';
+import { parseCommandLine, UsageError } from '../command';
 import { MODEL_USAGE, openModel, parseWithModel } from '../modelOptions';
 import { problemFromDocument } from '../../core/prove/document';
 import { parseProofOutput } from '../../core/prove/parse';
@@ -12,11 +11,12 @@ import type { ProveRun } from '../../core/prove/runSchema';
 import type { ModelBackend } from '../../core/model/types';
 import { loadRuns, runsDir, saveRun } from '../../core/prove/runStore';
 import { calibrationOf, calibrationPoints } from '../../core/prove/calibration';
+import { OnnxPrmScorer } from '../../core/prove/prmScorer';
 
 const PROVE_USAGE =
   'stepwise prove FILE [--json] [--iterations N] [--candidates N] [--rerank-by prm|verifier|self] [--verifier-passes K] ' +
   '[--rubric unit|olympiad] [--no-meta] [--no-step-scores] [--aggregate product|min] [--max-tokens N] [--temperature T] ' +
-  `[--seed S] [--prompts-dir DIR] [--save-dir DIR] [--verifier-model-dir DIR] ${MODEL_USAGE}`;
+  `[--seed S] [--prompts-dir DIR] [--save-dir DIR] [--verifier-model-dir DIR] [--prm-dir DIR] ${MODEL_USAGE}`;
 
 function int(value: string | undefined, name: string, min: number): number | undefined {
   if (value === undefined) return undefined;
@@ -37,7 +37,7 @@ function oneOf<T extends string>(
   return value as T;
 }
 
-function readInputFile(file: string): string {
+export function readInputFile(file: string): string {
   try {
     return fs.readFileSync(file, 'utf8');
   } catch (err) {
@@ -116,6 +116,7 @@ export const proveCommand: CliCommand = {
       'prompts-dir': { type: 'string' },
       'save-dir': { type: 'string' },
       'verifier-model-dir': { type: 'string' },
+      'prm-dir': { type: 'string' },
     });
     if (positionals.length !== 1)
       throw new UsageError(
@@ -153,12 +154,16 @@ export const proveCommand: CliCommand = {
     const model = await openModel(values);
     // A separate verifier folder is loaded with the generator's variant and device.
     let verifier: ModelBackend | undefined;
+    let prm: OnnxPrmScorer | undefined;
     try {
       verifier = values['verifier-model-dir']
         ? await openModel({ ...values, endpoint: undefined, 'model-dir': values['verifier-model-dir'] })
         : undefined;
+      // A trained process reward model scores the steps instead of the verifier's "+"/"-" odds.
+      prm = values['prm-dir'] ? await OnnxPrmScorer.load({ modelDir: values['prm-dir'] }) : undefined;
     } catch (err) {
       await model.dispose();
+      await verifier?.dispose();
       throw err;
     }
     const controller = new AbortController();
@@ -174,7 +179,7 @@ export const proveCommand: CliCommand = {
           signal: controller.signal,
           onEvent: progressPrinter(!values.json && !!process.stderr.isTTY),
         },
-        { generator: model, verifier },
+        { generator: model, verifier, stepScorer: prm },
       );
       const saved = await saveRun(run, saveDir);
       process.stdout.write(values.json ? JSON.stringify(run, null, 2) + '\n' : summary(run, saved));
@@ -188,6 +193,7 @@ export const proveCommand: CliCommand = {
       process.removeListener('SIGINT', onSigint);
       await model.dispose();
       await verifier?.dispose();
+      await prm?.dispose();
     }
   },
 };
@@ -197,17 +203,7 @@ export const parseProofCommand: CliCommand = {
   summary: 'Parse a generator output (## Solution / ## Self Evaluation) and report its format problems',
   usage: 'stepwise parse-proof FILE [--json]',
   async run(argv) {
-    let parsedArgs;
-    try {
-      parsedArgs = parseArgs({
-        args: argv,
-        options: { json: { type: 'boolean' } },
-        allowPositionals: true,
-        strict: true,
-      });
-    } catch (err) {
-      throw new UsageError((err as Error).message);
-    }
+    const parsedArgs = parseCommandLine(argv, { json: { type: 'boolean' } });
     const { values, positionals } = parsedArgs;
     if (positionals.length !== 1) throw new UsageError('give exactly one FILE holding a generator output.');
     const parsed = parseProofOutput(readInputFile(positionals[0]));
@@ -230,16 +226,11 @@ export const calibrationCommand: CliCommand = {
   summary: 'Reliability of self-scores against verifier scores over the saved prove runs',
   usage: 'stepwise calibration [--runs-dir DIR] [--json]',
   async run(argv) {
-    let parsedArgs;
-    try {
-      parsedArgs = parseArgs({
-        args: argv,
-        options: { json: { type: 'boolean' }, 'runs-dir': { type: 'string' } },
-        strict: true,
-      });
-    } catch (err) {
-      throw new UsageError((err as Error).message);
-    }
+    const parsedArgs = parseCommandLine(
+      argv,
+      { json: { type: 'boolean' }, 'runs-dir': { type: 'string' } },
+      false,
+    );
     const { values } = parsedArgs;
     const dir = path.resolve(values['runs-dir'] ?? runsDir(process.cwd()));
     const loaded = await loadRuns(dir);

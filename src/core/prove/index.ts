@@ -39,6 +39,7 @@ export {
   type StepScorer,
   type StepAggregate,
 } from './stepScores';
+export { OnnxPrmScorer, type PrmScorerOptions } from './prmScorer';
 export { rankCandidates, type RerankBy } from './rank';
 export {
   calibrationOf,

@@ -7,6 +7,7 @@ import { registerTraining } from './train';
 import { registerProve } from './prove';
 import { registerCodeReasoning } from './code/index';
 import { registerLabels } from './labels/index';
+import { registerStepScores } from './stepScores';
 import type { PanelLabelling } from './prove';
 
 // The Prove panel labels steps through the labelling feature when it started.
@@ -24,6 +25,7 @@ export const features: { name: string; register(ctx: StepwiseContext): void }[] 
     },
   },
   { name: 'prove', register: (ctx) => registerProve(ctx, () => labelling) },
+  { name: 'step scores', register: registerStepScores },
   { name: 'code reasoning', register: registerCodeReasoning },
   { name: 'practice', register: registerPractice },
   { name: 'training', register: registerTraining },

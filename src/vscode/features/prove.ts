@@ -207,7 +207,11 @@ export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabel
                 onEvent(e);
               },
             },
-            { generator, verifier: await verifierModel(generator) },
+            {
+              generator,
+              verifier: await verifierModel(generator),
+              stepScorer: await ctx.prm.scorer(),
+            },
           ),
         );
       },

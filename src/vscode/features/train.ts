@@ -40,6 +40,8 @@ interface TrainArgs {
   mathData?: string;
   maxSteps?: number;
   extraArgs?: string[];
+  /** Use the trained model without asking (automation and tests); the command then waits for the export. */
+  adopt?: boolean;
 }
 
 /** The base models the trainer's `load_*` accept: 'smollm2' (from the GGUF) or an HF folder. */
@@ -182,10 +184,13 @@ export function registerTraining(ctx: StepwiseContext): void {
     }
     if (run.outcome !== 'done')
       throw Object.assign(new Error(run.message), { hint: 'The Stepwise log has the trainer output.' });
+    const adoption = { ctx, job, python, run, runDir, onEvent, ask: !given.adopt };
+    if (given.adopt) {
+      await offerNewModel(adoption);
+      return run;
+    }
     // The offer waits for the user; the command itself is done and returns the run now.
-    void offerNewModel(ctx, job, python, run, runDir, onEvent).catch((err) =>
-      ctx.reportError('Switching to the new model failed', err),
-    );
+    void offerNewModel(adoption).catch((err) => ctx.reportError('Switching to the new model failed', err));
     return run;
   });
 }
@@ -225,58 +230,67 @@ function trackedRun(
 }
 
 /**
- * After a successful run: a generator is exported to ONNX (checked against PyTorch by the
- * trainer) and, when the user agrees, becomes `stepwise.model.onnx.path`; the model session
- * unloads on that change, so the next request uses it without a window reload.
+ * After a successful run the trained model is exported to ONNX (the trainer checks it against
+ * PyTorch) and, when the user agrees, put to use without a window reload: a generator becomes
+ * `stepwise.model.onnx.path` (the model session unloads on that change); a process reward model
+ * becomes `stepwise.prm.modelPath` (the PRM session reloads on its next use).
  */
-async function offerNewModel(
-  ctx: StepwiseContext,
-  job: TrainingJob,
-  python: string,
-  run: TrainerRun,
-  runDir: string,
-  onEvent: (e: TrainerEvent) => void,
-): Promise<void> {
-  const done = run.events.find((e) => e.type === 'done');
+async function offerNewModel(o: {
+  ctx: StepwiseContext;
+  job: TrainingJob;
+  python: string;
+  run: TrainerRun;
+  runDir: string;
+  onEvent: (e: TrainerEvent) => void;
+  ask: boolean;
+}): Promise<void> {
+  const done = o.run.events.find((e) => e.type === 'done');
   if (!done || done.type !== 'done') return;
   const metrics = Object.entries(done.metrics)
     .map(([k, v]) => `${k} ${v.toFixed(3)}`)
     .join(', ');
-  const config = vscode.workspace.getConfiguration('stepwise');
-  if (job === 'prm') {
-    // The trainer exports causal LMs only, so a PRM is used from its Hugging Face folder.
-    const onnxOrFolder = done.onnx ?? done.output;
+  const prm = o.job === 'prm';
+  const accept = prm ? 'Use as Step Scorer' : 'Use the New Model';
+  if (o.ask) {
+    const what = prm ? 'the process reward model is trained' : `${o.job} finished`;
     const choice = await vscode.window.showInformationMessage(
-      `Stepwise: the process reward model is trained (${metrics}).`,
-      'Use the New Model',
+      `Stepwise: ${what} (${metrics}). ${accept} exports it to ONNX first.`,
+      accept,
       'Later',
     );
-    if (choice === 'Use the New Model')
-      await config.update('prm.modelPath', onnxOrFolder, vscode.ConfigurationTarget.Workspace);
-    return;
+    if (choice !== accept) return;
   }
-  let onnx = done.onnx;
-  const choice = await vscode.window.showInformationMessage(
-    `Stepwise: ${job} finished (${metrics}).${onnx ? '' : ' Export it to ONNX to use it.'}`,
-    'Use the New Model',
-    'Later',
-  );
-  if (choice !== 'Use the New Model') return;
-  if (!onnx) {
-    const out = path.join(runDir, 'onnx');
-    const exported = await trackedRun(
-      ctx,
-      'Stepwise: exporting to ONNX and checking it against PyTorch',
-      new AbortController(),
-      { python, job: 'export', args: ['--model', done.output, '--output-dir', out], onEvent },
-    );
-    if (exported.outcome !== 'done') throw new Error(`Export failed: ${exported.message}`);
-    const exportDone = exported.events.find((e) => e.type === 'done');
-    onnx = (exportDone?.type === 'done' && exportDone.onnx) || out;
+  const onnx = done.onnx ?? (await exportToOnnx(o.ctx, o.python, done.output, o.runDir, o.onEvent));
+  const config = vscode.workspace.getConfiguration('stepwise');
+  if (prm) {
+    await config.update('prm.modelPath', onnx, vscode.ConfigurationTarget.Workspace);
+  } else {
+    await config.update('model.onnx.path', onnx, vscode.ConfigurationTarget.Workspace);
+    await config.update('model.backend', 'onnx', vscode.ConfigurationTarget.Workspace);
   }
-  await config.update('model.onnx.path', onnx, vscode.ConfigurationTarget.Workspace);
-  await config.update('model.backend', 'onnx', vscode.ConfigurationTarget.Workspace);
   void vscode.window.showInformationMessage(
-    `Stepwise now uses the model trained by ${job}: ${vscode.workspace.asRelativePath(onnx)}.`,
+    prm
+      ? `Stepwise now scores steps with the PRM trained by this run: ${vscode.workspace.asRelativePath(onnx)}.`
+      : `Stepwise now uses the model trained by ${o.job}: ${vscode.workspace.asRelativePath(onnx)}.`,
   );
+}
+
+/** Runs the trainer's export job (ONNX, verified against PyTorch) and returns the ONNX folder. */
+async function exportToOnnx(
+  ctx: StepwiseContext,
+  python: string,
+  model: string,
+  runDir: string,
+  onEvent: (e: TrainerEvent) => void,
+): Promise<string> {
+  const out = path.join(runDir, 'onnx');
+  const exported = await trackedRun(
+    ctx,
+    'Stepwise: exporting to ONNX and checking it against PyTorch',
+    new AbortController(),
+    { python, job: 'export', args: ['--model', model, '--output-dir', out], onEvent },
+  );
+  if (exported.outcome !== 'done') throw new Error(`Export failed: ${exported.message}`);
+  const exportDone = exported.events.find((e) => e.type === 'done');
+  return (exportDone?.type === 'done' && exportDone.onnx) || out;
 }

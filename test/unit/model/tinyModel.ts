@@ -15,3 +15,14 @@ export function tinyModelDir(): string {
   }
   return dir;
 }
+
+/** The tiny process reward model's folder (with reference_scores.json from PyTorch), built by the same script. */
+export function tinyPrmDir(): string {
+  const dir =
+    process.env.STEPWISE_TINY_PRM_DIR ??
+    resolve(__dirname, '..', '..', '..', '..', '.cache', 'models', 'tiny-prm');
+  if (!existsSync(join(dir, 'reference_scores.json'))) {
+    throw new Error(`The tiny test PRM is missing at ${dir}. Build it first: ${TINY_MODEL_BUILD_COMMAND}`);
+  }
+  return dir;
+}

@@ -21,7 +21,8 @@ from ..algorithms import auroc, f1
 from ..callbacks import ProtocolCallback
 from ..config import CommonConfig, ConfigError
 from ..models import load_token_classifier, load_tokenizer, lora_config, pick_device
-from ..protocol import EventWriter
+from ..onnx_prm_export import prm_input, write_prm_meta
+from ..protocol import EventWriter, is_secondary_process
 from .common import read_jsonl, resume_path, save_final, trainer_arguments
 
 JOB = "prm"
@@ -47,12 +48,10 @@ def tokenize_example(row: dict[str, Any], tokenizer: Any, separator: str, max_le
     """input_ids with a label (1 correct, 0 wrong) on each step's last token, -100 elsewhere."""
     if len(row["completions"]) != len(row["labels"]):
         raise ValueError("each example needs one label per completion step")
-    ids = tokenizer(row["prompt"] + separator, add_special_tokens=True)["input_ids"]
+    ids, ends = prm_input(tokenizer, row["prompt"], row["completions"], separator)
     labels = [-100] * len(ids)
-    for step, ok in zip(row["completions"], row["labels"]):
-        step_ids = tokenizer(step + separator, add_special_tokens=False)["input_ids"]
-        ids += step_ids
-        labels += [-100] * (len(step_ids) - 1) + [1 if ok else 0]
+    for end, ok in zip(ends, row["labels"], strict=True):
+        labels[end] = 1 if ok else 0
     return {"input_ids": ids[:max_length], "attention_mask": [1] * min(len(ids), max_length), "labels": labels[:max_length]}
 
 
@@ -66,7 +65,7 @@ def step_scores(model: Any, examples: list[dict[str, list[int]]], device: str) -
         ids = torch.tensor([ex["input_ids"]], device=device)
         logits = model(input_ids=ids, attention_mask=torch.ones_like(ids)).logits[0].float()
         probs = torch.softmax(logits, dim=-1)[:, 1].tolist()
-        for p, y in zip(probs, ex["labels"]):
+        for p, y in zip(probs, ex["labels"], strict=True):
             if y != -100:
                 scores.append(p)
                 truth.append(y)
@@ -116,6 +115,8 @@ def run(cfg: PrmConfig, events: EventWriter) -> dict[str, float]:
     after = evaluate(trainer.model, held_out, device) if held_out else {}
     events.metric(cfg.max_steps, {f"after/{k}": v for k, v in after.items()})
     final = save_final(trainer.model, tokenizer, cfg)
+    if not is_secondary_process():
+        write_prm_meta(final, cfg.step_separator)  # the export and the extension tokenise the same way
     metrics = {**{f"before/{k}": v for k, v in before.items()}, **{f"after/{k}": v for k, v in after.items()}}
     events.done(str(final), metrics)
     return metrics

@@ -3,8 +3,6 @@
  * request ids, streams token messages to `onToken`, turns AbortSignals into the shared abort flag
  * plus an abort message, and bounds loading with a timeout.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import {
   ModelError,
@@ -21,7 +19,10 @@ import {
 import type { DeviceChoice } from './causalLmSession';
 import type { EngineGenerateResult } from './engine';
 import type { OnnxVariant } from './modelFolder';
-import type { LoadedInfo, WithoutId, WorkerReply, WorkerRequest } from './protocol';
+import type { LoadedInfo } from './protocol';
+import { WorkerClient, resolveWorkerPath } from './workerClient';
+
+export { resolveWorkerPath };
 
 export interface OnnxLoadOptions {
   modelDir: string;
@@ -35,72 +36,27 @@ export interface OnnxLoadOptions {
   workerPath?: string;
 }
 
-interface Pending {
-  resolve: (value: unknown) => void;
-  reject: (error: Error) => void;
-  onToken?: (event: TokenEvent) => void;
-}
-
-/** The worker script: `modelWorker.js` beside the esbuild bundle, or `worker.js` beside tsc output. */
-export function resolveWorkerPath(dir: string = __dirname): string {
-  const candidates = [join(dir, 'modelWorker.js'), join(dir, 'worker.js'), join(dir, 'onnx', 'worker.js')];
-  const found = candidates.find((p) => existsSync(p));
-  if (!found) {
-    throw new ModelError(
-      `The model worker script is missing (looked for ${candidates.join(', ')}).`,
-      'load',
-      'Rebuild the extension (npm run build); dist/modelWorker.js must ship beside dist/extension.js.',
-    );
-  }
-  return found;
-}
-
 export class OnnxBackend implements ModelBackend {
-  private nextId = 1;
-  private readonly pending = new Map<number, Pending>();
-  private failure: ModelError | undefined;
+  private readonly client: WorkerClient;
 
   private constructor(
-    private readonly worker: Worker,
+    worker: Worker,
     public info: ModelInfo,
   ) {
-    worker.on('message', (reply: WorkerReply) => this.onReply(reply));
-    worker.on('error', (e) => this.fail(`The model worker crashed: ${e.message}`));
-    worker.on('exit', (code) => this.fail(`The model worker exited (code ${code}).`));
+    this.client = new WorkerClient(worker);
   }
 
   static async load(options: OnnxLoadOptions): Promise<OnnxBackend> {
     const worker = new Worker(options.workerPath ?? resolveWorkerPath());
     const backend = new OnnxBackend(worker, { backend: 'onnx', name: '', device: 'cpu', contextWindow: 0 });
-    const timeoutMs = options.loadTimeoutMs ?? 120_000;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(
-            new ModelError(
-              `The model did not load within ${Math.round(timeoutMs / 1000)} s.`,
-              'load',
-              'The machine may be short of memory; try the q4 variant or close other programs.',
-            ),
-          ),
-        timeoutMs,
-      );
-    });
-    try {
-      const { modelDir, variant, device, threads } = options;
-      const loaded = (await Promise.race([
-        backend.request({ type: 'load', options: { modelDir, variant, device, threads } }).done,
-        timeout,
-      ])) as LoadedInfo;
-      backend.info = { backend: 'onnx', ...loaded };
-      return backend;
-    } catch (e) {
-      await worker.terminate();
-      throw e;
-    } finally {
-      clearTimeout(timer);
-    }
+    const { modelDir, variant, device, threads } = options;
+    const loaded = (await backend.client.load(
+      { type: 'load', options: { modelDir, variant, device, threads } },
+      options.loadTimeoutMs ?? 120_000,
+      'model',
+    )) as LoadedInfo;
+    backend.info = { backend: 'onnx', ...loaded };
+    return backend;
   }
 
   async generate(input: ModelInput, options: GenerateOptions = {}): Promise<GenerateResult> {
@@ -136,7 +92,7 @@ export class OnnxBackend implements ModelBackend {
         s.tokens.push({ id: event.tokenId, text: event.text, logprob: event.logprob ?? null });
       onToken?.(event);
     };
-    const { id, done: work } = this.request(
+    const { id, done: work } = this.client.request(
       { type: 'generate', input, options: engineOptions, abortFlag: flag },
       onEvent,
     );
@@ -146,7 +102,7 @@ export class OnnxBackend implements ModelBackend {
       onAbort = () => {
         aborted = true;
         Atomics.store(new Int32Array(flag), 0, 1);
-        this.post({ type: 'abort', id });
+        this.client.post({ type: 'abort', id });
         resolve(abortedResult());
       };
       signal?.addEventListener('abort', onAbort, { once: true });
@@ -174,13 +130,11 @@ export class OnnxBackend implements ModelBackend {
   ): Promise<ScoreResult> {
     if (options.signal?.aborted) throw new ModelError('Scoring was cancelled.', 'aborted');
     const flag = new SharedArrayBuffer(4);
-    const { id, done: work } = this.request({ type: 'score', prompt, continuation, abortFlag: flag });
+    const { id, done: work } = this.client.request({ type: 'score', prompt, continuation, abortFlag: flag });
     const onAbort = () => {
       Atomics.store(new Int32Array(flag), 0, 1);
-      this.post({ type: 'abort', id });
-      const pending = this.pending.get(id);
-      this.pending.delete(id);
-      pending?.reject(new ModelError('Scoring was cancelled.', 'aborted'));
+      this.client.post({ type: 'abort', id });
+      this.client.reject(id, new ModelError('Scoring was cancelled.', 'aborted'));
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
     try {
@@ -191,55 +145,6 @@ export class OnnxBackend implements ModelBackend {
   }
 
   async dispose(): Promise<void> {
-    if (!this.failure) {
-      const done = this.request({ type: 'dispose' }).done.catch(() => undefined);
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([done, new Promise((r) => (timer = setTimeout(r, 5000)))]);
-      clearTimeout(timer);
-    }
-    this.failure ??= new ModelError('The model was unloaded.', 'load', 'Load the model again.');
-    await this.worker.terminate();
-  }
-
-  private request(
-    message: WithoutId<WorkerRequest>,
-    onToken?: (event: TokenEvent) => void,
-  ): { id: number; done: Promise<unknown> } {
-    const id = this.nextId++;
-    if (this.failure) return { id, done: Promise.reject(this.failure) };
-    const done = new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, onToken });
-      this.post({ ...message, id } as WorkerRequest);
-    });
-    return { id, done };
-  }
-
-  private post(message: WorkerRequest): void {
-    this.worker.postMessage(message);
-  }
-
-  private onReply(reply: WorkerReply): void {
-    const pending = this.pending.get(reply.id);
-    if (!pending) return;
-    if (reply.type === 'token') {
-      pending.onToken?.(reply.event);
-      return;
-    }
-    this.pending.delete(reply.id);
-    if (reply.type === 'result') pending.resolve(reply.result);
-    else
-      pending.reject(
-        new ModelError(reply.error.message, reply.error.code as ModelError['code'], reply.error.hint),
-      );
-  }
-
-  private fail(message: string): void {
-    this.failure ??= new ModelError(
-      message,
-      'internal',
-      'Run the command again; the model will be reloaded.',
-    );
-    for (const p of this.pending.values()) p.reject(this.failure);
-    this.pending.clear();
+    await this.client.dispose();
   }
 }

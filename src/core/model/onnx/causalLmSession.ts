@@ -2,13 +2,12 @@
  * One onnxruntime session of a causal LM with a KV cache (onnx-community graph convention), the
  * check that the graph fits config.json, and the forward pass.
  */
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { ModelError } from '../types';
 import type { ModelShape } from './modelFolder';
+import { openInferenceSession, type DeviceChoice } from './inferenceSession';
 
-export type DeviceChoice = 'auto' | 'cpu' | 'cuda';
+export type { DeviceChoice };
 
 /** The KV cache: one key and one value tensor per layer, [batch, kvHeads, past, headDim]. */
 export type KvCache = ort.Tensor[];
@@ -55,65 +54,13 @@ export class CausalLmSession {
     device: DeviceChoice,
     threads?: number,
   ): Promise<CausalLmSession> {
-    const base: ort.InferenceSession.SessionOptions = { graphOptimizationLevel: 'all', interOpNumThreads: 1 };
-    // Left out, onnxruntime uses one thread per core.
-    if (threads && threads > 0) base.intraOpNumThreads = Math.floor(threads);
-    let session: ort.InferenceSession;
-    let used: 'cpu' | 'cuda' = 'cpu';
-    // onnxruntime-node does not fall back on its own: a provider list with an unavailable CUDA
-    // throws, so CUDA is tried alone and CPU is the second attempt.
-    const cudaLibrary = cudaProviderLibrary();
-    if (device === 'cuda' && !existsSync(cudaLibrary)) {
-      throw new ModelError(
-        `CUDA was requested but onnxruntime-node has no CUDA provider (${cudaLibrary} is missing).`,
-        'load',
-        'Set stepwise.model.onnx.device to "auto" or "cpu", or install onnxruntime-node with its CUDA provider libraries (npm install without ONNXRUNTIME_NODE_INSTALL=skip).',
-      );
-    }
-    // Without the provider library the CUDA attempt can only fail (loudly, on stderr): skip it.
-    if (device === 'cuda' || (device === 'auto' && existsSync(cudaLibrary))) {
-      try {
-        // Quiet: on machines without CUDA the failed attempt is expected, not worth a stderr line.
-        session = await ort.InferenceSession.create(modelFile, {
-          ...base,
-          executionProviders: ['cuda'],
-          logSeverityLevel: 4,
-        });
-        used = 'cuda';
-      } catch (e) {
-        if (device === 'cuda') {
-          throw new ModelError(
-            `CUDA could not run the model: ${(e as Error).message}`,
-            'load',
-            'Set stepwise.model.onnx.device to "auto" or "cpu", or install the onnxruntime CUDA provider libraries, the NVIDIA driver, CUDA and cuDNN 9.',
-          );
-        }
-        session = await CausalLmSession.createCpu(modelFile, base);
-      }
-    } else {
-      session = await CausalLmSession.createCpu(modelFile, base);
-    }
+    const { session, device: used } = await openInferenceSession(modelFile, device, threads);
     try {
       const { feedsPositions, extraFeeds } = checkGraph(session, shape);
       return new CausalLmSession(session, shape, used, feedsPositions, extraFeeds);
     } catch (e) {
       await session.release();
       throw e;
-    }
-  }
-
-  private static async createCpu(
-    modelFile: string,
-    base: ort.InferenceSession.SessionOptions,
-  ): Promise<ort.InferenceSession> {
-    try {
-      return await ort.InferenceSession.create(modelFile, { ...base, executionProviders: ['cpu'] });
-    } catch (e) {
-      throw new ModelError(
-        `onnxruntime could not load ${modelFile}: ${(e as Error).message}`,
-        'load',
-        'The file may be damaged or from a newer ONNX opset; rebuild it with scripts/build-default-model.sh.',
-      );
     }
   }
 
@@ -152,15 +99,6 @@ export class CausalLmSession {
   async release(): Promise<void> {
     await this.session.release();
   }
-}
-
-/** Where onnxruntime-node looks for its CUDA execution provider: beside its native binding. */
-function cudaProviderLibrary(): string {
-  const root = dirname(require.resolve('onnxruntime-node/package.json'));
-  const file =
-    process.platform === 'win32' ? 'onnxruntime_providers_cuda.dll' : 'libonnxruntime_providers_cuda.so';
-  // onnxruntime-node 1.x loads its binding from bin/napi-v6 whatever the runtime's N-API version.
-  return join(root, 'bin', 'napi-v6', process.platform, process.arch, file);
 }
 
 const shapeHint =

@@ -40,7 +40,7 @@ export interface ModelFolder {
 const BUILD_HINT =
   'Point stepwise.model.onnx.path at a folder with config.json, tokenizer.json, tokenizer_config.json and onnx/model*.onnx, or build the default model with scripts/build-default-model.sh.';
 
-function readJson(path: string): Record<string, unknown> {
+export function readJson(path: string): Record<string, unknown> {
   try {
     const parsed: unknown = JSON.parse(readFileSync(path, 'utf8'));
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not a JSON object');

@@ -6,6 +6,7 @@
  */
 import type { ModelInput, ScoreResult, TokenEvent } from '../types';
 import type { EngineGenerateOptions, EngineGenerateResult, EngineLoadOptions } from './engine';
+import type { PrmInfo, PrmLoadOptions } from './prmEngine';
 
 export interface LoadedInfo {
   name: string;
@@ -24,6 +25,9 @@ export type WorkerRequest =
       abortFlag: SharedArrayBuffer;
     }
   | { type: 'score'; id: number; prompt: ModelInput; continuation: string; abortFlag: SharedArrayBuffer }
+  /** A process reward model, held beside (not instead of) a generator. */
+  | { type: 'loadPrm'; id: number; options: PrmLoadOptions }
+  | { type: 'scoreSteps'; id: number; problem: string; steps: string[]; abortFlag: SharedArrayBuffer }
   | { type: 'abort'; id: number }
   | { type: 'dispose'; id: number };
 
@@ -35,7 +39,11 @@ export interface SerializedError {
 
 export type WorkerReply =
   | { type: 'token'; id: number; event: TokenEvent }
-  | { type: 'result'; id: number; result: LoadedInfo | EngineGenerateResult | ScoreResult | null }
+  | {
+      type: 'result';
+      id: number;
+      result: LoadedInfo | PrmInfo | EngineGenerateResult | ScoreResult | number[] | null;
+    }
   | { type: 'error'; id: number; error: SerializedError };
 
 /** Distributes Omit over a union, so each request variant keeps its own fields. */

@@ -6,12 +6,14 @@
 import { parentPort } from 'node:worker_threads';
 import { ModelError } from '../types';
 import { OnnxEngine } from './engine';
+import { PrmEngine } from './prmEngine';
 import type { SerializedError, WorkerReply, WorkerRequest } from './protocol';
 
 const port = parentPort;
 if (!port) throw new Error('The model worker must be started as a worker thread.');
 
 let engine: OnnxEngine | undefined;
+let prm: PrmEngine | undefined;
 let queue: Promise<void> = Promise.resolve();
 const abortFlags = new Map<number, Int32Array>();
 
@@ -54,9 +56,24 @@ async function serve(request: WorkerRequest): Promise<void> {
       send({ type: 'result', id: request.id, result });
       return;
     }
+    case 'loadPrm': {
+      await prm?.dispose();
+      prm = await PrmEngine.load(request.options);
+      send({ type: 'result', id: request.id, result: prm.info });
+      return;
+    }
+    case 'scoreSteps': {
+      if (!prm) throw new ModelError('The process reward model is not loaded.', 'internal', 'Load it first.');
+      if (Atomics.load(abortFlags.get(request.id)!, 0) === 1)
+        throw new ModelError('Step scoring was cancelled.', 'aborted');
+      send({ type: 'result', id: request.id, result: await prm.scoreSteps(request.problem, request.steps) });
+      return;
+    }
     case 'dispose': {
       await engine?.dispose();
+      await prm?.dispose();
       engine = undefined;
+      prm = undefined;
       send({ type: 'result', id: request.id, result: null });
       return;
     }
@@ -70,7 +87,7 @@ port.on('message', (request: WorkerRequest) => {
     if (flag) Atomics.store(flag, 0, 1);
     return;
   }
-  if (request.type === 'generate' || request.type === 'score') {
+  if (request.type === 'generate' || request.type === 'score' || request.type === 'scoreSteps') {
     abortFlags.set(request.id, new Int32Array(request.abortFlag));
   }
   queue = queue.then(async () => {

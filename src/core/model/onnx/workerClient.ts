@@ -1,0 +1,133 @@
+/**
+ * The caller's side of the model worker's message protocol: request ids, one pending promise per
+ * request, token messages to the request's listener, and one failure that rejects everything
+ * outstanding when the worker crashes or exits. Used by the generator backend and the PRM scorer.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { ModelError, type TokenEvent } from '../types';
+import type { WithoutId, WorkerReply, WorkerRequest } from './protocol';
+
+interface Pending {
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+  onToken?: (event: TokenEvent) => void;
+}
+
+/** The worker script: `modelWorker.js` beside the esbuild bundle, or `worker.js` beside tsc output. */
+export function resolveWorkerPath(dir: string = __dirname): string {
+  const candidates = [join(dir, 'modelWorker.js'), join(dir, 'worker.js'), join(dir, 'onnx', 'worker.js')];
+  const found = candidates.find((p) => existsSync(p));
+  if (!found) {
+    throw new ModelError(
+      `The model worker script is missing (looked for ${candidates.join(', ')}).`,
+      'load',
+      'Rebuild the extension (npm run build); dist/modelWorker.js must ship beside dist/extension.js.',
+    );
+  }
+  return found;
+}
+
+export class WorkerClient {
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private failure: ModelError | undefined;
+
+  constructor(private readonly worker: Worker) {
+    worker.on('message', (reply: WorkerReply) => this.onReply(reply));
+    worker.on('error', (e) => this.fail(`The model worker crashed: ${e.message}`));
+    worker.on('exit', (code) => this.fail(`The model worker exited (code ${code}).`));
+  }
+
+  get failed(): boolean {
+    return this.failure !== undefined;
+  }
+
+  request(
+    message: WithoutId<WorkerRequest>,
+    onToken?: (event: TokenEvent) => void,
+  ): { id: number; done: Promise<unknown> } {
+    const id = this.nextId++;
+    if (this.failure) return { id, done: Promise.reject(this.failure) };
+    const done = new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject, onToken });
+      this.post({ ...message, id } as WorkerRequest);
+    });
+    return { id, done };
+  }
+
+  post(message: WorkerRequest): void {
+    this.worker.postMessage(message);
+  }
+
+  /** Settles a request early (cancellation): its late reply is then ignored. */
+  reject(id: number, error: Error): void {
+    const pending = this.pending.get(id);
+    this.pending.delete(id);
+    pending?.reject(error);
+  }
+
+  /** Resolves with the load result, or rejects after `timeoutMs` (and terminates the worker). */
+  async load(message: WithoutId<WorkerRequest>, timeoutMs: number, what: string): Promise<unknown> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new ModelError(
+              `The ${what} did not load within ${Math.round(timeoutMs / 1000)} s.`,
+              'load',
+              'The machine may be short of memory; try a quantized variant or close other programs.',
+            ),
+          ),
+        timeoutMs,
+      );
+    });
+    try {
+      return await Promise.race([this.request(message).done, timeout]);
+    } catch (e) {
+      await this.worker.terminate();
+      throw e;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Asks the worker to release its session (bounded wait), then ends it. */
+  async dispose(): Promise<void> {
+    if (!this.failure) {
+      const done = this.request({ type: 'dispose' }).done.catch(() => undefined);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([done, new Promise((r) => (timer = setTimeout(r, 5000)))]);
+      clearTimeout(timer);
+    }
+    this.failure ??= new ModelError('The model was unloaded.', 'load', 'Load the model again.');
+    await this.worker.terminate();
+  }
+
+  private onReply(reply: WorkerReply): void {
+    const pending = this.pending.get(reply.id);
+    if (!pending) return;
+    if (reply.type === 'token') {
+      pending.onToken?.(reply.event);
+      return;
+    }
+    this.pending.delete(reply.id);
+    if (reply.type === 'result') pending.resolve(reply.result);
+    else
+      pending.reject(
+        new ModelError(reply.error.message, reply.error.code as ModelError['code'], reply.error.hint),
+      );
+  }
+
+  private fail(message: string): void {
+    this.failure ??= new ModelError(
+      message,
+      'internal',
+      'Run the command again; the model will be reloaded.',
+    );
+    for (const p of this.pending.values()) p.reject(this.failure);
+    this.pending.clear();
+  }
+}
