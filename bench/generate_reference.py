@@ -62,7 +62,7 @@ def run_torch(gguf: Path, prompt_ids: list[int], new_tokens: int, threads: int, 
     load_s = time.perf_counter() - started
     generator = torch.Generator().manual_seed(0)
 
-    def pick(logits: "torch.Tensor") -> "torch.Tensor":
+    def pick(logits: torch.Tensor) -> torch.Tensor:
         if n == 1:
             return logits.argmax(-1, keepdim=True)
         return torch.multinomial(torch.softmax(logits, -1), 1, generator=generator)

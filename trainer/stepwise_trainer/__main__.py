@@ -1,7 +1,8 @@
 """``python -m stepwise_trainer <job> [--config file.yaml] [--option value ...]``
 
 Jobs: prm, sft-format, grpo, dpo, adversarial, export. stdout carries only protocol events
-(JSON lines); logs go to stderr. Exit code 0 on success, 1 on a job error, 2 on bad options.
+(JSON lines); logs go to stderr. Exit code 0 on success, 1 on a job error, 2 on bad options,
+130 when interrupted (SIGINT / SIGTERM; during training the current step is saved first).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import sys
 import traceback
 
 from .config import ConfigError, load_config
+from .interrupt import TrainingInterrupted
 from .protocol import EventWriter
 
 JOBS = {
@@ -47,6 +49,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         module.run(cfg, events)
         return 0
+    except TrainingInterrupted as stop:
+        events.error(stop.message, stop.hint)
+        return 130
     except KeyboardInterrupt:
         events.error("Training was interrupted.", "Run again with --resume to continue from the last checkpoint.")
         return 130

@@ -5,7 +5,7 @@ Shapes are plain Python sequences; each function says what it expects.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 
 def variance(xs: Sequence[float]) -> float:
@@ -129,8 +129,8 @@ def auroc(scores: Sequence[float], labels: Sequence[int]) -> float | None:
     >>> auroc([0.9, 0.8, 0.2, 0.1], [1, 1, 0, 0]), auroc([0.5, 0.5], [1, 0])
     (1.0, 0.5)
     """
-    pos = [s for s, y in zip(scores, labels) if y == 1]
-    neg = [s for s, y in zip(scores, labels) if y == 0]
+    pos = [s for s, y in zip(scores, labels, strict=True) if y == 1]
+    neg = [s for s, y in zip(scores, labels, strict=True) if y == 0]
     if not pos or not neg:
         return None
     wins = sum(1.0 if p > n else 0.5 if p == n else 0.0 for p in pos for n in neg)
@@ -144,7 +144,7 @@ def f1(scores: Sequence[float], labels: Sequence[int], threshold: float = 0.5) -
     0.5
     """
     predicted = [1 if s >= threshold else 0 for s in scores]
-    tp = sum(1 for p, y in zip(predicted, labels) if p == 1 and y == 1)
-    fp = sum(1 for p, y in zip(predicted, labels) if p == 1 and y == 0)
-    fn = sum(1 for p, y in zip(predicted, labels) if p == 0 and y == 1)
+    tp = sum(1 for p, y in zip(predicted, labels, strict=True) if p == 1 and y == 1)
+    fp = sum(1 for p, y in zip(predicted, labels, strict=True) if p == 1 and y == 0)
+    fn = sum(1 for p, y in zip(predicted, labels, strict=True) if p == 0 and y == 1)
     return 0.0 if tp == 0 else 2 * tp / (2 * tp + fp + fn)

@@ -10,6 +10,7 @@ from typing import Any
 from transformers import TrainerCallback
 
 from .checkpoints import checkpoint_name, point_latest, write_meta
+from .interrupt import CheckpointOnInterrupt
 from .protocol import EventWriter
 
 
@@ -24,16 +25,25 @@ def _wait_for_all_processes() -> None:
 
 class ProtocolCallback(TrainerCallback):
     """Progress and metrics as protocol events; every save becomes ``step-NNNNNN`` with
-    meta.json, and only then does the ``latest`` pointer move to it."""
+    meta.json, and only then does the ``latest`` pointer move to it. A SIGINT / SIGTERM during
+    ``train()`` saves the current step and ends the job (see ``interrupt``)."""
 
     def __init__(self, events: EventWriter, output_dir: str, job: str) -> None:
         self.events = events
         self.output_dir = output_dir
         self.job = job
+        self.interrupt = CheckpointOnInterrupt(output_dir)
+
+    def on_train_begin(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+        self.interrupt.on_train_begin(args, state, control)
 
     def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
         if state.is_world_process_zero:
             self.events.progress(state.global_step, state.max_steps)
+        self.interrupt.on_step_end(args, state, control)
+
+    def on_train_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+        self.interrupt.on_train_end(args, state, control)  # raises TrainingInterrupted after an interrupt
 
     def on_log(self, args: Any, state: Any, control: Any, logs: dict[str, Any] | None = None, **kwargs: Any) -> None:
         if logs and state.is_world_process_zero:

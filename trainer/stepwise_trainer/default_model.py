@@ -93,9 +93,7 @@ def build_default_model(out: Path, force: bool = False) -> dict[str, Any]:
         "note": "weights dequantized from GGUF Q4_1; ONNX q8/q4 are requantized from those",
     }
     _progress(f"exporting to {out} (fp32, q8, q4) and verifying; atol {DEFAULT_MODEL_ATOL:g}")
-    report = export_causal_lm(
-        model, tokenizer, out, quantize=("q8", "q4"), prompts=VERIFY_PROMPTS, atol=DEFAULT_MODEL_ATOL, source=source
-    )
+    report = export_causal_lm(model, tokenizer, out, quantize=("q8", "q4"), prompts=VERIFY_PROMPTS, atol=DEFAULT_MODEL_ATOL, source=source)
     # The report is already written; `existing_build` also wants this copy, so a crash
     # before the copy completes makes the next run rebuild.
     gguf_dir = out / "gguf"
@@ -107,8 +105,7 @@ def build_default_model(out: Path, force: bool = False) -> dict[str, Any]:
     v = report["verification"]
     _progress(
         f"built in {time.time() - started:.0f} s; fp32 max |logit diff| vs PyTorch {v['fp32_max_abs_diff']:.2e} "
-        f"(atol {v['atol']:g}); top-1 agreement with fp32: "
-        + ", ".join(f"{k} {q['top1_agreement_with_fp32']:.3f}" for k, q in v["quantized"].items())
+        f"(atol {v['atol']:g}); top-1 agreement with fp32: " + ", ".join(f"{k} {q['top1_agreement_with_fp32']:.3f}" for k, q in v["quantized"].items())
     )
     return report
 

@@ -31,9 +31,7 @@ def check_export_folder(out_dir: str | os.PathLike) -> dict[str, Any]:
         raise ExportFolderError(f"model folder {out} does not exist; build it (scripts/build-default-model.sh)")
     report_path = out / REPORT_FILE
     if not report_path.exists():
-        raise ExportFolderError(
-            f"{out} has no {REPORT_FILE}: the export did not finish or was not verified; rebuild the folder"
-        )
+        raise ExportFolderError(f"{out} has no {REPORT_FILE}: the export did not finish or was not verified; rebuild the folder")
     try:
         report = json.loads(report_path.read_text())
     except (OSError, ValueError) as err:
@@ -47,7 +45,5 @@ def check_export_folder(out_dir: str | os.PathLike) -> dict[str, Any]:
     for name, size in report.get("file_sizes", {}).items():
         path = out / report["files"].get(name, "")
         if path.is_file() and path.stat().st_size != size:
-            raise ExportFolderError(
-                f"{path} has {path.stat().st_size} bytes but the export wrote {size}: the file is corrupt; rebuild the folder"
-            )
+            raise ExportFolderError(f"{path} has {path.stat().st_size} bytes but the export wrote {size}: the file is corrupt; rebuild the folder")
     return report

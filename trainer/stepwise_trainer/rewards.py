@@ -22,8 +22,9 @@ The self-verification reward (seed 000): the generator writes ``## Solution`` an
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 OPENING = "Here is my evaluation of the solution:"
 CLOSING = "Based on my evaluation, the final overall score should be:"
@@ -113,7 +114,9 @@ def parse_proof_output(text: str) -> ParsedProof:
     return ParsedProof(proof, analysis, self_score, format_reward, problems)
 
 
-def self_verification_reward(format_reward: int, verifier_score: float, self_score: float | None, meta_score: float, alpha: float = ALPHA, beta: float = BETA) -> float:
+def self_verification_reward(
+    format_reward: int, verifier_score: float, self_score: float | None, meta_score: float, alpha: float = ALPHA, beta: float = BETA
+) -> float:
     """R = R_format * (alpha * R_Y + beta * R_score * R_meta); a missing self-score earns R_Z = 0."""
     if not format_reward:
         return 0.0
@@ -139,6 +142,9 @@ def format_reward(prompts: Sequence[Any], completions: Sequence[Any], **_: Any) 
     return [float(parse_proof_output(completion_text(c)).format_reward) for c in completions]
 
 
+RewardFunction = Callable[..., list]
+"""TRL's reward contract: ``(prompts, completions, **columns) -> [float | None, ...]``, one per completion."""
+
 Verifier = Callable[[str, str], float]
 """(problem, proof) -> score in [0, 1]."""
 
@@ -155,7 +161,7 @@ def make_self_verification_reward(verifier: Verifier, meta_verifier: Callable[[s
 
     def self_verification(prompts: Sequence[Any], completions: Sequence[Any], **_: Any) -> list[float]:
         rewards = []
-        for prompt, completion in zip(prompts, completions):
+        for prompt, completion in zip(prompts, completions, strict=True):
             problem = completion_text(prompt)
             parsed = parse_proof_output(completion_text(completion))
             if not parsed.format_reward:

@@ -64,7 +64,9 @@ class SandboxRunner:
             self.calls += 1
             proc = subprocess.run(
                 [self.node, self.cli, "sandbox", "--code", str(code_file), "--tests", str(tests_file), "--lang", "python", "--json"],
-                capture_output=True, text=True, timeout=self.timeout_s,
+                capture_output=True,
+                text=True,
+                timeout=self.timeout_s,
             )
         try:
             summary = json.loads(proc.stdout)["summary"]

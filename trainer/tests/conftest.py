@@ -25,6 +25,14 @@ def tiny_base(tmp_path_factory) -> Path:
     return out
 
 
+def flags(**options: object) -> list[str]:
+    """A job's command-line options from keywords: ``flags(max_steps=2)`` is ``["--max-steps", "2"]``."""
+    out: list[str] = []
+    for name, value in options.items():
+        out += [f"--{name.replace('_', '-')}", str(value)]
+    return out
+
+
 def run_job(*args: str, cwd: Path | None = None, timeout: int = 600) -> tuple[int, list[dict], str]:
     """Runs the trainer as the extension does: a process whose stdout is JSON lines only."""
     proc = subprocess.run([sys.executable, "-m", "stepwise_trainer", *args], capture_output=True, text=True, timeout=timeout, cwd=cwd)
@@ -39,7 +47,13 @@ def trl_labels(tmp_path) -> Path:
     rows = []
     for i in range(10):
         good = i % 2 == 0
-        rows.append({"prompt": f"Compute {i} + {i}.", "completions": [f"{i} + {i} = {2 * i}.", f"So the answer is {2 * i if good else 2 * i + 1}."], "labels": [True, good]})
+        rows.append(
+            {
+                "prompt": f"Compute {i} + {i}.",
+                "completions": [f"{i} + {i} = {2 * i}.", f"So the answer is {2 * i if good else 2 * i + 1}."],
+                "labels": [True, good],
+            }
+        )
     path = tmp_path / "labels.trl.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     return path

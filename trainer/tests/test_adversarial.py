@@ -5,8 +5,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import REPO, run_job
-
+from conftest import run_job
 from stepwise_trainer.sandbox import DEFAULT_CLI, SandboxRunner, code_block
 
 needs_sandbox = pytest.mark.skipif(not Path(DEFAULT_CLI).exists() or shutil.which("node") is None, reason="bin/stepwise.js or node missing")
@@ -43,8 +42,28 @@ def test_adversarial_alternates_roles_scores_checkpoints_and_resumes(tmp_path, t
     data = tmp_path / "problems.jsonl"
     data.write_text("\n".join(json.dumps(p) for p in PROBLEMS) + "\n")
     out = tmp_path / "run"
-    common = ["--base-model", str(tiny_base), "--data", str(data), "--output-dir", str(out), "--stages", "5", "--n-steps", "1",
-              "--batch-size", "2", "--num-generations", "2", "--max-completion-length", "8", "--learning-rate", "1e-3", "--max-length", "1024"]
+    common = [
+        "--base-model",
+        str(tiny_base),
+        "--data",
+        str(data),
+        "--output-dir",
+        str(out),
+        "--stages",
+        "5",
+        "--n-steps",
+        "1",
+        "--batch-size",
+        "2",
+        "--num-generations",
+        "2",
+        "--max-completion-length",
+        "8",
+        "--learning-rate",
+        "1e-3",
+        "--max-length",
+        "1024",
+    ]
     code, events, stderr = run_job("adversarial", *common, "--k-rounds", "1")
     assert code == 0, stderr[-3000:]
     roles = [e["message"].split(": ")[1].split(" ")[0] for e in events if e["type"] == "progress" and "message" in e]
@@ -61,3 +80,48 @@ def test_adversarial_alternates_roles_scores_checkpoints_and_resumes(tmp_path, t
     code, events, stderr = run_job("adversarial", *common, "--k-rounds", "3", "--resume")
     assert code == 0, stderr[-3000:]
     assert [e["step"] for e in events if e["type"] == "checkpoint"] == [4, 5]
+
+
+@needs_sandbox
+@pytest.mark.slow
+def test_both_roles_learn_when_an_extra_reward_differs_within_a_group(tmp_path, tiny_base):
+    """The random tiny model writes no runnable tests or code, so the sandbox rewards tie within
+    every group (advantage 0); a test-only extra reward on completion length makes both phases'
+    GRPO updates visible in the checkpoints."""
+    import io
+
+    import torch
+    from safetensors.torch import load_file
+    from stepwise_trainer.jobs import adversarial
+    from stepwise_trainer.protocol import EventWriter
+    from stepwise_trainer.rewards import completion_text
+
+    def completion_length(prompts, completions, **_):
+        return [len(completion_text(c)) / 100 for c in completions]
+
+    data = tmp_path / "problems.jsonl"
+    data.write_text("\n".join(json.dumps(p) for p in PROBLEMS) + "\n")
+    out = tmp_path / "run"
+    cfg = adversarial.AdversarialConfig(
+        base_model=str(tiny_base),
+        data=str(data),
+        output_dir=str(out),
+        stages="5",
+        n_steps=1,
+        k_rounds=0,
+        batch_size=2,
+        num_generations=2,
+        max_completion_length=8,
+        learning_rate=1e-3,
+        max_length=1024,
+        device="cpu",
+    )
+    adversarial.run(cfg, EventWriter("adversarial", stream=io.StringIO()), extra_rewards=[completion_length])
+
+    def changed(role: str, step: int) -> list[str]:
+        before, after = load_file(str(tiny_base / "model.safetensors")), load_file(str(out / "checkpoints" / f"step-{step:06d}" / role / "model.safetensors"))
+        return [k for k in before if k in after and not torch.equal(before[k], after[k])]
+
+    assert changed("test_writer", 1), "the test writer's phase changed no parameter"
+    assert not changed("generator", 1), "the generator trained during the test writer's phase"
+    assert changed("generator", 2), "the generator's phase changed no parameter"

@@ -1,9 +1,8 @@
 """Seed 001 reliability metrics and seed 002 schedule / checkpoint maths, on plain numbers."""
 
 import pytest
-
-from stepwise_trainer.algorithms import adversarial_schedule, agreement_rate, auroc, checkpoint_score, passes_reliability, score_consistency, separation
 from stepwise_trainer import algorithms
+from stepwise_trainer.algorithms import adversarial_schedule, agreement_rate, auroc, checkpoint_score, passes_reliability, score_consistency, separation
 from stepwise_trainer.jobs.dpo import reliable_pairs
 
 

@@ -4,7 +4,7 @@ import json
 from pathlib import Path
 
 import torch
-from conftest import run_job
+from conftest import flags, run_job
 
 
 def _weights(folder: Path) -> dict:
@@ -21,7 +21,7 @@ def test_dpo_trains_only_on_reliable_pairs(tmp_path, tiny_base):
     ] + [{"prompt": "Unreliable?", "chosen": "a", "rejected": "b", "r_cons": 0.2, "r_sep": None, "r_stab": 0.5, "r_g": 0.1}]
     data.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     out = tmp_path / "run"
-    code, events, stderr = run_job("dpo", "--base-model", str(tiny_base), "--data", str(data), "--output-dir", str(out), "--max-steps", "2", "--save-steps", "2", "--batch-size", "2", "--learning-rate", "1e-3")
+    code, events, stderr = run_job("dpo", *flags(base_model=tiny_base, data=data, output_dir=out, max_steps=2, save_steps=2, batch_size=2, learning_rate=1e-3))
     assert code == 0, stderr[-3000:]
     done = events[-1]
     assert done["metrics"]["pairs"] == 6 and done["metrics"]["dropped_unreliable"] == 1
@@ -44,8 +44,19 @@ def test_grpo_runs_steps_with_the_self_verification_reward(tmp_path, tiny_base):
     data.write_text("\n".join(json.dumps({"problem": f"Prove that {i} + 0 = {i}."}) for i in range(4)) + "\n")
     out = tmp_path / "run"
     code, events, stderr = run_job(
-        "grpo", "--base-model", str(tiny_base), "--data", str(data), "--output-dir", str(out), "--max-steps", "2", "--save-steps", "2",
-        "--batch-size", "2", "--num-generations", "2", "--max-completion-length", "8", "--learning-rate", "1e-3", "--max-length", "1024",
+        "grpo",
+        *flags(
+            base_model=tiny_base,
+            data=data,
+            output_dir=out,
+            max_steps=2,
+            save_steps=2,
+            batch_size=2,
+            num_generations=2,
+            max_completion_length=8,
+            learning_rate=1e-3,
+            max_length=1024,
+        ),
     )
     assert code == 0, stderr[-3000:]
     metrics = [e for e in events if e["type"] == "metric"]

@@ -18,9 +18,30 @@ import pytest
 def test_prm_under_accelerate_with_two_cpu_processes(tmp_path, tiny_base, trl_labels):
     out = tmp_path / "run"
     cmd = [
-        sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", "29531",
-        "-m", "stepwise_trainer", "prm", "--base-model", str(tiny_base), "--data", str(trl_labels), "--output-dir", str(out),
-        "--max-steps", "2", "--save-steps", "2", "--batch-size", "2", "--device", "cpu",
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--nproc_per_node",
+        "2",
+        "--master_port",
+        "29531",
+        "-m",
+        "stepwise_trainer",
+        "prm",
+        "--base-model",
+        str(tiny_base),
+        "--data",
+        str(trl_labels),
+        "--output-dir",
+        str(out),
+        "--max-steps",
+        "2",
+        "--save-steps",
+        "2",
+        "--batch-size",
+        "2",
+        "--device",
+        "cpu",
     ]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]

@@ -11,7 +11,6 @@ import numpy as np
 import onnx
 import pytest
 import torch
-
 from stepwise_trainer import default_model, smollm2_source
 from stepwise_trainer.export_folder import ExportError, ExportFolderError, check_export_folder
 from stepwise_trainer.onnx_export import OnnxCausalLM, export_causal_lm, left_pad, verify_onnx
@@ -52,8 +51,16 @@ def _torch_logits(model, ids: list[int]) -> np.ndarray:
 
 
 def test_folder_follows_the_onnx_community_layout(exported):
-    for name in ["config.json", "generation_config.json", "tokenizer.json", "tokenizer_config.json",
-                 "special_tokens_map.json", "onnx/model.onnx", "onnx/model_quantized.onnx", "onnx/model_q4.onnx"]:
+    for name in [
+        "config.json",
+        "generation_config.json",
+        "tokenizer.json",
+        "tokenizer_config.json",
+        "special_tokens_map.json",
+        "onnx/model.onnx",
+        "onnx/model_quantized.onnx",
+        "onnx/model_q4.onnx",
+    ]:
         assert (exported / name).is_file(), name
     tokenizer_config = json.loads((exported / "tokenizer_config.json").read_text())
     assert "<|im_start|>" in tokenizer_config["chat_template"]
@@ -116,7 +123,7 @@ def test_left_padded_batch_matches_the_unpadded_rows(exported, tokenizer):
     width = ids.shape[1]
     for b, row in enumerate(rows):
         alone, _ = runner([row], [[1] * len(row)], [list(range(len(row)))])
-        np.testing.assert_allclose(batch[b, width - len(row):], alone[0], atol=ATOL)
+        np.testing.assert_allclose(batch[b, width - len(row) :], alone[0], atol=ATOL)
         longer = row + [int(next_ids[b, 0])]
         alone_next, _ = runner([longer], [[1] * len(longer)], [list(range(len(longer)))])
         np.testing.assert_allclose(step[b, -1], alone_next[0, -1], atol=ATOL)
@@ -208,9 +215,7 @@ def test_default_model_answers_a_question(tmp_path_factory):
     report = default_model.build_default_model(out)
     assert report["verification"]["fp32_max_abs_diff"] <= default_model.DEFAULT_MODEL_ATOL
     tokenizer = load_smollm2_tokenizer()
-    ids = tokenizer.apply_chat_template(
-        [{"role": "user", "content": "What is the capital of France?"}], add_generation_prompt=True, tokenize=True
-    )
+    ids = tokenizer.apply_chat_template([{"role": "user", "content": "What is the capital of France?"}], add_generation_prompt=True, tokenize=True)
     ids = list(ids["input_ids"] if hasattr(ids, "keys") else ids)
     runner = OnnxCausalLM(out / "onnx" / "model.onnx", report["num_layers"], report["num_key_value_heads"], report["head_dim"])
     logits, past = runner([ids], [[1] * len(ids)], [list(range(len(ids)))])

@@ -6,7 +6,6 @@ import os
 
 import pytest
 from conftest import REPO
-
 from stepwise_trainer.checkpoints import checkpoint_name, checkpoints_dir, latest_checkpoint, point_latest, write_meta
 from stepwise_trainer.config import ConfigError, load_config
 from stepwise_trainer.jobs.grpo import GrpoConfig
@@ -23,8 +22,10 @@ def conforms(event: dict) -> bool:
         props = variant["properties"]
         if props["type"]["const"] != event.get("type"):
             continue
-        return set(variant["required"]) <= set(event) and set(event) <= set(props) and all(
-            k == "type" or isinstance(v, TYPES[props[k]["type"]]) for k, v in event.items()
+        return (
+            set(variant["required"]) <= set(event)
+            and set(event) <= set(props)
+            and all(k == "type" or isinstance(v, TYPES[props[k]["type"]]) for k, v in event.items())
         )
     return False
 

@@ -3,7 +3,6 @@
 import doctest
 
 import pytest
-
 import stepwise_trainer.algorithms
 import stepwise_trainer.rewards
 import stepwise_trainer.sandbox
@@ -61,7 +60,10 @@ def test_self_score_comes_only_from_the_self_evaluation_section():
 @pytest.mark.parametrize(
     "text, problem",
     [
-        ("## Self Evaluation\nHere is my evaluation of the solution: x\nBased on my evaluation, the final overall score should be: \\boxed{1}\n## Solution\np", "before"),
+        (
+            "## Self Evaluation\nHere is my evaluation of the solution: x\nBased on my evaluation, the final overall score should be: \\boxed{1}\n## Solution\np",
+            "before",
+        ),
         (output("0.7"), "not one of"),
         (output("1").replace("Here is my evaluation of the solution:", "I think"), "required sentence"),
         ("## Solution\nproof only", "missing '## Self Evaluation'"),

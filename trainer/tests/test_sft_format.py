@@ -1,7 +1,7 @@
 from pathlib import Path
 
 import pytest
-from conftest import REPO, run_job
+from conftest import REPO, flags, run_job
 
 MATH = REPO.parent / "shared" / "data" / "MATH-500.jsonl"
 
@@ -10,9 +10,20 @@ MATH = REPO.parent / "shared" / "data" / "MATH-500.jsonl"
 def test_sft_format_runs_a_few_steps_and_reports_format_rates(tmp_path, tiny_base):
     out = tmp_path / "run"
     code, events, stderr = run_job(
-        "sft-format", "--base-model", str(tiny_base), "--math-data", str(MATH), "--output-dir", str(out),
-        "--examples", "16", "--eval-problems", "2", "--eval-max-new-tokens", "8", "--max-steps", "3", "--save-steps", "3",
-        "--batch-size", "2", "--max-length", "1024", "--learning-rate", "1e-3",
+        "sft-format",
+        *flags(
+            base_model=tiny_base,
+            math_data=MATH,
+            output_dir=out,
+            examples=16,
+            eval_problems=2,
+            eval_max_new_tokens=8,
+            max_steps=3,
+            save_steps=3,
+            batch_size=2,
+            max_length=1024,
+            learning_rate=1e-3,
+        ),
     )
     assert code == 0, stderr[-3000:]
     done = events[-1]
@@ -20,6 +31,10 @@ def test_sft_format_runs_a_few_steps_and_reports_format_rates(tmp_path, tiny_bas
     assert 0 <= done["metrics"]["before/format_rate"] <= 1 and 0 <= done["metrics"]["after/format_rate"] <= 1
     assert done["metrics"]["examples"] == 16
     assert (Path(done["output"]) / "config.json").exists()
+    # Generation for the format check is the slow part on a CPU; the editor shows which problem it is on.
+    messages = [e.get("message", "") for e in events if e["type"] == "progress"]
+    assert "format check before training: problem 2 of 2" in messages
+    assert "format check after training: problem 2 of 2" in messages
 
 
 def test_examples_teach_format_and_honest_scores():

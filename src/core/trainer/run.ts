@@ -18,7 +18,8 @@ export interface TrainerRunOptions {
   signal?: AbortSignal;
   onEvent?: (event: TrainerEvent) => void;
   onLog?: (line: string) => void;
-  /** Milliseconds between SIGINT (the trainer saves what it can) and SIGKILL. */
+  /** Milliseconds between SIGINT and SIGKILL. The trainer saves a checkpoint at the end of the step
+   *  it is in, which on a real model on a CPU can take tens of seconds; default one minute. */
   graceMs?: number;
 }
 
@@ -46,7 +47,7 @@ export async function runTrainer(o: TrainerRunOptions): Promise<TrainerRun> {
     cancelled = true;
     child.kill('SIGINT');
     // The trainer gets a grace period to write a checkpoint; then it is killed.
-    killTimer = setTimeout(() => child.kill('SIGKILL'), o.graceMs ?? 10_000);
+    killTimer = setTimeout(() => child.kill('SIGKILL'), o.graceMs ?? 60_000);
   };
   o.signal?.addEventListener('abort', onAbort, { once: true });
   const lines = (stream: NodeJS.ReadableStream | null, each: (line: string) => void) => {

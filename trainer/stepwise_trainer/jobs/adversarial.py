@@ -24,6 +24,7 @@ import gzip
 import json
 import os
 import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,7 @@ from ..checkpoints import checkpoint_name, checkpoints_dir, latest_checkpoint, p
 from ..config import CommonConfig, ConfigError
 from ..models import load_causal_lm, load_tokenizer, lora_config, pick_device
 from ..protocol import EventWriter
+from ..rewards import RewardFunction
 from ..sandbox import DEFAULT_CLI, SandboxRunner, code_block
 from .common import trainer_arguments
 
@@ -63,7 +65,9 @@ class AdversarialConfig(CommonConfig):
         if self.num_generations < 2:
             raise ConfigError(f"num_generations must be at least 2: GRPO's advantage compares completions of the same problem (got {self.num_generations}).")
         if (self.batch_size * self.gradient_accumulation_steps) % self.num_generations:
-            raise ConfigError(f"batch_size × gradient_accumulation_steps must be divisible by num_generations ({self.num_generations}); try --batch-size {self.num_generations}.")
+            raise ConfigError(
+                f"batch_size × gradient_accumulation_steps must be divisible by num_generations ({self.num_generations}); try --batch-size {self.num_generations}."
+            )
         try:
             ids = [int(s) for s in self.stages.split(",") if s.strip()]
         except ValueError:
@@ -71,7 +75,9 @@ class AdversarialConfig(CommonConfig):
         if not ids or any(i not in range(1, 6) for i in ids):
             raise ConfigError(f"stages must name stages 1 to 5 (got {self.stages!r}).")
         if not os.path.exists(self.sandbox_cli):
-            raise ConfigError(f"The sandbox CLI {self.sandbox_cli} does not exist; build the extension (npm run build) or pass --sandbox-cli PATH to bin/stepwise.js.")
+            raise ConfigError(
+                f"The sandbox CLI {self.sandbox_cli} does not exist; build the extension (npm run build) or pass --sandbox-cli PATH to bin/stepwise.js."
+            )
 
     @property
     def stage_ids(self) -> list[int]:
@@ -157,7 +163,7 @@ def _text(completion: Any) -> str:
 def make_rewards(arena: Arena, stage: int, generator: Any, tokenizer: Any, max_new_tokens: int):
     def generator_code_reward(prompts: list, completions: list, problem_index: list[int], **_: Any) -> list[float]:
         rewards = []
-        for i, completion in zip(problem_index, completions):
+        for i, completion in zip(problem_index, completions, strict=True):
             reply = _text(completion)
             if stage < 5:  # carry this stage's reasoning to code without gradients
                 arena.stage_output[i] = reply
@@ -172,7 +178,7 @@ def make_rewards(arena: Arena, stage: int, generator: Any, tokenizer: Any, max_n
 
     def test_writer_reward_fn(prompts: list, completions: list, problem_index: list[int], **_: Any) -> list[float]:
         rewards = []
-        for i, completion in zip(problem_index, completions):
+        for i, completion in zip(problem_index, completions, strict=True):
             tests = code_block(_text(completion))
             on_reference = arena.sandbox.run(arena.problems[i]["reference"], tests)
             if on_reference.total == 0:
@@ -190,14 +196,14 @@ def make_rewards(arena: Arena, stage: int, generator: Any, tokenizer: Any, max_n
     return generator_code_reward, test_writer_reward_fn
 
 
-def _train_phase(cfg: AdversarialConfig, device: str, model: Any, tokenizer: Any, dataset: Any, reward: Any, steps: int) -> Any:
+def _train_phase(cfg: AdversarialConfig, device: str, model: Any, tokenizer: Any, dataset: Any, rewards: Sequence[RewardFunction], steps: int) -> Any:
     from trl import GRPOConfig, GRPOTrainer
 
     args = trainer_arguments(cfg, device)
     args.update(output_dir=str(Path(cfg.output_dir) / "phase-work"), max_steps=steps, save_strategy="no")
     trainer = GRPOTrainer(
         model=model,
-        reward_funcs=[reward],
+        reward_funcs=list(rewards),
         args=GRPOConfig(**args, num_generations=cfg.num_generations, max_completion_length=cfg.max_completion_length, log_completions=False),
         train_dataset=dataset,
         processing_class=tokenizer,
@@ -221,7 +227,11 @@ def _save(cfg: AdversarialConfig, step: int, phase: int, models: dict[str, Any],
     return checkpoint
 
 
-def run(cfg: AdversarialConfig, events: EventWriter) -> dict[str, float]:
+def run(cfg: AdversarialConfig, events: EventWriter, extra_rewards: Sequence[RewardFunction] = ()) -> dict[str, float]:
+    """Runs the schedule. ``extra_rewards`` is for Python callers only (tests, experiments):
+    TRL-contract functions added to both roles' sandbox rewards, never replacing them. The
+    command line offers no way to change the rewards.
+    """
     device, dtype = pick_device(cfg.device)
     stages = {s["id"]: s for s in json.loads(STAGES_FILE.read_text(encoding="utf-8"))["stages"]}
     arena = Arena(load_problems(cfg.data), stages, SandboxRunner(cfg.sandbox_cli, cfg.node))
@@ -250,7 +260,7 @@ def run(cfg: AdversarialConfig, events: EventWriter) -> dict[str, float]:
         key = "generator" if role == "generator" else "test_writer"
         reward = generator_fn if role == "generator" else test_writer_fn
         arena.generator_rewards, arena.validities = [], []
-        models[key] = _train_phase(cfg, device, models[key], tokenizers[key], _dataset(arena, stage, role), reward, steps)
+        models[key] = _train_phase(cfg, device, models[key], tokenizers[key], _dataset(arena, stage, role), [reward, *extra_rewards], steps)
         step += steps
         if arena.generator_rewards:
             gen_reward = sum(arena.generator_rewards) / len(arena.generator_rewards)
@@ -259,13 +269,35 @@ def run(cfg: AdversarialConfig, events: EventWriter) -> dict[str, float]:
         score = checkpoint_score(gen_reward, validity)
         if score > best["score"]:
             best = {"score": score, "step": step}
-        scores = {"stage": stage, "role": role, "score": score, "generatorReward": gen_reward, "testValidity": validity, "bestScore": best["score"], "bestStep": best["step"]}
-        events.metric(step, {"adversarial/generator_reward": gen_reward, "adversarial/test_validity": validity, "adversarial/checkpoint_score": score, "adversarial/suite_size": float(sum(map(len, arena.suite)))})
+        scores = {
+            "stage": stage,
+            "role": role,
+            "score": score,
+            "generatorReward": gen_reward,
+            "testValidity": validity,
+            "bestScore": best["score"],
+            "bestStep": best["step"],
+        }
+        events.metric(
+            step,
+            {
+                "adversarial/generator_reward": gen_reward,
+                "adversarial/test_validity": validity,
+                "adversarial/checkpoint_score": score,
+                "adversarial/suite_size": float(sum(map(len, arena.suite))),
+            },
+        )
         checkpoint = _save(cfg, step, phase, models, tokenizers, arena, scores)
         if best["step"] == step:
             (checkpoints_dir(cfg.output_dir) / "best").write_text(checkpoint.name + "\n")
         events.checkpoint(step, str(checkpoint))
     best_path = checkpoints_dir(cfg.output_dir) / checkpoint_name(best["step"])
-    metrics = {"best_score": best["score"], "best_step": float(best["step"]), "generator_reward": gen_reward, "test_validity": validity, "sandbox_runs": float(arena.sandbox.calls)}
+    metrics = {
+        "best_score": best["score"],
+        "best_step": float(best["step"]),
+        "generator_reward": gen_reward,
+        "test_validity": validity,
+        "sandbox_runs": float(arena.sandbox.calls),
+    }
     events.done(str(best_path / "generator"), metrics)
     return metrics

@@ -50,7 +50,9 @@ def run(cfg: DpoConfig, events: EventWriter) -> dict[str, float]:
     rows = read_jsonl(cfg.data)
     pairs, dropped = reliable_pairs(rows, (cfg.min_r_cons, cfg.min_r_sep, cfg.min_r_stab))
     if not pairs:
-        raise ValueError(f"None of the {len(rows)} pairs comes from a question passing the reliability thresholds (R_cons ≥ {cfg.min_r_cons}, R_sep ≥ {cfg.min_r_sep}, R_stab ≥ {cfg.min_r_stab}).")
+        raise ValueError(
+            f"None of the {len(rows)} pairs comes from a question passing the reliability thresholds (R_cons ≥ {cfg.min_r_cons}, R_sep ≥ {cfg.min_r_sep}, R_stab ≥ {cfg.min_r_stab})."
+        )
     events.progress(0, cfg.max_steps, f"{len(pairs)} reliable pairs, {dropped} from unreliable questions left out")
     tokenizer = load_tokenizer(cfg.base_model)
     model = load_causal_lm(cfg.base_model, dtype).to(device)

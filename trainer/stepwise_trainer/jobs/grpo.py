@@ -9,6 +9,7 @@ endpoint; GRPO turns the group's rewards into advantages. Data: JSONL rows with 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..callbacks import ProtocolCallback
@@ -16,7 +17,7 @@ from ..config import CommonConfig, ConfigError
 from ..models import load_causal_lm, load_tokenizer, lora_config, pick_device
 from ..prompts import generator_prompt
 from ..protocol import EventWriter
-from ..rewards import ALPHA, BETA, format_reward, make_self_verification_reward
+from ..rewards import ALPHA, BETA, RewardFunction, format_reward, make_self_verification_reward
 from ..verifiers import endpoint_verifier, local_verifier
 from .common import read_jsonl, resume_path, save_final, trainer_arguments
 
@@ -41,7 +42,9 @@ class GrpoConfig(CommonConfig):
         if not self.data:
             raise ConfigError("grpo needs --data: JSONL rows with a 'problem' field.")
         if self.num_generations < 2:
-            raise ConfigError(f"num_generations (K) must be at least 2: GRPO's advantage compares completions of the same problem (got {self.num_generations}).")
+            raise ConfigError(
+                f"num_generations (K) must be at least 2: GRPO's advantage compares completions of the same problem (got {self.num_generations})."
+            )
         effective = self.batch_size * self.gradient_accumulation_steps
         if effective % self.num_generations:
             raise ConfigError(
@@ -52,7 +55,11 @@ class GrpoConfig(CommonConfig):
             raise ConfigError(f"alpha + beta must be 1 (got {self.alpha} + {self.beta}).")
 
 
-def run(cfg: GrpoConfig, events: EventWriter) -> dict[str, float]:
+def run(cfg: GrpoConfig, events: EventWriter, extra_rewards: Sequence[RewardFunction] = ()) -> dict[str, float]:
+    """Trains with the design's reward. ``extra_rewards`` is for Python callers only (tests,
+    experiments): TRL-contract functions added to that reward, never replacing it, each logged as
+    ``rewards/<function name>/mean``. The command line offers no way to change the reward.
+    """
     from datasets import Dataset
     from trl import GRPOConfig, GRPOTrainer
 
@@ -80,7 +87,7 @@ def run(cfg: GrpoConfig, events: EventWriter) -> dict[str, float]:
     )
     trainer = GRPOTrainer(
         model=model,
-        reward_funcs=[reward, format_reward],
+        reward_funcs=[reward, format_reward, *extra_rewards],
         args=args,
         train_dataset=dataset,
         processing_class=tokenizer,

@@ -14,6 +14,7 @@ import json
 import os
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,7 +47,9 @@ class SftFormatConfig(CommonConfig):
             self.data = ""
         super().__post_init__()
         if not os.path.exists(self.math_data):
-            raise ConfigError(f"MATH-500 was not found at {self.math_data}; pass --math-data PATH (the file ships in ../shared/data of the development checkout).")
+            raise ConfigError(
+                f"MATH-500 was not found at {self.math_data}; pass --math-data PATH (the file ships in ../shared/data of the development checkout)."
+            )
         if self.examples < 2:
             raise ConfigError("examples must be at least 2.")
 
@@ -86,11 +89,14 @@ def build_examples(rows: list[dict[str, Any]], n: int, seed: int) -> list[dict[s
 
 
 @torch.no_grad()
-def format_rate(model: Any, tokenizer: Any, problems: list[str], max_new_tokens: int, device: str) -> float:
-    """Share of greedy outputs the proof parser accepts (R_format = 1)."""
+def format_rate(model: Any, tokenizer: Any, problems: list[str], max_new_tokens: int, device: str, on_problem: Callable[[int], None] | None = None) -> float:
+    """Share of greedy outputs the proof parser accepts (R_format = 1). ``on_problem(i)`` is
+    called before the i-th generation: on a CPU each takes seconds, and the editor shows progress."""
     model.eval()
     ok = 0
-    for problem in problems:
+    for i, problem in enumerate(problems):
+        if on_problem:
+            on_problem(i)
         text = tokenizer.apply_chat_template([{"role": "user", "content": generator_prompt(problem)}], tokenize=False, add_generation_prompt=True)
         ids = tokenizer(text, return_tensors="pt").to(device)
         out = model.generate(**ids, max_new_tokens=max_new_tokens, do_sample=False, pad_token_id=tokenizer.pad_token_id)
@@ -112,7 +118,12 @@ def run(cfg: SftFormatConfig, events: EventWriter) -> dict[str, float]:
     examples = build_examples(pool, cfg.examples, cfg.seed)
     events.progress(0, cfg.max_steps, f"{len(examples)} format examples, {len(held_out)} held-out problems")
     model = load_causal_lm(cfg.base_model, dtype).to(device)
-    before = format_rate(model, tokenizer, [r["problem"] for r in held_out], cfg.eval_max_new_tokens, device)
+    problems = [r["problem"] for r in held_out]
+
+    def checking(step: int, when: str) -> Callable[[int], None]:
+        return lambda i: events.progress(step, cfg.max_steps, f"format check {when} training: problem {i + 1} of {len(problems)}")
+
+    before = format_rate(model, tokenizer, problems, cfg.eval_max_new_tokens, device, checking(0, "before"))
     events.metric(0, {"before/format_rate": before})
     args = SFTConfig(**trainer_arguments(cfg, device), max_length=cfg.max_length, completion_only_loss=True)
     trainer = SFTTrainer(
@@ -124,7 +135,7 @@ def run(cfg: SftFormatConfig, events: EventWriter) -> dict[str, float]:
         callbacks=[ProtocolCallback(events, cfg.output_dir, JOB)],
     )
     trainer.train(resume_from_checkpoint=resume_path(cfg))
-    after = format_rate(trainer.model, tokenizer, [r["problem"] for r in held_out], cfg.eval_max_new_tokens, device)
+    after = format_rate(trainer.model, tokenizer, problems, cfg.eval_max_new_tokens, device, checking(cfg.max_steps, "after"))
     events.metric(cfg.max_steps, {"after/format_rate": after})
     final = save_final(trainer.model, tokenizer, cfg)
     metrics = {"before/format_rate": before, "after/format_rate": after, "examples": float(len(examples))}

@@ -1,0 +1,57 @@
+"""grpo's wiring trains: with a reward that differs within a group, the policy's weights move.
+
+On the random tiny model every completion fails R_format, so the design's reward is 0 for all of
+them, every group advantage is 0 and no weight can change. A test-only extra reward that differs
+between completions (their length) gives GRPO something to learn from; the design's reward still
+runs beside it.
+"""
+
+import io
+import json
+from pathlib import Path
+
+import torch
+from stepwise_trainer.jobs import grpo
+from stepwise_trainer.protocol import EventWriter
+from stepwise_trainer.rewards import completion_text
+
+
+def completion_length(prompts, completions, **_):
+    """Longer is better: random completions of a group almost never tie on character count."""
+    return [len(completion_text(c)) / 100 for c in completions]
+
+
+def _weights(folder: Path) -> dict[str, torch.Tensor]:
+    from safetensors.torch import load_file
+
+    return load_file(str(folder / "model.safetensors"))
+
+
+def test_grpo_updates_the_policy_when_rewards_differ_within_a_group(tmp_path, tiny_base):
+    data = tmp_path / "problems.jsonl"
+    data.write_text("\n".join(json.dumps({"problem": f"Prove that {i} + 0 = {i}."}) for i in range(4)) + "\n")
+    cfg = grpo.GrpoConfig(
+        base_model=str(tiny_base),
+        data=str(data),
+        output_dir=str(tmp_path / "run"),
+        max_steps=2,
+        save_steps=2,
+        batch_size=2,
+        num_generations=2,
+        max_completion_length=8,
+        learning_rate=1e-3,
+        max_length=1024,
+        device="cpu",
+    )
+    out = io.StringIO()
+    grpo.run(cfg, EventWriter("grpo", stream=out), extra_rewards=[completion_length])
+    events = [json.loads(line) for line in out.getvalue().splitlines()]
+
+    logged = [e["data"] for e in events if e["type"] == "metric"]
+    for name in ("self_verification", "format_reward", "completion_length"):  # the extra reward joins, never replaces
+        assert any(f"rewards/{name}/mean" in m for m in logged), (name, logged[:2])
+    assert any(m.get("frac_reward_zero_std", 1) < 1 for m in logged), "every group tied: no advantage to learn from"
+
+    before, after = _weights(tiny_base), _weights(Path(events[-1]["output"]))
+    changed = [k for k in before if k in after and not torch.equal(before[k], after[k])]
+    assert changed, "two GRPO steps with non-zero advantages changed no parameter"
