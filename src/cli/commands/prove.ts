@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import type { CliCommand } from '../command';
 import { parseCommandLine, UsageError } from '../command';
 import { MODEL_USAGE, openModel, parseWithModel } from '../modelOptions';
-import { problemFromDocument } from '../../core/prove/document';
+import { problemFromDocument } from '../../core/steps/document';
 import { parseProofOutput } from '../../core/prove/parse';
 import { proveAndVerify, resolveProveOptions, type ProveOptionsInput } from '../../core/prove/prove';
 import type { ProveEvent } from '../../core/prove/events';

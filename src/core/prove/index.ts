@@ -50,7 +50,7 @@ export {
 } from './calibration';
 export { loadPrompt, renderPrompt, defaultPromptDir, type PromptName, type PromptTemplate } from './prompts';
 export { saveRun, loadRuns, runsDir, runFileName, problemSlug } from './runStore';
-export { problemFromDocument } from './document';
+export { problemAt, problemFromDocument } from '../steps/document';
 export {
   ProveRunSchema,
   ProveOptionsSchema,

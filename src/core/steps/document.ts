@@ -20,35 +20,59 @@ const sha = (text: string) =>
 
 const SECTION_NAMES = 'Problem|Solution|Self[- ]?Evaluation';
 
-function section(text: string, name: string): { start: number; end: number } | null {
-  const heading = new RegExp(`^[ \\t]{0,3}(#{1,6})[ \\t]+${name}[ \\t]*:?[ \\t]*#*[ \\t]*$`, 'im').exec(text);
-  if (heading) {
-    const level = heading[1].length;
-    const start =
-      heading.index + heading[0].length + (text[heading.index + heading[0].length] === '\n' ? 1 : 0);
+/** Every `## <name>` section (Markdown) or `<name>` environment (LaTeX) of a document, in order. */
+function sections(text: string, name: string): { start: number; end: number }[] {
+  const found: { start: number; end: number }[] = [];
+  const heading = new RegExp(`^[ \\t]{0,3}(#{1,6})[ \\t]+${name}[ \\t]*:?[ \\t]*#*[ \\t]*$`, 'gim');
+  for (const m of text.matchAll(heading)) {
+    const level = m[1].length;
+    const start = m.index + m[0].length + (text[m.index + m[0].length] === '\n' ? 1 : 0);
     // A section ends at the next heading of its level or above, or at the next of the proof
     // document's own sections whatever its level (`# Problem` is often followed by `## Solution`).
     const next = new RegExp(
       `^[ \\t]{0,3}(?:#{1,${level}}[ \\t]|#{1,6}[ \\t]+(?:${SECTION_NAMES})[ \\t]*:?[ \\t]*#*[ \\t]*$)`,
       'im',
     ).exec(text.slice(start));
-    return { start, end: next ? start + next.index : text.length };
+    found.push({ start, end: next ? start + next.index : text.length });
   }
-  const env = new RegExp(
-    `\\\\begin\\{${name.toLowerCase()}\\}([\\s\\S]*?)\\\\end\\{${name.toLowerCase()}\\}`,
-  ).exec(text);
-  if (env) {
-    const start = env.index + `\\begin{${name.toLowerCase()}}`.length;
-    return { start, end: start + env[1].length };
+  const env = name.toLowerCase();
+  for (const m of text.matchAll(new RegExp(`\\\\begin\\{${env}\\}([\\s\\S]*?)\\\\end\\{${env}\\}`, 'g'))) {
+    const start = m.index + `\\begin{${env}}`.length;
+    found.push({ start, end: start + m[1].length });
   }
-  return null;
+  return found.sort((x, y) => x.start - y.start);
+}
+
+const section = (text: string, name: string) => sections(text, name)[0] ?? null;
+const cleanProblem = (body: string) => body.replace(/<!--[\s\S]*?-->/g, '').trim();
+
+/**
+ * The problem nearest before `offset` (the first one when the cursor is above them all), for
+ * documents that hold several problems; null when the document has no problem section.
+ */
+export function problemAt(text: string, offset: number): string | null {
+  const all = sections(text, 'Problem');
+  const before = all.filter((r) => r.start <= offset).pop() ?? all[0];
+  return before ? cleanProblem(text.slice(before.start, before.end)) || null : null;
+}
+
+/**
+ * The problem statement of a file given to Prove: its `## Problem` section, or the whole text
+ * when it has none (a plain-text problem), with what is wrong when it is empty.
+ */
+export function problemFromDocument(text: string): { text: string; problems: string[] } {
+  const range = section(text, 'Problem');
+  if (!range) {
+    const whole = text.trim();
+    return { text: whole, problems: whole === '' ? ['the file is empty'] : [] };
+  }
+  const body = cleanProblem(text.slice(range.start, range.end));
+  return { text: body, problems: body === '' ? ['the "## Problem" section is empty'] : [] };
 }
 
 export function parseProofDocument(text: string): ProofDocument {
   const problemRange = section(text, 'Problem');
-  const problem = (problemRange ? text.slice(problemRange.start, problemRange.end) : '')
-    .replace(/<!--[\s\S]*?-->/g, '')
-    .trim();
+  const problem = problemRange ? cleanProblem(text.slice(problemRange.start, problemRange.end)) : '';
   const marker = /<!--\s*stepwise:id=([\w.-]+)\s*-->/.exec(text);
   const solutionRange = section(text, 'Solution');
   let solution: ProofDocument['solution'] = null;

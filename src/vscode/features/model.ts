@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { performance } from 'node:perf_hooks';
 import type { StepwiseContext } from '../context';
 import { API_KEY_SECRET } from '../modelSession';
-import { openPanel, type PanelHandle } from '../panels/panelHost';
+import { singletonPanel } from '../panels/panelHost';
 import type { PlaygroundHost, PlaygroundView } from '../../shared/protocols/playground';
 
 const PLAYGROUND = 'stepwise.playground';
@@ -25,64 +25,48 @@ export function registerModelCommands(ctx: StepwiseContext): void {
     );
   });
 
-  let playground: PanelHandle<PlaygroundHost, PlaygroundView> | undefined;
-  const openPlayground = (existing?: vscode.WebviewPanel) => {
-    if (playground && !existing) return playground.panel.reveal();
-    let running: AbortController | undefined;
-    const handle = openPanel<PlaygroundHost, PlaygroundView>(
-      ctx,
-      {
-        viewType: PLAYGROUND,
-        bundle: 'playground',
-        title: 'Stepwise: Try the Model',
-        handlers: (panel) => ({
-          cancel: () => {
-            running?.abort();
-            return null;
-          },
-          generate: async ({ prompt, maxTokens, temperature }) => {
-            running?.abort();
-            const controller = new AbortController();
-            running = controller;
-            return ctx.model.use('generating', async (model) => {
-              panel.rpc.emit('model', {
-                name: model.info.name,
-                device: model.info.device,
-                backend: model.info.backend,
-              });
-              const started = performance.now();
-              const result = await model.generate([{ role: 'user', content: prompt }], {
-                maxTokens,
-                temperature,
-                signal: controller.signal,
-                onToken: (t) => panel.rpc.emit('token', { text: t.text }),
-              });
-              const completion = result.completions[0];
-              const decodeMs = Math.max(1, performance.now() - started - result.timeToFirstTokenMs);
-              return {
-                text: completion?.text ?? '',
-                tokens: completion?.tokens.length ?? 0,
-                tokensPerSecond: ((completion?.tokens.length ?? 1) - 1) / (decodeMs / 1000),
-                timeToFirstTokenMs: result.timeToFirstTokenMs,
-              };
-            });
-          },
-        }),
+  let running: AbortController | undefined;
+  const playground = singletonPanel<PlaygroundHost, PlaygroundView>(ctx, {
+    viewType: PLAYGROUND,
+    bundle: 'playground',
+    title: 'Stepwise: Try the Model',
+    handlers: (panel) => ({
+      cancel: () => {
+        running?.abort();
+        return null;
       },
-      existing,
-    );
-    playground = handle;
-    handle.onDidDispose(() => {
-      running?.abort();
-      if (playground === handle) playground = undefined;
-    });
-  };
-  ctx.command('stepwise.tryModel', () => openPlayground());
-  ctx.own(
-    vscode.window.registerWebviewPanelSerializer(PLAYGROUND, {
-      deserializeWebviewPanel: async (p) => openPlayground(p),
+      generate: async ({ prompt, maxTokens, temperature }) => {
+        running?.abort();
+        const controller = new AbortController();
+        running = controller;
+        return ctx.model.use('generating', async (model) => {
+          panel.rpc.emit('model', {
+            name: model.info.name,
+            device: model.info.device,
+            backend: model.info.backend,
+          });
+          const started = performance.now();
+          const result = await model.generate([{ role: 'user', content: prompt }], {
+            maxTokens,
+            temperature,
+            signal: controller.signal,
+            onToken: (t) => panel.rpc.emit('token', { text: t.text }),
+          });
+          const completion = result.completions[0];
+          const decodeMs = Math.max(1, performance.now() - started - result.timeToFirstTokenMs);
+          return {
+            text: completion?.text ?? '',
+            tokens: completion?.tokens.length ?? 0,
+            tokensPerSecond: ((completion?.tokens.length ?? 1) - 1) / (decodeMs / 1000),
+            timeToFirstTokenMs: result.timeToFirstTokenMs,
+          };
+        });
+      },
     }),
-  );
+    // Closing the playground stops its generation.
+    onOpen: () => ({ dispose: () => running?.abort() }),
+  });
+  ctx.command('stepwise.tryModel', () => void playground.show());
 }
 
 async function selectModel(ctx: StepwiseContext): Promise<void> {

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import * as path from 'node:path';
 import type { StepwiseContext } from '../context';
-import { openPanel, type PanelHandle } from '../panels/panelHost';
+import { singletonPanel } from '../panels/panelHost';
 import { readSettings } from '../settings';
 import { generatePracticeSet, type PracticeSet } from '../../core/practice/loop';
 import { saveJsonAtomically } from '../../core/files';
@@ -11,7 +11,6 @@ import type { PracticeHost, PracticeView } from '../../shared/protocols/practice
 const VIEW_TYPE = 'stepwise.practice';
 
 export function registerPractice(ctx: StepwiseContext): void {
-  let panel: PanelHandle<PracticeHost, PracticeView> | undefined;
   let current: { set: PracticeSet | null; file?: string } = { set: null };
   let running: AbortController | undefined;
 
@@ -20,45 +19,25 @@ export function registerPractice(ctx: StepwiseContext): void {
     return exportPracticeSet(current.set, current.file.replace(/\.json$/, ''));
   };
 
-  const show = (existing?: vscode.WebviewPanel) => {
-    if (panel && !existing) {
-      panel.panel.reveal();
-      return panel;
-    }
-    const handle = openPanel<PracticeHost, PracticeView>(
-      ctx,
-      {
-        viewType: VIEW_TYPE,
-        bundle: 'practice',
-        title: 'Stepwise: Practice Set',
-        handlers: () => ({
-          state: () => current,
-          export: async () => {
-            const out = exportCurrent();
-            void vscode.window.showInformationMessage(
-              `Stepwise: exported ${out.pairs} DPO pairs to ${vscode.workspace.asRelativePath(out.dpo)}.`,
-            );
-            return out;
-          },
-          cancel: () => {
-            running?.abort();
-            return null;
-          },
-        }),
+  const panel = singletonPanel<PracticeHost, PracticeView>(ctx, {
+    viewType: VIEW_TYPE,
+    bundle: 'practice',
+    title: 'Stepwise: Practice Set',
+    handlers: () => ({
+      state: () => current,
+      export: async () => {
+        const out = exportCurrent();
+        void vscode.window.showInformationMessage(
+          `Stepwise: exported ${out.pairs} DPO pairs to ${vscode.workspace.asRelativePath(out.dpo)}.`,
+        );
+        return out;
       },
-      existing,
-    );
-    panel = handle;
-    handle.onDidDispose(() => {
-      if (panel === handle) panel = undefined;
-    });
-    return handle;
-  };
-  ctx.own(
-    vscode.window.registerWebviewPanelSerializer(VIEW_TYPE, {
-      deserializeWebviewPanel: async (p) => void show(p),
+      cancel: () => {
+        running?.abort();
+        return null;
+      },
     }),
-  );
+  });
 
   ctx.command('stepwise.generatePracticeSet', async (opts?: unknown) => {
     const s = readSettings();
@@ -72,7 +51,7 @@ export function registerPractice(ctx: StepwiseContext): void {
       }));
     if (topic === undefined) return undefined;
     const root = ctx.workspaceRoot();
-    const handle = show();
+    const handle = panel.show();
     await handle.ready;
     running?.abort();
     const abort = new AbortController();

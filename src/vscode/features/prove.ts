@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import * as path from 'node:path';
 import type { StepwiseContext } from '../context';
-import { openPanel, type PanelHandle } from '../panels/panelHost';
+import { openPanel, singletonPanel } from '../panels/panelHost';
 import { readSettings } from '../settings';
 import { proveAndVerify } from '../../core/prove/prove';
 import type { ProveEvent } from '../../core/prove/events';
@@ -17,8 +17,7 @@ import type {
   ProveView,
   StepLabelView,
 } from '../../shared/protocols/prove';
-import { problemAt } from './proofDocument';
-import { problemFromDocument } from '../../core/prove/document';
+import { problemAt, problemFromDocument } from '../../core/steps/document';
 
 const VIEW_TYPE = 'stepwise.prove';
 const CALIBRATION = 'stepwise.calibration';
@@ -36,7 +35,6 @@ export interface PanelLabelling {
 }
 
 export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabelling | undefined): void {
-  let panel: PanelHandle<ProveHost, ProveView> | undefined;
   let shown: { run: ProveRun | null; file?: string } = { run: null };
   let running: AbortController | undefined;
   let verifier: { path: string; backend: Promise<ModelBackend> } | undefined;
@@ -47,52 +45,32 @@ export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabel
       candidate: run.iterations[run.iterations.length - 1]?.chosen ?? 0,
     };
 
-  const showPanel = (existing?: vscode.WebviewPanel) => {
-    if (panel && !existing) {
-      panel.panel.reveal(vscode.ViewColumn.Beside, true);
-      return panel;
-    }
-    const handle = openPanel<ProveHost, ProveView>(
-      ctx,
-      {
-        viewType: VIEW_TYPE,
-        bundle: 'prove',
-        title: 'Stepwise: Prove and Self-Verify',
-        styles: ['katex/katex.min.css'],
-        handlers: () => ({
-          state: async () => {
-            const l = labelling?.();
-            const sel = shown.run && chosen(shown.run);
-            const labels =
-              shown.run && l && sel ? await l.labelsFor(shown.run, sel.iteration, sel.candidate) : [];
-            return { ...shown, labels };
-          },
-          cancel: () => {
-            running?.abort();
-            return null;
-          },
-          label: async ({ iteration, candidate, stepIndex, rating }) => {
-            const l = labelling?.();
-            if (!l || !shown.run)
-              throw new Error('Labelling is not available: open a workspace folder first.');
-            return { saved: true, labels: await l.label(shown.run, iteration, candidate, stepIndex, rating) };
-          },
-        }),
+  const panel = singletonPanel<ProveHost, ProveView>(ctx, {
+    viewType: VIEW_TYPE,
+    bundle: 'prove',
+    title: 'Stepwise: Prove and Self-Verify',
+    styles: ['katex/katex.min.css'],
+    handlers: () => ({
+      state: async () => {
+        const l = labelling?.();
+        const sel = shown.run && chosen(shown.run);
+        const labels =
+          shown.run && l && sel ? await l.labelsFor(shown.run, sel.iteration, sel.candidate) : [];
+        return { ...shown, labels };
       },
-      existing,
-      vscode.ViewColumn.Beside,
-    );
-    panel = handle;
-    handle.onDidDispose(() => {
-      if (panel === handle) panel = undefined;
-    });
-    return handle;
-  };
-  ctx.own(
-    vscode.window.registerWebviewPanelSerializer(VIEW_TYPE, {
-      deserializeWebviewPanel: async (p) => void showPanel(p),
+      cancel: () => {
+        running?.abort();
+        return null;
+      },
+      label: async ({ iteration, candidate, stepIndex, rating }) => {
+        const l = labelling?.();
+        if (!l || !shown.run) throw new Error('Labelling is not available: open a workspace folder first.');
+        return { saved: true, labels: await l.label(shown.run, iteration, candidate, stepIndex, rating) };
+      },
     }),
-  );
+    column: vscode.ViewColumn.Beside,
+    preserveFocus: true,
+  });
 
   const verifierModel = async (generator: ModelBackend): Promise<ModelBackend> => {
     const s = readSettings();
@@ -152,7 +130,7 @@ export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabel
     const abort = new AbortController();
     running = abort;
     shown = { run: null };
-    const handle = showPanel();
+    const handle = panel.show();
     await handle.ready;
     const liveState: ProveLive = { iteration: 0, phase: 'generate', candidate: null, text: {} };
     let flush: NodeJS.Timeout | undefined;

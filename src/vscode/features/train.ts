@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { StepwiseContext } from '../context';
-import { openPanel, type PanelHandle } from '../panels/panelHost';
+import { singletonPanel } from '../panels/panelHost';
 import { runTrainer, type TrainerRun } from '../../core/trainer/run';
 import { prepareTrainingData, trainingRunDir, type TrainingJob } from '../../core/trainer/data';
 import type { TrainHost, TrainView, TrainingState } from '../../shared/protocols/train';
@@ -70,42 +70,22 @@ async function pickBaseModel(): Promise<string | undefined> {
 }
 
 export function registerTraining(ctx: StepwiseContext): void {
-  let panel: PanelHandle<TrainHost, TrainView> | undefined;
   let current: TrainingState | null = null;
   let running: AbortController | undefined;
 
-  const show = (existing?: vscode.WebviewPanel) => {
-    if (panel && !existing) {
-      panel.panel.reveal();
-      return panel;
-    }
-    const handle = openPanel<TrainHost, TrainView>(
-      ctx,
-      {
-        viewType: VIEW_TYPE,
-        bundle: 'train',
-        title: 'Stepwise: Training',
-        handlers: () => ({
-          state: () => current,
-          cancel: () => {
-            running?.abort();
-            return null;
-          },
-        }),
+  const panel = singletonPanel<TrainHost, TrainView>(ctx, {
+    viewType: VIEW_TYPE,
+    bundle: 'train',
+    title: 'Stepwise: Training',
+    handlers: () => ({
+      state: () => current,
+      cancel: () => {
+        running?.abort();
+        return null;
       },
-      existing,
-    );
-    panel = handle;
-    handle.onDidDispose(() => {
-      if (panel === handle) panel = undefined;
-    });
-    return handle;
-  };
-  ctx.own(
-    vscode.window.registerWebviewPanelSerializer(VIEW_TYPE, {
-      deserializeWebviewPanel: async (p) => void show(p),
     }),
-  );
+  });
+
   ctx.own({ dispose: () => running?.abort() });
 
   ctx.command('stepwise.trainFromAnnotations', async (arg?: unknown) => {
@@ -149,7 +129,7 @@ export function registerTraining(ctx: StepwiseContext): void {
         : []),
       ...(given.extraArgs ?? []),
     ];
-    const handle = show();
+    const handle = panel.show();
     await handle.ready;
     current = { job, runDir: vscode.workspace.asRelativePath(runDir), events: [], status: 'running' };
     handle.rpc.emit('started', { job, runDir: current.runDir });
@@ -157,7 +137,7 @@ export function registerTraining(ctx: StepwiseContext): void {
     running = abort;
     const onEvent = (e: TrainerEvent) => {
       current?.events.push(e);
-      panel?.rpc.emit('event', e);
+      panel.current?.rpc.emit('event', e);
     };
     let run: TrainerRun;
     try {
@@ -177,7 +157,7 @@ export function registerTraining(ctx: StepwiseContext): void {
     );
     current.status = run.outcome;
     current.message = run.message;
-    panel?.rpc.emit('finished', { status: run.outcome, message: run.message });
+    panel.current?.rpc.emit('finished', { status: run.outcome, message: run.message });
     if (run.outcome === 'cancelled') {
       void vscode.window.showWarningMessage(`Stepwise: ${run.message}`);
       return run;

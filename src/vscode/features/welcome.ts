@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { StepwiseContext } from '../context';
-import { openPanel, type PanelHandle } from '../panels/panelHost';
+import { singletonPanel } from '../panels/panelHost';
 import type { WelcomeHost, WelcomeStatus, WelcomeView } from '../../shared/protocols/welcome';
 import type { ModelState } from '../modelSession';
 
@@ -35,45 +35,25 @@ export function describeModelState(state: ModelState): { modelState: string; mod
 }
 
 export function registerWelcome(ctx: StepwiseContext): void {
-  let current: PanelHandle<WelcomeHost, WelcomeView> | undefined;
   const status = (): WelcomeStatus => ({
     version: String(ctx.extension.extension.packageJSON.version),
     ...describeModelState(ctx.model.state),
     workspaceTrusted: vscode.workspace.isTrusted,
   });
-  const show = (existing?: vscode.WebviewPanel) => {
-    if (current && !existing) {
-      current.panel.reveal();
-      return;
-    }
-    const handle = openPanel<WelcomeHost, WelcomeView>(
-      ctx,
-      {
-        viewType: VIEW_TYPE,
-        bundle: 'welcome',
-        title: 'Welcome to Stepwise',
-        handlers: () => ({
-          status: () => status(),
-          run: async ({ command }) => {
-            if (!WELCOME_COMMANDS.has(command)) throw new Error(`The welcome page cannot run "${command}".`);
-            await vscode.commands.executeCommand(command);
-            return null;
-          },
-        }),
+  const panel = singletonPanel<WelcomeHost, WelcomeView>(ctx, {
+    viewType: VIEW_TYPE,
+    bundle: 'welcome',
+    title: 'Welcome to Stepwise',
+    handlers: () => ({
+      status: () => status(),
+      run: async ({ command }) => {
+        if (!WELCOME_COMMANDS.has(command)) throw new Error(`The welcome page cannot run "${command}".`);
+        await vscode.commands.executeCommand(command);
+        return null;
       },
-      existing,
-    );
-    current = handle;
-    const sub = ctx.model.onDidChangeState(() => handle.rpc.emit('status', status()));
-    handle.onDidDispose(() => {
-      sub.dispose();
-      if (current === handle) current = undefined;
-    });
-  };
-  ctx.command('stepwise.showWelcome', () => show());
-  ctx.own(
-    vscode.window.registerWebviewPanelSerializer(VIEW_TYPE, {
-      deserializeWebviewPanel: async (panel) => show(panel),
     }),
-  );
+    // The page follows the model's state while it is open.
+    onOpen: (handle) => ctx.model.onDidChangeState(() => handle.rpc.emit('status', status())),
+  });
+  ctx.command('stepwise.showWelcome', () => void panel.show());
 }

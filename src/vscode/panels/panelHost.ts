@@ -105,3 +105,59 @@ export function escapeHtml(text: string): string {
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
   );
 }
+
+export interface SingletonPanelSpec<Host extends ProtocolSide, View extends ProtocolSide> extends PanelSpec<
+  Host,
+  View
+> {
+  /** Where a new panel opens and an open one is revealed (default: the active column). */
+  column?: vscode.ViewColumn;
+  /** Reveal without taking focus from the editor (for panels that open beside the text). */
+  preserveFocus?: boolean;
+  /** Called for every panel opened or revived; what it returns is disposed when the panel closes. */
+  onOpen?: (handle: PanelHandle<Host, View>) => vscode.Disposable | void;
+}
+
+export interface SingletonPanel<Host extends ProtocolSide, View extends ProtocolSide> {
+  /** Reveals the open panel, or opens a new one. */
+  show(): PanelHandle<Host, View>;
+  /** The open panel, if there is one. */
+  readonly current: PanelHandle<Host, View> | undefined;
+}
+
+/**
+ * One panel per view type, as users expect of a tool window: the command reveals the panel that
+ * is already open instead of stacking copies, and a panel VS Code restores after a reload is
+ * revived through a serializer (registered here, owned by the context).
+ */
+export function singletonPanel<Host extends ProtocolSide, View extends ProtocolSide>(
+  ctx: StepwiseContext,
+  spec: SingletonPanelSpec<Host, View>,
+): SingletonPanel<Host, View> {
+  let current: PanelHandle<Host, View> | undefined;
+  const open = (existing?: vscode.WebviewPanel) => {
+    const handle = openPanel(ctx, spec, existing, spec.column);
+    current = handle;
+    const owned = spec.onOpen?.(handle);
+    handle.onDidDispose(() => {
+      owned?.dispose();
+      if (current === handle) current = undefined;
+    });
+    return handle;
+  };
+  ctx.own(
+    vscode.window.registerWebviewPanelSerializer(spec.viewType, {
+      deserializeWebviewPanel: async (panel) => void open(panel),
+    }),
+  );
+  return {
+    show() {
+      if (!current) return open();
+      current.panel.reveal(spec.column, spec.preserveFocus);
+      return current;
+    },
+    get current() {
+      return current;
+    },
+  };
+}

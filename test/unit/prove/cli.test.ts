@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { findPackageRoot } from '../../../src/core/resources';
-import { problemFromDocument } from '../../../src/core/prove/document';
+import { problemFromDocument } from '../../../src/core/steps/document';
 import { proveAndVerify } from '../../../src/core/prove/prove';
 import { saveRun } from '../../../src/core/prove/runStore';
 import { generatorOutput, judgeOutput, promptText, ScriptedBackend } from './scriptedBackend';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseProofDocument, problemIdOf, stepAt } from '../../../src/core/steps/document';
+import { parseProofDocument, problemAt, problemIdOf, stepAt } from '../../../src/core/steps/document';
 
 const markdown = [
   '# Problem',
@@ -60,4 +60,30 @@ test('a document without a solution has no steps and says so, without throwing',
   assert.equal(doc.solution, null);
   assert.deepEqual(doc.steps, []);
   assert.match(doc.problemId, /^p-[0-9a-f]{16}$/);
+});
+
+test('a document with several problems: Prove takes the one nearest above the cursor', () => {
+  const text = [
+    '## Problem',
+    'Show that 1 + 1 = 2.',
+    '## Solution',
+    'By definition.',
+    '',
+    '## Problem <!-- not a heading of the section name -->',
+    '## Problem',
+    '<!-- stepwise:id=second -->',
+    'Show that 2 + 2 = 4.',
+    '### Hint',
+    'Count.',
+    '## Solution',
+    'Add.',
+    '\\begin{problem}Show that 3 is odd.\\end{problem}',
+  ].join('\n');
+  assert.equal(problemAt(text, 0), 'Show that 1 + 1 = 2.');
+  assert.equal(problemAt(text, text.indexOf('By definition')), 'Show that 1 + 1 = 2.');
+  // The second section keeps its subheading and drops the id marker.
+  assert.equal(problemAt(text, text.indexOf('Add.')), 'Show that 2 + 2 = 4.\n### Hint\nCount.');
+  assert.equal(problemAt(text, text.length), 'Show that 3 is odd.');
+  assert.equal(problemAt('Just some text.', 3), null);
+  assert.equal(problemAt('## Problem\n\n## Solution\nx', 20), null);
 });

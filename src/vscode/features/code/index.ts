@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import * as path from 'node:path';
 import type { StepwiseContext } from '../../context';
-import { openPanel, type PanelHandle } from '../../panels/panelHost';
+import { singletonPanel } from '../../panels/panelHost';
 import { readSettings } from '../../settings';
 import {
   runFiveStages,
@@ -42,49 +42,34 @@ export function registerCodeReasoning(ctx: StepwiseContext): void {
   };
   const explorer = ctx.own(new GeneratedTestsExplorer(runner, ctx.log));
 
-  let panel: PanelHandle<CodeReasoningHost, CodeReasoningView> | undefined;
   let view: CodeRunView | null = null;
   let lastRun: { uri: vscode.Uri; run: FiveStageRun } | undefined;
   let running: AbortController | undefined;
 
-  const showPanel = (existing?: vscode.WebviewPanel) => {
-    if (panel && !existing) {
-      panel.panel.reveal(vscode.ViewColumn.Beside, true);
-      return panel;
-    }
-    const handle = openPanel<CodeReasoningHost, CodeReasoningView>(
-      ctx,
-      {
-        viewType: VIEW_TYPE,
-        bundle: 'codeReasoning',
-        title: 'Stepwise: Reason & Generate Tests',
-        handlers: () => ({
-          state: () => view,
-          cancel: () => {
-            running?.abort();
-            return null;
-          },
-          insertTests: async ({ names }) => {
-            if (!lastRun) throw new Error('There is no generated suite to insert yet.');
-            const chosen = lastRun.run.accumulatedSuite.filter((t) => names.includes(t.name));
-            return insertTests(
-              lastRun.uri,
-              lastRun.run.function.language,
-              lastRun.run.function.qualifiedName,
-              chosen,
-            );
-          },
-        }),
+  const panel = singletonPanel<CodeReasoningHost, CodeReasoningView>(ctx, {
+    viewType: VIEW_TYPE,
+    bundle: 'codeReasoning',
+    title: 'Stepwise: Reason & Generate Tests',
+    handlers: () => ({
+      state: () => view,
+      cancel: () => {
+        running?.abort();
+        return null;
       },
-      existing,
-      vscode.ViewColumn.Beside,
-    );
-    panel = handle;
-    handle.onDidDispose(() => {
-      if (panel === handle) panel = undefined;
-    });
-    return handle;
-  };
+      insertTests: async ({ names }) => {
+        if (!lastRun) throw new Error('There is no generated suite to insert yet.');
+        const chosen = lastRun.run.accumulatedSuite.filter((t) => names.includes(t.name));
+        return insertTests(
+          lastRun.uri,
+          lastRun.run.function.language,
+          lastRun.run.function.qualifiedName,
+          chosen,
+        );
+      },
+    }),
+    column: vscode.ViewColumn.Beside,
+    preserveFocus: true,
+  });
   ctx.command('stepwise.insertTests', async (namesArg?: unknown) => {
     if (!lastRun) throw new Error('Run "Reason & Generate Tests" on a function first.');
     const { run, uri } = lastRun;
@@ -103,11 +88,6 @@ export function registerCodeReasoning(ctx: StepwiseContext): void {
       run.accumulatedSuite.filter((t) => names.includes(t.name)),
     );
   });
-  ctx.own(
-    vscode.window.registerWebviewPanelSerializer(VIEW_TYPE, {
-      deserializeWebviewPanel: async (p) => void showPanel(p),
-    }),
-  );
 
   ctx.command(
     'stepwise.reasonAndGenerateTests',
@@ -151,7 +131,7 @@ export function registerCodeReasoning(ctx: StepwiseContext): void {
         })),
         verdicts: [],
       };
-      const handle = showPanel();
+      const handle = panel.show();
       await handle.ready;
       const push = () => view && handle.rpc.emit('update', view);
       push();
