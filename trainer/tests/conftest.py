@@ -25,6 +25,10 @@ def tiny_base(tmp_path_factory) -> Path:
     return out
 
 
+# GRPO-style settings small enough for a random tiny policy on a CPU: groups of two 8-token completions.
+TINY_RL = {"batch_size": 2, "num_generations": 2, "max_completion_length": 8, "learning_rate": 1e-3, "max_length": 1024}
+
+
 def flags(**options: object) -> list[str]:
     """A job's command-line options from keywords: ``flags(max_steps=2)`` is ``["--max-steps", "2"]``."""
     out: list[str] = []

@@ -5,7 +5,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import run_job
+from conftest import TINY_RL, run_job
 from stepwise_trainer.sandbox import DEFAULT_CLI, SandboxRunner, code_block
 
 needs_sandbox = pytest.mark.skipif(not Path(DEFAULT_CLI).exists() or shutil.which("node") is None, reason="bin/stepwise.js or node missing")
@@ -109,11 +109,7 @@ def test_both_roles_learn_when_an_extra_reward_differs_within_a_group(tmp_path, 
         stages="5",
         n_steps=1,
         k_rounds=0,
-        batch_size=2,
-        num_generations=2,
-        max_completion_length=8,
-        learning_rate=1e-3,
-        max_length=1024,
+        **TINY_RL,
         device="cpu",
     )
     adversarial.run(cfg, EventWriter("adversarial", stream=io.StringIO()), extra_rewards=[completion_length])

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import torch
+from conftest import TINY_RL
 from stepwise_trainer.jobs import grpo
 from stepwise_trainer.protocol import EventWriter
 from stepwise_trainer.rewards import completion_text
@@ -36,11 +37,7 @@ def test_grpo_updates_the_policy_when_rewards_differ_within_a_group(tmp_path, ti
         output_dir=str(tmp_path / "run"),
         max_steps=2,
         save_steps=2,
-        batch_size=2,
-        num_generations=2,
-        max_completion_length=8,
-        learning_rate=1e-3,
-        max_length=1024,
+        **TINY_RL,
         device="cpu",
     )
     out = io.StringIO()

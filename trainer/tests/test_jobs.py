@@ -4,7 +4,7 @@ import json
 from pathlib import Path
 
 import torch
-from conftest import flags, run_job
+from conftest import TINY_RL, flags, run_job
 
 
 def _weights(folder: Path) -> dict:
@@ -51,11 +51,7 @@ def test_grpo_runs_steps_with_the_self_verification_reward(tmp_path, tiny_base):
             output_dir=out,
             max_steps=2,
             save_steps=2,
-            batch_size=2,
-            num_generations=2,
-            max_completion_length=8,
-            learning_rate=1e-3,
-            max_length=1024,
+            **TINY_RL,
         ),
     )
     assert code == 0, stderr[-3000:]

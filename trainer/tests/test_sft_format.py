@@ -46,3 +46,18 @@ def test_examples_teach_format_and_honest_scores():
     parsed = [parse_proof_output(e["completion"][0]["content"]) for e in examples]
     assert all(p.format_reward == 1 for p in parsed)
     assert sorted(p.self_score for p in parsed) == [0.0, 0.0, 1.0, 1.0]
+
+
+def test_examples_longer_than_the_training_length_are_left_out():
+    """A truncated example would teach an output that stops before its self-evaluation."""
+    from stepwise_trainer.jobs.sft_format import build_examples, token_length
+    from stepwise_trainer.models import load_tokenizer
+
+    tokenizer = load_tokenizer("smollm2")
+    rows = [{"problem": f"What is {i}+1?", "solution": "We add. " * (1 + 60 * (i % 2)) + f"$\\boxed{{{i + 1}}}$.", "answer": str(i + 1)} for i in range(12)]
+    lengths = sorted(token_length(tokenizer, build_examples([r], 1, seed=0)[0]) for r in rows)
+    limit = (lengths[5] + lengths[6]) // 2  # between the six short solutions and the six long ones
+    kept = build_examples(rows, 12, seed=0, fits=lambda ex: token_length(tokenizer, ex) <= limit)
+    assert len(kept) == 6 and sum("no gap" in ex["completion"][0]["content"] for ex in kept) == 3
+    assert all("We add. We add." not in ex["completion"][0]["content"] for ex in kept)
+    assert all(token_length(tokenizer, ex) <= limit for ex in kept)

@@ -11,6 +11,7 @@ measure the format-correctness rate of greedy outputs before and after.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import random
 import re
@@ -29,6 +30,7 @@ from ..rewards import CLOSING, OPENING, parse_proof_output
 from .common import resume_path, save_final, trainer_arguments
 
 JOB = "sft-format"
+log = logging.getLogger(__name__)
 DEFAULT_MATH = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "shared", "data", "MATH-500.jsonl")
 
 
@@ -74,7 +76,10 @@ def format_example(problem: str, solution: str, correct: bool, answer: str) -> d
     return {"prompt": [{"role": "user", "content": generator_prompt(problem)}], "completion": [{"role": "assistant", "content": completion}]}
 
 
-def build_examples(rows: list[dict[str, Any]], n: int, seed: int) -> list[dict[str, Any]]:
+def build_examples(rows: list[dict[str, Any]], n: int, seed: int, fits: Callable[[dict[str, Any]], bool] | None = None) -> list[dict[str, Any]]:
+    """Up to ``n`` examples, alternating honest-correct and honest-wrong. ``fits`` drops examples
+    longer than the training length: a truncated one would teach an output without its closing
+    self-evaluation and score."""
     rng = random.Random(seed)
     out: list[dict[str, Any]] = []
     for row in rng.sample(rows, len(rows)):
@@ -84,8 +89,14 @@ def build_examples(rows: list[dict[str, Any]], n: int, seed: int) -> list[dict[s
         if altered is None:
             continue
         wrong = len(out) % 2 == 1
-        out.append(format_example(row["problem"], altered if wrong else row["solution"], not wrong, row["answer"]))
+        example = format_example(row["problem"], altered if wrong else row["solution"], not wrong, row["answer"])
+        if fits is None or fits(example):
+            out.append(example)
     return out
+
+
+def token_length(tokenizer: Any, example: dict[str, Any]) -> int:
+    return len(tokenizer.apply_chat_template(example["prompt"] + example["completion"], tokenize=True, return_dict=True)["input_ids"])
 
 
 @torch.no_grad()
@@ -115,7 +126,9 @@ def run(cfg: SftFormatConfig, events: EventWriter) -> dict[str, float]:
     rng = random.Random(cfg.seed)
     rng.shuffle(rows)
     held_out, pool = rows[: cfg.eval_problems], rows[cfg.eval_problems :]
-    examples = build_examples(pool, cfg.examples, cfg.seed)
+    examples = build_examples(pool, cfg.examples, cfg.seed, fits=lambda ex: token_length(tokenizer, ex) <= cfg.max_length)
+    if len(examples) < cfg.examples:
+        log.warning("only %d examples fit in --max-length %d tokens (asked for %d)", len(examples), cfg.max_length, cfg.examples)
     events.progress(0, cfg.max_steps, f"{len(examples)} format examples, {len(held_out)} held-out problems")
     model = load_causal_lm(cfg.base_model, dtype).to(device)
     problems = [r["problem"] for r in held_out]
