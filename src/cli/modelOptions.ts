@@ -1,8 +1,7 @@
-import { parseArgs } from 'node:util';
 import { createModelBackend, type ModelConfig } from '../core/model/factory';
 import { defaultModelDir } from '../core/model/defaults';
 import type { ModelBackend } from '../core/model/types';
-import { UsageError } from './command';
+import { parseCommandLine, UsageError } from './command';
 
 /** The model options every model-using subcommand accepts, for util.parseArgs. */
 export const MODEL_OPTIONS = {
@@ -50,14 +49,5 @@ export function openModel(values: ParsedModelOptions): Promise<ModelBackend> {
 export function parseWithModel<
   T extends Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>,
 >(argv: string[], options: T) {
-  try {
-    return parseArgs({
-      args: argv,
-      options: { ...MODEL_OPTIONS, ...options },
-      allowPositionals: true,
-      strict: true,
-    });
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
+  return parseCommandLine(argv, { ...MODEL_OPTIONS, ...options });
 }

@@ -112,8 +112,10 @@ def verify_prm(out: Path, model: torch.nn.Module, tokenizer: Any, separator: str
     options = ort.SessionOptions()
     options.log_severity_level = 3
     session = ort.InferenceSession(str(out / "onnx" / ONNX_FILES["fp32"]), options, providers=["CPUExecutionProvider"])
+    # Each example is tokenised and run through the fp32 graph once; its step probabilities are
+    # compared with PyTorch's here and with each quantized graph's below.
+    cases = []
     logit_diff = prob_diff = 0.0
-    steps = 0
     for problem, solution in VERIFY_EXAMPLES:
         ids, ends = prm_input(tokenizer, problem, solution, separator)
         feeds = {"input_ids": np.array([ids], dtype=np.int64), "attention_mask": np.ones((1, len(ids)), dtype=np.int64)}
@@ -121,21 +123,17 @@ def verify_prm(out: Path, model: torch.nn.Module, tokenizer: Any, separator: str
         with torch.no_grad():
             t = torch.tensor([ids])
             ref = model(input_ids=t, attention_mask=torch.ones_like(t)).logits[0].float().numpy()
+        fp32_probs = _softmax(got[ends])[:, CORRECT_LABEL]
         logit_diff = max(logit_diff, float(np.abs(got - ref).max()))
-        prob_diff = max(prob_diff, float(np.abs(_softmax(got[ends])[:, CORRECT_LABEL] - _softmax(ref[ends])[:, CORRECT_LABEL]).max()))
-        steps += len(ends)
+        prob_diff = max(prob_diff, float(np.abs(fp32_probs - _softmax(ref[ends])[:, CORRECT_LABEL]).max()))
+        cases.append((feeds, ends, fp32_probs))
     if not logit_diff <= atol:  # also catches NaN
         raise ExportError(f"ONNX fp32 PRM logits differ from PyTorch by {logit_diff:.3g} (> atol {atol:g})")
+    steps = sum(len(ends) for _, ends, _ in cases)
     result: dict[str, Any] = {"atol": atol, "fp32_max_abs_diff": logit_diff, "fp32_max_step_probability_diff": prob_diff, "steps": steps, "quantized": {}}
     for kind in quantized:
         q = ort.InferenceSession(str(out / "onnx" / ONNX_FILES[kind]), options, providers=["CPUExecutionProvider"])
-        worst = 0.0
-        for problem, solution in VERIFY_EXAMPLES:
-            ids, ends = prm_input(tokenizer, problem, solution, separator)
-            feeds = {"input_ids": np.array([ids], dtype=np.int64), "attention_mask": np.ones((1, len(ids)), dtype=np.int64)}
-            a = _softmax(session.run(None, feeds)[0][0][ends])[:, CORRECT_LABEL]
-            b = _softmax(q.run(None, feeds)[0][0][ends])[:, CORRECT_LABEL]
-            worst = max(worst, float(np.abs(a - b).max()))
+        worst = max(float(np.abs(_softmax(q.run(None, feeds)[0][0][ends])[:, CORRECT_LABEL] - fp32).max()) for feeds, ends, fp32 in cases)
         result["quantized"][kind] = {"max_step_probability_diff_vs_fp32": worst}
     return result
 

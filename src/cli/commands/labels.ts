@@ -1,8 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
 import type { CliCommand } from '../command';
-import { UsageError } from '../command';
+import { parseCommandLine, UsageError } from '../command';
 import {
   LabelStore,
   currentLabels,
@@ -37,17 +36,8 @@ function parse(
     if (/^--[^=]+$/.test(argv[i]) && /^-\d/.test(argv[i + 1] ?? '')) args.push(`${argv[i]}=${argv[++i]}`);
     else args.push(argv[i]);
   }
-  try {
-    const r = parseArgs({
-      args,
-      options: { store: { type: 'string' }, ...options },
-      allowPositionals: true,
-      strict: true,
-    });
-    return { values: r.values as Record<string, string | undefined>, positionals: r.positionals };
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
+  const r = parseCommandLine(args, { store: { type: 'string' }, ...options });
+  return { values: r.values as Record<string, string | undefined>, positionals: r.positionals };
 }
 
 function storeOf(values: Record<string, unknown>): LabelStore {

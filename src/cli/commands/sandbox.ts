@@ -1,8 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
 import type { CliCommand } from '../command';
-import { UsageError } from '../command';
+import { parseCommandLine, UsageError } from '../command';
 import { runSuite } from '../../core/sandbox/index';
 import type { SandboxLanguage, SandboxTest } from '../../core/sandbox/types';
 import { extractTests } from '../../core/code/extractTests';
@@ -35,24 +34,19 @@ export const sandboxCommand: CliCommand = {
   summary: 'Run a tests file against a code file in the sandbox; one verdict per test',
   usage: USAGE,
   async run(argv) {
-    let values;
-    try {
-      ({ values } = parseArgs({
-        args: argv,
-        options: {
-          code: { type: 'string' },
-          tests: { type: 'string' },
-          lang: { type: 'string' },
-          'timeout-ms': { type: 'string' },
-          'suite-timeout-ms': { type: 'string' },
-          'memory-mb': { type: 'string' },
-          json: { type: 'boolean' },
-        },
-        strict: true,
-      }));
-    } catch (err) {
-      throw new UsageError((err as Error).message);
-    }
+    const { values } = parseCommandLine(
+      argv,
+      {
+        code: { type: 'string' },
+        tests: { type: 'string' },
+        lang: { type: 'string' },
+        'timeout-ms': { type: 'string' },
+        'suite-timeout-ms': { type: 'string' },
+        'memory-mb': { type: 'string' },
+        json: { type: 'boolean' },
+      },
+      false,
+    );
     if (!values.code || !values.tests) throw new UsageError('--code and --tests are required.');
     const language = (values.lang as SandboxLanguage | undefined) ?? languageOf(values.code);
     if (!language || !['python', 'javascript', 'typescript'].includes(language)) {

@@ -42,26 +42,11 @@ export class OnnxPrmScorer implements StepScorer {
     steps: readonly string[],
     options: { signal?: AbortSignal } = {},
   ): Promise<number[]> {
-    const cancelled = () => new ModelError('Step scoring was cancelled.', 'aborted');
-    if (options.signal?.aborted) throw cancelled();
-    const flag = new SharedArrayBuffer(4);
-    const { id, done } = this.client.request({
-      type: 'scoreSteps',
-      problem,
-      steps: [...steps],
-      abortFlag: flag,
-    });
-    const onAbort = () => {
-      Atomics.store(new Int32Array(flag), 0, 1);
-      this.client.post({ type: 'abort', id });
-      this.client.reject(id, cancelled());
-    };
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      return (await done) as number[];
-    } finally {
-      options.signal?.removeEventListener('abort', onAbort);
-    }
+    return this.client.cancellable<number[]>(
+      (abortFlag) => ({ type: 'scoreSteps', problem, steps: [...steps], abortFlag }),
+      options.signal,
+      () => new ModelError('Step scoring was cancelled.', 'aborted'),
+    );
   }
 
   async dispose(): Promise<void> {

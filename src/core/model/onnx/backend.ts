@@ -128,20 +128,11 @@ export class OnnxBackend implements ModelBackend {
     continuation: string,
     options: { signal?: AbortSignal } = {},
   ): Promise<ScoreResult> {
-    if (options.signal?.aborted) throw new ModelError('Scoring was cancelled.', 'aborted');
-    const flag = new SharedArrayBuffer(4);
-    const { id, done: work } = this.client.request({ type: 'score', prompt, continuation, abortFlag: flag });
-    const onAbort = () => {
-      Atomics.store(new Int32Array(flag), 0, 1);
-      this.client.post({ type: 'abort', id });
-      this.client.reject(id, new ModelError('Scoring was cancelled.', 'aborted'));
-    };
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      return (await work) as ScoreResult;
-    } finally {
-      options.signal?.removeEventListener('abort', onAbort);
-    }
+    return this.client.cancellable<ScoreResult>(
+      (abortFlag) => ({ type: 'score', prompt, continuation, abortFlag }),
+      options.signal,
+      () => new ModelError('Scoring was cancelled.', 'aborted'),
+    );
   }
 
   async dispose(): Promise<void> {

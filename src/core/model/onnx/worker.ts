@@ -32,6 +32,21 @@ function loaded(): OnnxEngine {
   return engine;
 }
 
+function loadedPrm(): PrmEngine {
+  if (!prm)
+    throw new ModelError(
+      'The process reward model is not loaded.',
+      'internal',
+      'Load it before scoring steps.',
+    );
+  return prm;
+}
+
+/** A request cancelled while it waited in the queue is not started. */
+function throwIfCancelled(id: number, what: string): void {
+  if (Atomics.load(abortFlags.get(id)!, 0) === 1) throw new ModelError(`${what} was cancelled.`, 'aborted');
+}
+
 async function serve(request: WorkerRequest): Promise<void> {
   switch (request.type) {
     case 'load': {
@@ -50,8 +65,7 @@ async function serve(request: WorkerRequest): Promise<void> {
       return;
     }
     case 'score': {
-      const flag = abortFlags.get(request.id)!;
-      if (Atomics.load(flag, 0) === 1) throw new ModelError('Scoring was cancelled.', 'aborted');
+      throwIfCancelled(request.id, 'Scoring');
       const result = await loaded().score(request.prompt, request.continuation);
       send({ type: 'result', id: request.id, result });
       return;
@@ -63,10 +77,9 @@ async function serve(request: WorkerRequest): Promise<void> {
       return;
     }
     case 'scoreSteps': {
-      if (!prm) throw new ModelError('The process reward model is not loaded.', 'internal', 'Load it first.');
-      if (Atomics.load(abortFlags.get(request.id)!, 0) === 1)
-        throw new ModelError('Step scoring was cancelled.', 'aborted');
-      send({ type: 'result', id: request.id, result: await prm.scoreSteps(request.problem, request.steps) });
+      throwIfCancelled(request.id, 'Step scoring');
+      const result = await loadedPrm().scoreSteps(request.problem, request.steps);
+      send({ type: 'result', id: request.id, result });
       return;
     }
     case 'dispose': {

@@ -40,10 +40,6 @@ export class WorkerClient {
     worker.on('exit', (code) => this.fail(`The model worker exited (code ${code}).`));
   }
 
-  get failed(): boolean {
-    return this.failure !== undefined;
-  }
-
   request(
     message: WithoutId<WorkerRequest>,
     onToken?: (event: TokenEvent) => void,
@@ -57,12 +53,37 @@ export class WorkerClient {
     return { id, done };
   }
 
+  /**
+   * A request the caller can cancel: the worker sees the shared abort flag (checked before and
+   * during the work) and an abort message, and the promise rejects with `cancelled()` at once.
+   */
+  async cancellable<T>(
+    build: (abortFlag: SharedArrayBuffer) => WithoutId<WorkerRequest>,
+    signal: AbortSignal | undefined,
+    cancelled: () => ModelError,
+  ): Promise<T> {
+    if (signal?.aborted) throw cancelled();
+    const flag = new SharedArrayBuffer(4);
+    const { id, done } = this.request(build(flag));
+    const onAbort = () => {
+      Atomics.store(new Int32Array(flag), 0, 1);
+      this.post({ type: 'abort', id });
+      this.reject(id, cancelled());
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      return (await done) as T;
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
   post(message: WorkerRequest): void {
     this.worker.postMessage(message);
   }
 
   /** Settles a request early (cancellation): its late reply is then ignored. */
-  reject(id: number, error: Error): void {
+  private reject(id: number, error: Error): void {
     const pending = this.pending.get(id);
     this.pending.delete(id);
     pending?.reject(error);
