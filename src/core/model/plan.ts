@@ -124,6 +124,28 @@ export interface PlanRunner {
   generatePlan(input: ModelInput, plan: PlanSegment[], options?: PlanOptions): Promise<PlanResult>;
 }
 
+/** Checks a plan before any work: the errors name the segment and the rule it breaks. */
+export function checkPlan(plan: PlanSegment[]): void {
+  const bad = (i: number, why: string) =>
+    new ModelError(`Plan segment ${i + 1} ${why}.`, 'internal', 'Fix the plan the caller builds.');
+  if (plan.length === 0)
+    throw new ModelError('The plan is empty.', 'internal', 'Give it at least one segment.');
+  plan.forEach((s, i) => {
+    if (s.kind === 'free' && !(s.maxTokens > 0)) throw bad(i, 'needs a token budget above 0');
+    if (s.kind === 'choice') {
+      if (s.options.length === 0) throw bad(i, 'is a choice without options');
+      if (s.options.some((o) => o === '')) throw bad(i, 'has an empty option');
+      if (new Set(s.options).size !== s.options.length) throw bad(i, 'repeats an option');
+    }
+    if (s.kind === 'assertions') {
+      if (!(s.maxLines >= 1 && s.maxTokensPerLine >= 1))
+        throw bad(i, 'needs maxLines and maxTokensPerLine of at least 1');
+      if (!/^[A-Za-z_$][\w$.]*$/.test(s.functionName))
+        throw bad(i, `names no function ("${s.functionName}")`);
+    }
+  });
+}
+
 /** The named segment of a completion, or undefined. */
 export function segmentNamed(completion: PlanCompletion, name: string): SegmentResult | undefined {
   return completion.segments.find((s) => s.name === name);
