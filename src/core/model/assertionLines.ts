@@ -96,6 +96,19 @@ export class AssertionAutomaton {
     return 'ok';
   }
 
+  /**
+   * Text the grammar leaves no choice about once a line has begun: the rest of the line opening
+   * up to where the allowed openings part ways. A decoder feeds it in one pass instead of
+   * sampling it token by token.
+   */
+  forcedContinuation(): string {
+    if (this.phase !== 'prefix') return '';
+    const rests = this.prefixes.filter((p) => p.startsWith(this.line)).map((p) => p.slice(this.line.length));
+    let common = rests[0] ?? '';
+    for (const r of rests) while (!r.startsWith(common)) common = common.slice(0, -1);
+    return common;
+  }
+
   /** Cuts the current line out of the text and starts it over. */
   dropLine(): void {
     this.text = this.text.slice(0, this.lineStart);

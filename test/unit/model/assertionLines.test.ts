@@ -128,3 +128,15 @@ test('javascript: strictEqual/deepStrictEqual on the function, with an expected 
 test('normaliseLine ignores spacing and a trailing semicolon', () => {
   assert.equal(normaliseLine('assert.strictEqual(add(1,  2), 3) ; '), 'assert.strictEqual(add(1, 2), 3)');
 });
+
+test('the rest of a line opening is forced once the model has started it, up to where openings part ways', () => {
+  const a = python();
+  assert.equal(a.forcedContinuation(), '', 'nothing is forced before a line starts');
+  a.feed('ass');
+  assert.equal(a.forcedContinuation(), 'ert ', '"assert add(" and "assert not add(" part after "assert "');
+  a.feed('ert a');
+  assert.equal(a.forcedContinuation(), 'dd(');
+  const j = js();
+  j.feed('assert.dee');
+  assert.equal(j.forcedContinuation(), 'pStrictEqual(add(');
+});

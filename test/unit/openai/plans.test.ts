@@ -158,6 +158,29 @@ describe('generation plans on a real llama.cpp server', { skip: unavailable }, (
     assertValidAssertions(lines);
   });
 
+  test('cancelling a plan rejects with "aborted" between tokens, and the backend serves the next call', async () => {
+    const backend = await OpenAIBackend.connect({
+      baseUrl: llama.origin,
+      model: llama.model,
+      contextWindow: 2048,
+      tokenizerDir: tokenizerDir(),
+    });
+    const controller = new AbortController();
+    const seen: number[] = [];
+    const run = backend.generatePlan(prove, provePlan, {
+      temperature: 0,
+      signal: controller.signal,
+      onToken: (e) => {
+        seen.push(e.segment!);
+        if (e.segment === 1) controller.abort();
+      },
+    });
+    await assert.rejects(run, (e: unknown) => e instanceof ModelError && e.code === 'aborted');
+    assert.ok(!seen.includes(2), 'nothing after the cancelled segment');
+    const r = await backend.generatePlan('x', [{ kind: 'text', text: 'ok' }]);
+    assert.equal(r.completions[0].text, 'ok');
+  });
+
   test(
     'the score distribution agrees with the same model run locally',
     {

@@ -63,6 +63,12 @@ export async function writeAssertions(row: RowContext, i: number, s: AssertionLi
     }
     row.cursor.queueToken(token);
     marks.push({ length: row.cursor.length, end: auto.text.length });
+    // The rest of a line opening is fed at once rather than sampled token by token.
+    const forced = auto.forcedContinuation();
+    if (forced && auto.feed(forced) === 'ok') {
+      row.cursor.queueText(forced);
+      marks.push({ length: row.cursor.length, end: auto.text.length });
+    }
     if (auto.lineStart > emitted) {
       row.emit(i, auto.text.slice(emitted, auto.lineStart), token);
       emitted = auto.lineStart;
