@@ -40,10 +40,13 @@ export interface Choice {
 }
 
 /**
- * Test code as lines of single assertions on one function: `assert f(...) == ...` for Python,
- * `assert.deepStrictEqual(f(...), ...)` / `assert.strictEqual(f(...), ...)` for JavaScript and
- * TypeScript. At most `maxLines`, no line repeated; the segment ends at a blank line, EOS or
- * the budget.
+ * Test code as lines of single assertions on one function: `assert f(...) ...` or
+ * `assert not f(...) ...` for Python, `assert.deepStrictEqual(f(...), ...)` /
+ * `assert.strictEqual(f(...), ...)` for JavaScript and TypeScript. Brackets and strings balance
+ * before a line ends; no comments, second statements, lone `=` or two operands in a row (prose).
+ * At most `maxLines`; a line that repeats an earlier one is dropped (a second repeat ends the
+ * segment); a line that would pass `maxTokensPerLine` is dropped and ends the segment; otherwise
+ * the segment ends at a blank line or EOS. The result's `lines` are the admitted lines.
  */
 export interface AssertionLines {
   kind: 'assertions';
