@@ -44,10 +44,31 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 }
 
-async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number }> {
+/**
+ * Wall time and CPU time of `work`: this process's (the ONNX engine runs in it) or, given a pid,
+ * that process's (the model server). This machine is shared, so wall times swing with other
+ * people's work; CPU time measures the work itself and is what the comparisons rest on.
+ */
+async function timed<T>(
+  work: () => Promise<T>,
+  pid?: number,
+): Promise<{ value: T; ms: number; cpuMs: number }> {
+  const cpu = () => (pid === undefined ? ownCpuMs() : processCpuMs(pid));
+  const cpuBefore = cpu();
   const started = performance.now();
   const value = await work();
-  return { value, ms: performance.now() - started };
+  return { value, ms: performance.now() - started, cpuMs: cpu() - cpuBefore };
+}
+
+function ownCpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
+/** User + system CPU time of a process and its threads, from /proc (clock ticks of 10 ms). */
+function processCpuMs(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 function humanEval(dataDir: string, count: number): { prompt: string; entry_point: string }[] {
@@ -70,8 +91,13 @@ async function local(modelDir: string, dataDir: string) {
   try {
     const tokenTexts = await timed(async () => engine.tokenTexts().length);
     const tokens = 128;
+    const perToken = (r: { ms: number; cpuMs: number }, n: number) => ({
+      wallMsPerToken: r.ms / n,
+      cpuMsPerToken: r.cpuMs / n,
+    });
+    // Alternated, so that a load change on this shared machine hits every variant alike.
     const freeRuns = [];
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < 2; i++) {
       const free = await timed(() =>
         engine.generate(STORY, { temperature: 0, maxTokens: tokens, minTokens: tokens }),
       );
@@ -86,25 +112,29 @@ async function local(modelDir: string, dataDir: string) {
       const plan = await timed(() =>
         engine.generatePlan(STORY, [{ kind: 'free', name: 'story', maxTokens: tokens }], { temperature: 0 }),
       );
+      const planTokens = plan.value.completions[0].tokenCount;
       freeRuns.push({
-        generateTokensPerSecond: tokens / ((free.ms - free.value.timeToFirstTokenMs) / 1000),
-        generateWithoutRepetitionControlTokensPerSecond:
-          tokens / ((noRepeat.ms - noRepeat.value.timeToFirstTokenMs) / 1000),
-        planFreeSegmentTokens: plan.value.completions[0].tokenCount,
-        planFreeSegmentTokensPerSecond:
-          plan.value.completions[0].tokenCount / ((plan.ms - plan.value.timeToFirstTokenMs) / 1000),
+        generate: perToken(free, tokens),
+        generateWithoutRepetitionControl: perToken(noRepeat, tokens),
+        planFreeSegment: { tokens: planTokens, ...perToken(plan, planTokens) },
       });
     }
 
     const choices = [];
     for (const options of [['0', '0.5', '1'], ['A', 'B'], Array.from({ length: 11 }, (_, i) => String(i))]) {
-      const prefill = await timed(() =>
+      const before = await timed(() =>
         engine.generatePlan(PROVE, [scorePlan(options)[0]], { temperature: 0 }),
       );
       const withChoice = await timed(() =>
         engine.generatePlan(PROVE, scorePlan(options), { temperature: 0 }),
       );
-      choices.push({ options, choiceMs: withChoice.ms - prefill.ms });
+      choices.push({
+        options,
+        // The forced text before the choice is fed only when something follows it, so this is
+        // the choice plus one forward pass over that text.
+        wallMs: withChoice.ms - before.ms,
+        cpuMs: withChoice.cpuMs - before.cpuMs,
+      });
     }
 
     const assertions = [];
@@ -139,29 +169,39 @@ async function local(modelDir: string, dataDir: string) {
         dropped: seg.dropped,
         finishReason: seg.finishReason,
         tokens: c.tokenCount,
-        tokensPerSecond: c.tokenCount / ((run.ms - run.value.timeToFirstTokenMs) / 1000),
+        ...perToken(run, c.tokenCount),
       });
     }
 
-    const prove = [];
-    for (let i = 0; i < 2; i++) {
-      const run = await timed(() => engine.generatePlan(PROVE, provePlan(96, 48), { temperature: 0 }));
-      prove.push({
-        ms: run.ms,
-        tokens: run.value.completions[0].tokenCount,
-        text: run.value.completions[0].text,
-      });
-    }
+    const prove = await timed(() => engine.generatePlan(PROVE, provePlan(96, 48), { temperature: 0 }));
+    const proveFree = await timed(() =>
+      engine.generate(PROVE, { temperature: 0, maxTokens: prove.value.completions[0].tokenCount }),
+    );
     return {
       model: { ...engine.info, modelDir },
       tokenTextsMs: tokenTexts.ms,
       freeText: freeRuns,
-      medianGenerateTokensPerSecond: median(freeRuns.map((r) => r.generateTokensPerSecond)),
-      medianPlanFreeTokensPerSecond: median(freeRuns.map((r) => r.planFreeSegmentTokensPerSecond)),
+      medianCpuMsPerToken: {
+        generate: median(freeRuns.map((r) => r.generate.cpuMsPerToken)),
+        generateWithoutRepetitionControl: median(
+          freeRuns.map((r) => r.generateWithoutRepetitionControl.cpuMsPerToken),
+        ),
+        planFreeSegment: median(freeRuns.map((r) => r.planFreeSegment.cpuMsPerToken)),
+        assertionPlan: median(assertions.map((a) => a.cpuMsPerToken)),
+      },
       choices,
       assertions,
-      medianAssertionTokensPerSecond: median(assertions.map((a) => a.tokensPerSecond)),
-      proveShapedPlan: prove,
+      proveShapedPlan: {
+        tokens: prove.value.completions[0].tokenCount,
+        wallMs: prove.ms,
+        cpuMs: prove.cpuMs,
+        text: prove.value.completions[0].text,
+      },
+      freeGenerationOfTheSameLength: {
+        tokens: proveFree.value.completions[0].tokens.length,
+        wallMs: proveFree.ms,
+        cpuMs: proveFree.cpuMs,
+      },
     };
   } finally {
     await engine.dispose();
@@ -178,35 +218,65 @@ async function endpoint(tokenizerDir: string) {
       tokenizerDir,
       timeoutMs: 600_000,
     });
-    const tokens = 150;
+    // Alternated, so that a load change on this shared machine hits both sides alike; the
+    // server's CPU time is what the comparison rests on.
+    const pid = server.pid;
+    const tokens = 96;
     const logprobs = [];
-    for (let i = 0; i < 2; i++) {
-      const without = await timed(() => backend.generate(STORY, { temperature: 0, maxTokens: tokens }));
-      const withLp = await timed(() =>
-        backend.generate(STORY, { temperature: 0, maxTokens: tokens, logprobs: true }),
+    for (let i = 0; i < 3; i++) {
+      const without = await timed(
+        () => backend.generate(STORY, { temperature: 0, maxTokens: tokens, minTokens: tokens }),
+        pid,
+      );
+      const withLp = await timed(
+        () =>
+          backend.generate(STORY, { temperature: 0, maxTokens: tokens, minTokens: tokens, logprobs: true }),
+        pid,
       );
       logprobs.push({
         tokens: [without.value.completions[0].tokens.length, withLp.value.completions[0].tokens.length],
-        withoutMs: without.ms,
-        withMs: withLp.ms,
+        without: { wallMs: without.ms, serverCpuMs: without.cpuMs },
+        with: { wallMs: withLp.ms, serverCpuMs: withLp.cpuMs },
       });
     }
-    const probe = await timed(() => backend.planSupport());
+    const probe = await timed(() => backend.planSupport(), pid);
     const choices = [];
     for (const options of [['0', '0.5', '1'], Array.from({ length: 11 }, (_, i) => String(i))]) {
-      const run = await timed(() => backend.generatePlan(PROVE, scorePlan(options), { temperature: 0 }));
-      choices.push({ options, ms: run.ms, optionMass: run.value.completions[0].segments[1].optionMass });
+      const before = await timed(
+        () => backend.generatePlan(PROVE, [scorePlan(options)[0]], { temperature: 0 }),
+        pid,
+      );
+      const run = await timed(() => backend.generatePlan(PROVE, scorePlan(options), { temperature: 0 }), pid);
+      choices.push({
+        options,
+        wallMs: run.ms - before.ms,
+        serverCpuMs: run.cpuMs - before.cpuMs,
+        optionMass: run.value.completions[0].segments[1].optionMass,
+      });
     }
-    const free = await timed(() => backend.generate(PROVE, { temperature: 0, maxTokens: 144 }));
-    const plan = await timed(() => backend.generatePlan(PROVE, provePlan(96, 48), { temperature: 0 }));
+    const plan = await timed(() => backend.generatePlan(PROVE, provePlan(96, 48), { temperature: 0 }), pid);
+    const free = await timed(
+      () => backend.generate(PROVE, { temperature: 0, maxTokens: plan.value.completions[0].tokenCount }),
+      pid,
+    );
     return {
       server: 'llama-cpp-python (SmolLM2-135M-Instruct Q4_1 GGUF), 2 threads',
-      generate150: logprobs,
-      medianLogprobSlowdown: median(logprobs.map((l) => l.withMs / l.withoutMs)),
-      planSupport: { ...probe.value, probeMs: probe.ms },
+      generate96: logprobs,
+      medianServerCpuRatioWithLogprobs: median(
+        logprobs.map((l) => l.with.serverCpuMs / l.without.serverCpuMs),
+      ),
+      planSupport: { ...probe.value, wallMs: probe.ms, serverCpuMs: probe.cpuMs },
       choices,
-      proveShapedPlan: { ms: plan.ms, tokens: plan.value.completions[0].tokenCount },
-      freeGenerationOfSimilarLength: { ms: free.ms, tokens: free.value.completions[0].tokens.length },
+      proveShapedPlan: {
+        tokens: plan.value.completions[0].tokenCount,
+        wallMs: plan.ms,
+        serverCpuMs: plan.cpuMs,
+      },
+      freeGenerationOfTheSameLength: {
+        tokens: free.value.completions[0].tokens.length,
+        wallMs: free.ms,
+        serverCpuMs: free.cpuMs,
+      },
     };
   } finally {
     await server.stop();
@@ -218,14 +288,20 @@ async function main(): Promise<void> {
     options: {
       'model-dir': { type: 'string' },
       'skip-endpoint': { type: 'boolean' },
+      'skip-onnx': { type: 'boolean' },
       data: { type: 'string' },
     },
   });
   const modelDir = values['model-dir'] ?? defaultModelDir();
   const dataDir = values.data ?? path.join(findPackageRoot(), '..', 'shared', 'data');
   const loadBefore = os.loadavg();
-  const onnx = await local(modelDir, dataDir);
-  const remote = values['skip-endpoint'] ? null : await endpoint(modelDir);
+  const out = path.join(findPackageRoot(), 'bench', 'results', 'plans.json');
+  const previous = fs.existsSync(out)
+    ? (JSON.parse(fs.readFileSync(out, 'utf8')) as Record<string, unknown>)
+    : {};
+  // A part that is skipped keeps its figures from the last run.
+  const onnx = values['skip-onnx'] ? (previous.onnx ?? null) : await local(modelDir, dataDir);
+  const remote = values['skip-endpoint'] ? (previous.endpoint ?? null) : await endpoint(modelDir);
   const result = {
     benchmark: 'plans',
     description:
@@ -243,7 +319,6 @@ async function main(): Promise<void> {
     onnx,
     endpoint: remote,
   };
-  const out = path.join(findPackageRoot(), 'bench', 'results', 'plans.json');
   fs.mkdirSync(path.dirname(out), { recursive: true });
   fs.writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
   process.stdout.write(JSON.stringify(result, null, 2) + '\n');

@@ -218,6 +218,8 @@ export class OpenAIBackend implements ModelBackend {
       ...(seed !== undefined && { seed }),
       ...(options.stop?.length && { stop: options.stop }),
       ...(count > 1 && { n: count }),
+      // Not in OpenAI's API; llama.cpp, llama-cpp-python and vLLM honour it.
+      ...(options.minTokens && { min_tokens: options.minTokens }),
       ...repetitionFields(options.repetition),
       // llama-cpp-python returns chat logprobs only when top_logprobs is set too.
       ...(wantLogprobs && (chat ? { logprobs: true, top_logprobs: 1 } : { logprobs: 0 })),
