@@ -35,6 +35,12 @@ export function mentions(node: TsNode, fn: string): boolean {
   return named(node).some((c) => mentions(c, fn));
 }
 
+/** A call of `fn` whose arguments are plain data (see argumentsAreData). */
+export function callOfFunction(node: TsNode, fn: string, language: Lang): boolean {
+  const call = directCallOf(node, [fn]);
+  return !!call && argumentsAreData(call, language);
+}
+
 // Pure one-argument views of a result: they let a test compare a length or a sorted copy while no
 // expected value travels to the code under test inside the call.
 const PY_VIEWS = [
@@ -70,7 +76,7 @@ function literalIndex(node: TsNode | null): boolean {
  */
 export function projectionOf(node: TsNode, fn: string, language: Lang): boolean {
   const n = unwrap(node);
-  if (directCallOf(n, [fn])) return true;
+  if (directCallOf(n, [fn])) return callOfFunction(n, fn, language);
   if (language === 'python') {
     if (n.type === 'subscript') {
       const index = n.childrenForFieldName('subscript');
@@ -160,4 +166,151 @@ export function canonicalForm(node: TsNode, language: Lang): string {
     .filter((c): c is TsNode => !!c && c.type !== ',' && c.type !== 'comment')
     .map((c) => canonicalForm(c, language));
   return `(${n.type} ${parts.join(' ')})`;
+}
+
+// ---- Arguments: plain data only ------------------------------------------------------------------
+// The call runs inside the code under test. If its arguments could reach that code's module (a
+// global, an attribute, a file), a test could tell implementations apart and pass on one, fail on
+// the other, whatever they compute. So arguments are data: literals, containers, a few pure
+// builtins, and lambdas/comprehensions over their own variables.
+
+const PY_NAMES = new Set(
+  'float int str bool complex bytes bytearray list tuple set frozenset dict range len sorted reversed enumerate zip map filter sum min max abs round chr ord all any'.split(
+    ' ',
+  ),
+);
+const JS_NAMES = new Set(
+  'undefined NaN Infinity Array Object Number String Boolean BigInt Math Set Map Date JSON'.split(' '),
+);
+const JS_BLOCKED_PROPERTIES = new Set([
+  'constructor',
+  '__proto__',
+  'prototype',
+  '__defineGetter__',
+  '__defineSetter__',
+  '__lookupGetter__',
+  '__lookupSetter__',
+  'caller',
+  'callee',
+  'arguments',
+]);
+const FORBIDDEN = new Set([
+  'attribute',
+  'named_expression',
+  'yield',
+  'await',
+  'await_expression',
+  'this',
+  'super',
+  'import',
+  'meta_property',
+  'assignment_expression',
+  'augmented_assignment_expression',
+  'update_expression',
+  'function_expression',
+  'function',
+  'generator_function',
+  'class',
+  'yield_expression',
+]);
+const COMPREHENSIONS = new Set([
+  'list_comprehension',
+  'set_comprehension',
+  'dictionary_comprehension',
+  'generator_expression',
+]);
+
+function names(pattern: TsNode): string[] | undefined {
+  if (pattern.type === 'identifier' || pattern.type === 'shorthand_property_identifier_pattern')
+    return [pattern.text];
+  if (
+    ['tuple', 'tuple_pattern', 'pattern_list', 'list_pattern', 'parenthesized_expression'].includes(
+      pattern.type,
+    )
+  ) {
+    const parts = named(pattern).map(names);
+    return parts.every((p) => p) ? (parts.flat() as string[]) : undefined;
+  }
+  return undefined;
+}
+
+/** Parameters of a lambda / arrow function; defaults are checked in the enclosing scope. */
+function parameters(params: TsNode | null, bound: Set<string>, lang: Lang): Set<string> | undefined {
+  const out = new Set(bound);
+  if (!params) return out;
+  const list = params.type === 'identifier' ? [params] : named(params);
+  for (const p of list) {
+    if (p.type === 'identifier') out.add(p.text);
+    else if (p.type === 'default_parameter' || p.type === 'assignment_pattern') {
+      const name = p.childForFieldName(p.type === 'default_parameter' ? 'name' : 'left');
+      const value = p.childForFieldName(p.type === 'default_parameter' ? 'value' : 'right');
+      if (name?.type !== 'identifier' || !value || !isData(value, bound, lang)) return undefined;
+      out.add(name.text);
+    } else if (['list_splat_pattern', 'dictionary_splat_pattern', 'rest_pattern'].includes(p.type)) {
+      const inner = named(p)[0];
+      if (inner?.type !== 'identifier') return undefined;
+      out.add(inner.text);
+    } else if (p.type !== 'keyword_separator' && p.type !== 'positional_separator') return undefined;
+  }
+  return out;
+}
+
+function isData(node: TsNode, bound: Set<string>, lang: Lang): boolean {
+  const t = node.type;
+  if (FORBIDDEN.has(t)) return false;
+  if (t === 'identifier' || t === 'shorthand_property_identifier')
+    return bound.has(node.text) || (lang === 'python' ? PY_NAMES : JS_NAMES).has(node.text);
+  if (t === 'lambda' || t === 'arrow_function') {
+    const inner = parameters(
+      node.childForFieldName('parameters') ?? node.childForFieldName('parameter'),
+      bound,
+      lang,
+    );
+    const body = node.childForFieldName('body');
+    return !!inner && !!body && isData(body, inner, lang);
+  }
+  if (COMPREHENSIONS.has(t)) {
+    const scope = new Set(bound);
+    const clauses = named(node).filter((c) => c.type === 'for_in_clause' || c.type === 'if_clause');
+    for (const c of clauses) {
+      if (c.type === 'if_clause') {
+        if (!named(c).every((x) => isData(x, scope, lang))) return false;
+        continue;
+      }
+      const right = c.childForFieldName('right');
+      const left = c.childForFieldName('left');
+      const bind = left && names(left);
+      if (!right || !bind || !isData(right, scope, lang)) return false;
+      bind.forEach((n) => scope.add(n));
+    }
+    const body = node.childForFieldName('body');
+    return !!body && isData(body, scope, lang);
+  }
+  if (t === 'keyword_argument') {
+    const value = node.childForFieldName('value');
+    return !!value && isData(value, bound, lang);
+  }
+  if (t === 'pair' && lang !== 'python') {
+    const key = node.childForFieldName('key');
+    const value = node.childForFieldName('value');
+    const keyOk = !key || key.type === 'property_identifier' || isData(key, bound, lang);
+    return keyOk && !!value && isData(value, bound, lang);
+  }
+  if (t === 'member_expression') {
+    const property = node.childForFieldName('property');
+    const object = node.childForFieldName('object');
+    return !!property && !!object && !JS_BLOCKED_PROPERTIES.has(property.text) && isData(object, bound, lang);
+  }
+  if (t === 'subscript_expression') {
+    const index = node.childForFieldName('index');
+    const object = node.childForFieldName('object');
+    return index?.type === 'number' && !!object && isData(object, bound, lang);
+  }
+  return named(node).every((c) => isData(c, bound, lang));
+}
+
+/** Whether every argument of `call` is plain data (see above). */
+export function argumentsAreData(call: TsNode, lang: Lang): boolean {
+  const args = call.childForFieldName('arguments');
+  return !args || named(args).every((a) => isData(a, new Set(), lang));
 }

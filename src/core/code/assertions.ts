@@ -6,7 +6,16 @@
  */
 import { codeBlocks } from './extractTests';
 import { parserFor } from './functions';
-import { canonicalForm, directCallOf, mentions, projectionOf, unwrap, type TsNode } from './assertionSyntax';
+import {
+  argumentsAreData,
+  callOfFunction,
+  canonicalForm,
+  directCallOf,
+  mentions,
+  projectionOf,
+  unwrap,
+  type TsNode,
+} from './assertionSyntax';
 
 export type AssertionLanguage = 'python' | 'javascript' | 'typescript';
 
@@ -138,6 +147,18 @@ function classify(root: TsNode, language: AssertionLanguage, fn: string): Outcom
 
 const CALL_SIDE_RULE =
   'the compared side must be the call itself (optionally inside len/sorted/set/list/tuple/str/abs/round or indexed by a literal), so no expected value travels with it';
+const DATA_RULE =
+  'the arguments must be plain data (literals, lists, dicts, lambdas over their own parameters): a test must not reach into the module it tests';
+
+/** Why `node` is not an admissible call of `fn`. */
+function callProblem(node: TsNode, fn: string, language: AssertionLanguage): string {
+  const type = language === 'python' ? 'call' : 'call_expression';
+  const calls = [node, ...node.descendantsOfType(type)].filter(
+    (c): c is TsNode => !!c && c.type === type && c.childForFieldName('function')?.text === fn,
+  );
+  if (calls.some((c) => !argumentsAreData(c, language))) return DATA_RULE;
+  return mentions(node, fn) ? CALL_SIDE_RULE : `does not call ${fn}`;
+}
 
 /** Splits two compared operands into the call and the expected value. */
 function sides(
@@ -150,7 +171,12 @@ function sides(
   const bCalls = projectionOf(b, fn, language);
   if (aCalls && bCalls) return { reason: `both sides call ${fn}: there is no expected value` };
   const call = aCalls ? a : bCalls ? b : undefined;
-  if (!call) return { reason: mentions(a, fn) || mentions(b, fn) ? CALL_SIDE_RULE : `does not call ${fn}` };
+  if (!call) {
+    const reasons = [callProblem(a, fn, language), callProblem(b, fn, language)];
+    return {
+      reason: reasons.find((r) => r === DATA_RULE) ?? reasons.find((r) => r === CALL_SIDE_RULE) ?? reasons[0],
+    };
+  }
   const expected = call === a ? b : a;
   if (mentions(expected, fn))
     return { reason: `the expected value uses ${fn}: it must not depend on the code under test` };
@@ -199,12 +225,14 @@ function pythonAssertion(stmt: TsNode, fn: string): Outcome {
   }
   const negated = cond.type === 'not_operator';
   const subject = negated ? unwrap(cond.childForFieldName('argument')!) : cond;
-  if (directCallOf(subject, [fn]))
+  if (callOfFunction(subject, fn, 'python'))
     return { check: negated ? 'falsy' : 'truthy', call: subject.text, expected: '' };
+  const problem = callProblem(cond, fn, 'python');
   return {
-    reason: mentions(cond, fn)
-      ? `the condition must compare the result of ${fn} with an expected value`
-      : `does not call ${fn}`,
+    reason:
+      problem === CALL_SIDE_RULE
+        ? `the condition must compare the result of ${fn} with an expected value`
+        : problem,
   };
 }
 
@@ -264,7 +292,7 @@ function pythonRaises(stmt: TsNode, fn: string): Outcome {
   if (body.length !== 1 || body[0].type !== 'expression_statement')
     return { reason: 'the body of pytest.raises must be the single call' };
   const call = unwrap(body[0].namedChildren[0]!);
-  if (!projectionOf(call, fn, 'python')) return { reason: CALL_SIDE_RULE };
+  if (!projectionOf(call, fn, 'python')) return { reason: callProblem(call, fn, 'python') };
   return { check: 'raises', call: call.text, expected: '', exceptions: classes.map((c) => c.text) };
 }
 
@@ -296,7 +324,7 @@ function jsAssertion(stmt: TsNode, fn: string): Outcome {
     const subject = args[0] && unwrap(args[0]);
     const negated = subject?.type === 'unary_expression' && subject.child(0)?.type === '!';
     const inner = negated ? unwrap(subject.childForFieldName('argument')!) : subject;
-    if (!inner || !directCallOf(inner, [fn]))
+    if (!inner || !callOfFunction(inner, fn, 'javascript'))
       return { reason: `assert.ok must take the call of ${fn} itself` };
     return { check: negated ? 'falsy' : 'truthy', call: inner.text, expected: '' };
   }
@@ -319,7 +347,7 @@ function jsThrows(args: TsNode[], fn: string): Outcome {
     body = inner[0].namedChildren[0]!;
   }
   const call = unwrap(body);
-  if (!projectionOf(call, fn, 'javascript')) return { reason: CALL_SIDE_RULE };
+  if (!projectionOf(call, fn, 'javascript')) return { reason: callProblem(call, fn, 'javascript') };
   const cls = args[1] && unwrap(args[1]);
   if (cls && cls.type !== 'identifier' && cls.type !== 'member_expression')
     return { reason: 'assert.throws is checked against an error class name only' };

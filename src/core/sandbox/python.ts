@@ -1,6 +1,4 @@
 /** Files and command line of a pytest run: one module per test, so one broken test sinks none. */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import type { JunitCase } from './junit';
 import type { SandboxTest, TestStatus } from './types';
 
@@ -28,26 +26,47 @@ def pytest_runtest_call(item):
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def pytest_unconfigure(config):
+    """Sends the JUnit report to the host over the results channel (fd 3, a socket the host
+    created); the host never opens a file this process could have replaced."""
+    try:
+        with open(os.environ["STEPWISE_REPORT"], "rb") as f:
+            data = f.read()
+        while data:
+            data = data[os.write(3, data) :]
+    except OSError:
+        pass
+
+
+def pytest_collection_modifyitems(items):
+    """The module under test is star-imported into every test module; its own functions named
+    test_* are the code under test, never tests (they would fail for want of fixtures)."""
+    items[:] = [i for i in items if getattr(getattr(i, "function", None), "__module__", None) != "target"]
 `;
 
 export function testModuleName(index: number): string {
   return `test_${String(index).padStart(4, '0')}`;
 }
 
-export function writePythonSuite(dir: string, code: string, tests: SandboxTest[]): string[] {
-  fs.writeFileSync(path.join(dir, 'target.py'), code);
-  fs.writeFileSync(path.join(dir, 'conftest.py'), CONFTEST);
-  return tests.map((t, i) => {
+/** The files of a pytest run (target.py, conftest.py, one module per test) and the test files. */
+export function pythonSuiteFiles(
+  code: string,
+  tests: SandboxTest[],
+): { files: Record<string, string>; testFiles: string[] } {
+  const files: Record<string, string> = { 'target.py': code, 'conftest.py': CONFTEST };
+  const testFiles = tests.map((t, i) => {
     const file = `${testModuleName(i)}.py`;
-    fs.writeFileSync(
-      path.join(dir, file),
-      `import pytest  # noqa: F401\nfrom target import *  # noqa: F401,F403\n\n${t.source}\n`,
-    );
+    files[file] = `import pytest  # noqa: F401\nfrom target import *  # noqa: F401,F403\n\n${t.source}\n`;
     return file;
   });
+  return { files, testFiles };
 }
 
+/** pytest's command line; conftest.py sends the JUnit report over the results channel (fd 3). */
 export function pytestArgs(
+  inDir: string,
   files: string[],
   timeoutMs: number,
 ): { args: string[]; env: Record<string, string> } {
@@ -65,9 +84,16 @@ export function pytestArgs(
       'junit_logging=all',
       '--junitxml=report.xml',
       '--tb=short',
-      ...files,
+      '--rootdir',
+      inDir,
+      ...files.map((f) => `${inDir}/${f}`),
     ],
-    env: { STEPWISE_TEST_TIMEOUT_S: String(timeoutMs / 1000), PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: '.' },
+    env: {
+      STEPWISE_TEST_TIMEOUT_S: String(timeoutMs / 1000),
+      PYTHONDONTWRITEBYTECODE: '1',
+      PYTHONPATH: inDir,
+      STEPWISE_REPORT: 'report.xml',
+    },
   };
 }
 

@@ -1,13 +1,15 @@
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { findPackageRoot } from '../resources';
 import { confinement } from './isolation';
 import { dropEmptyCaptures, parseJunit, type JunitCase } from './junit';
-import { caseIndex, pytestArgs, pythonStatus, writePythonSuite } from './python';
-import { jsStatus, nodeTestArgs, writeJsSuite } from './javascript';
+import { launch, stageRun, unstage } from './launch';
+import { interpreterPaths, resolveExecutable } from './mounts';
+import { caseIndex, pytestArgs, pythonStatus, pythonSuiteFiles } from './python';
+import { jsStatus, jsSuiteFiles, nodeTestArgs } from './javascript';
 import {
+  DEFAULT_DISK_MB,
   SandboxError,
   type SandboxRequest,
   type SuiteResult,
@@ -47,66 +49,22 @@ function checkPytest(python: string): void {
   }
 }
 
-function cap(text: string, bytes: number): string {
+export function cap(text: string, bytes: number): string {
   return text.length <= bytes
     ? text
     : `${text.slice(0, bytes)}\n… (${text.length - bytes} more characters cut)`;
 }
 
-interface ProcessOutcome {
-  timedOut: boolean;
-  output: string;
-}
-
-/** Runs one confined process; past the suite limit its whole process group is killed. */
-async function runConfined(
-  cmd: string[],
-  cwd: string,
-  env: Record<string, string>,
-  limitMs: number,
-  outputCap: number,
-  signal?: AbortSignal,
-): Promise<ProcessOutcome> {
-  const { execa } = await import('execa');
-  const child = execa(cmd[0], cmd.slice(1), {
-    cwd,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', ...env },
-    extendEnv: false,
-    reject: false,
-    detached: true,
-    all: true,
-    stdin: 'ignore',
-    maxBuffer: outputCap * 16,
-    cancelSignal: signal,
-  });
-  let timedOut = false;
-  const killGroup = () => {
-    try {
-      if (child.pid) process.kill(-child.pid, 'SIGKILL');
-    } catch {
-      // Already gone.
-    }
-  };
-  const timer = setTimeout(() => {
-    timedOut = true;
-    killGroup();
-  }, limitMs);
-  const onAbort = () => killGroup();
-  signal?.addEventListener('abort', onAbort);
-  try {
-    const result = await child;
-    return { timedOut, output: String(result.all ?? '') };
-  } finally {
-    clearTimeout(timer);
-    signal?.removeEventListener('abort', onAbort);
-    killGroup();
-  }
-}
+/** Bytes of JUnit report the channel may carry before the run is stopped. */
+const REPORT_CAP_BYTES = 8 * 1024 * 1024;
 
 /**
- * Runs the tests against the code in a fresh temporary folder, confined (see isolation.ts), and
- * returns one verdict per test. Tests that never report (the process died or hit the suite
- * limit) are run again one by one, so a single hostile test cannot hide the others' results.
+ * Runs whole test files (tests a person wrote: pytest functions, node:test calls) against the code
+ * in a fresh confined process (see isolation.ts), and returns one verdict per test. Tests that
+ * never report (the process died or hit the suite limit) are run again one by one, so a single
+ * hostile test cannot hide the others' results. These verdicts come from inside the process under
+ * test, which can rewrite them: they carry `inProcess: true` and are never a training reward
+ * (assertion tests through the oracle runner are; see README.md in this folder).
  * Throws SandboxError only when the sandbox itself cannot work.
  */
 export async function runSuite(request: SandboxRequest): Promise<SuiteResult> {
@@ -116,36 +74,46 @@ export async function runSuite(request: SandboxRequest): Promise<SuiteResult> {
   const memoryMb = request.memoryMb ?? 512;
   const outputCap = request.outputCapBytes ?? 4096;
   const jail = confinement();
-  const python = request.language === 'python' ? resolvePython(request.pythonPath) : '';
+  const python = request.language === 'python' ? resolveExecutable(resolvePython(request.pythonPath)) : '';
   if (request.language === 'python') checkPytest(python);
+  const interpreter = request.language === 'python' ? python : process.execPath;
+  const readOnly = interpreterPaths(interpreter, request.language === 'python' ? 'python' : 'node');
 
   const runBatch = async (indexes: number[], limitMs: number): Promise<Map<number, TestVerdict>> => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-sandbox-'));
+    const tests = indexes.map((i) => request.tests[i]);
+    const suite =
+      request.language === 'python'
+        ? pythonSuiteFiles(request.code, tests)
+        : jsSuiteFiles(request.language, request.code, tests);
+    const run = stageRun(suite.files);
+    const report: string[] = [];
     try {
-      jail.prepare(dir);
-      const tests = indexes.map((i) => request.tests[i]);
-      let cmd: string[];
-      let env: Record<string, string> = {};
-      if (request.language === 'python') {
-        const files = writePythonSuite(dir, request.code, tests);
-        const p = pytestArgs(files, timeoutMs);
-        cmd = [python, ...p.args];
-        env = p.env;
-      } else {
-        const files = writeJsSuite(dir, request.language, request.code, tests);
-        cmd = [process.execPath, ...nodeTestArgs(files, timeoutMs, memoryMb)];
-      }
-      for (const f of fs.readdirSync(dir)) fs.chmodSync(path.join(dir, f), 0o666);
-      // V8 reserves far more address space than it uses, so node gets a heap cap instead.
-      const prefix = jail.prefix(dir, {
-        memoryMb: request.language === 'python' ? memoryMb : null,
-        processes: 64,
-        fileMb: 64,
+      const outcome = await launch({
+        jail,
+        run,
+        // V8 reserves far more address space than it uses, so node gets a heap cap instead.
+        limits: {
+          memoryMb: request.language === 'python' ? memoryMb : null,
+          processes: 64,
+          fileMb: 64,
+          diskMb: request.diskMb ?? DEFAULT_DISK_MB,
+        },
+        readOnly,
+        command: (paths) =>
+          request.language === 'python'
+            ? [python, ...pytestArgs(paths.inDir, suite.testFiles, timeoutMs).args]
+            : [interpreter, ...nodeTestArgs(paths.inDir, suite.testFiles, timeoutMs, memoryMb)],
+        env: (paths) =>
+          request.language === 'python' ? pytestArgs(paths.inDir, suite.testFiles, timeoutMs).env : {},
+        limitMs,
+        outputCapBytes: outputCap * 16,
+        channelCapBytes: REPORT_CAP_BYTES,
+        onChannelLine: (line) => report.push(line),
+        channelFd: request.language === 'python' ? 3 : 1,
+        signal: request.signal,
       });
-      const outcome = await runConfined([...prefix, ...cmd], dir, env, limitMs, outputCap, request.signal);
       request.signal?.throwIfAborted();
-      const report = path.join(dir, 'report.xml');
-      const cases = fs.existsSync(report) ? parseJunit(fs.readFileSync(report, 'utf8')) : [];
+      const cases = parseJunit(report.join('\n'));
       const verdicts = new Map<number, TestVerdict>();
       const put = (local: number, status: TestStatus, c: JunitCase) => {
         const i = indexes[local];
@@ -156,6 +124,7 @@ export async function runSuite(request: SandboxRequest): Promise<SuiteResult> {
           status,
           output: cap(output, outputCap),
           durationMs: Math.round(c.timeSeconds * 1000),
+          inProcess: true,
         });
       };
       if (request.language === 'python') {
@@ -165,38 +134,39 @@ export async function runSuite(request: SandboxRequest): Promise<SuiteResult> {
         }
       } else {
         for (const c of cases) {
-          const fileMatch = /test_(\d{4})\.(?:cjs|mjs|mts)$/.exec(c.name);
+          const fileMatch = /test_(\d{4})\.(?:cjs|mjs)$/.exec(c.name);
           const local = fileMatch ? Number(fileMatch[1]) : tests.findIndex((t) => t.name === c.name);
           if (local >= 0) put(local, jsStatus(c, !!fileMatch), c);
         }
       }
-      if (outcome.timedOut) {
-        for (const [local] of tests.entries()) {
-          const i = indexes[local];
-          if (!verdicts.has(i) && indexes.length === 1) {
-            verdicts.set(i, {
-              name: request.tests[i].name,
-              status: 'timeout',
-              output: cap(
-                `The test did not finish within ${limitMs} ms and was killed.\n${outcome.output}`,
-                outputCap,
-              ),
-              durationMs: limitMs,
-            });
-          }
-        }
-      } else if (indexes.length === 1 && !verdicts.has(indexes[0])) {
+      const alone = indexes.length === 1 && !verdicts.has(indexes[0]);
+      if (alone && outcome.killedFor === 'timeout') {
+        verdicts.set(indexes[0], {
+          name: tests[0].name,
+          status: 'timeout',
+          output: cap(
+            `The test did not finish within ${limitMs} ms and was killed.\n${outcome.output}`,
+            outputCap,
+          ),
+          durationMs: limitMs,
+          inProcess: true,
+        });
+      } else if (alone) {
+        const why =
+          outcome.killedFor === 'channel-overflow'
+            ? `The test wrote more than ${REPORT_CAP_BYTES} bytes of report and was stopped.`
+            : 'The test process ended without a verdict.';
         verdicts.set(indexes[0], {
           name: tests[0].name,
           status: 'error',
-          output: cap(`The test process ended without a verdict.\n${outcome.output}`, outputCap),
+          output: cap(`${why}\n${outcome.output}`, outputCap),
           durationMs: 0,
+          inProcess: true,
         });
       }
       return verdicts;
     } finally {
-      await jail.release(dir);
-      fs.rmSync(dir, { recursive: true, force: true });
+      unstage(run);
     }
   };
 
@@ -216,17 +186,22 @@ export async function runSuite(request: SandboxRequest): Promise<SuiteResult> {
         status: 'error' as const,
         output: 'No verdict.',
         durationMs: 0,
+        inProcess: true,
       },
   );
+  return { verdicts: ordered, summary: summarize(ordered, started), isolation: jail.report, inProcess: true };
+}
+
+export function summarize(verdicts: TestVerdict[], started: number): SuiteResult['summary'] {
   const summary = {
     passed: 0,
     failed: 0,
     error: 0,
     timeout: 0,
     uncollectable: 0,
-    total: ordered.length,
+    total: verdicts.length,
     durationMs: Date.now() - started,
   };
-  for (const v of ordered) summary[v.status]++;
-  return { verdicts: ordered, summary, isolation: jail.report };
+  for (const v of verdicts) summary[v.status]++;
+  return summary;
 }

@@ -142,3 +142,64 @@ test('model output that is not code never throws', async () => {
   assert.equal(r.tests.length, 0);
   assert.equal(r.rejected.length, 2);
 });
+
+test('arguments must be plain data, so a test cannot tell the implementation it runs against', async () => {
+  const py = await parseAssertionLines(
+    [
+      'assert f([i * 2 for i in range(3)], key=lambda a: -a) == [4, 2, 0]',
+      'assert f("ab" * 3, {1: (2,)}, -1.5, None) == 1',
+      'assert f(open("target.py").read()) == 1',
+      'assert f(CANONICAL) == 1',
+      'assert f([x for x in x]) == 1',
+      'assert f(().__class__) == 1',
+      'assert f(lambda a=helper: a) == 1',
+      'assert f(f"{__import__(\'os\').getpid()}") == 1',
+      'with pytest.raises(ValueError): f(globals())',
+      'assert f(vars()) is None',
+    ].join('\n'),
+    'python',
+    'f',
+  );
+  assert.equal(py.tests.length, 2);
+  assert.equal(py.rejected.length, 8);
+  assert.ok(
+    py.rejected.every((r) => /plain data/.test(r.reason)),
+    JSON.stringify(py.rejected),
+  );
+  const js = await parseAssertionLines(
+    [
+      'assert.deepStrictEqual(f([3, 1].map((x) => x * 2), new Set([1])), [6, 2]);',
+      'assert.strictEqual(f([].constructor), 1);',
+      'assert.strictEqual(f(globalThis), 1);',
+      'assert.strictEqual(f(this), 1);',
+      "assert.strictEqual(f([]['const' + 'ructor']), 1);",
+      "assert.strictEqual(f(require('fs')), 1);",
+    ].join('\n'),
+    'javascript',
+    'f',
+  );
+  assert.equal(js.tests.length, 1);
+  assert.equal(js.rejected.length, 5);
+  assert.ok(
+    js.rejected.every((r) => /plain data/.test(r.reason)),
+    JSON.stringify(js.rejected),
+  );
+});
+
+test('a truth-value check takes the bare call with data arguments', async () => {
+  const r = await parseAssertionLines(
+    'assert f(globals())\nassert not f(1)\nassert.ok(f(this))',
+    'python',
+    'f',
+  );
+  assert.deepEqual(
+    r.tests.map((t) => t.check),
+    ['falsy'],
+  );
+  assert.match(r.rejected[0].reason, /plain data/);
+  const js = await parseAssertionLines('assert.ok(f(this));\nassert.ok(!f(0));', 'javascript', 'f');
+  assert.deepEqual(
+    js.tests.map((t) => t.check),
+    ['falsy'],
+  );
+});
