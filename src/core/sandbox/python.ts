@@ -4,14 +4,25 @@ import type { SandboxTest, TestStatus } from './types';
 
 // Per-test time limit enforced inside pytest with SIGALRM, so a looping test fails alone while
 // the rest of the suite goes on; the suite limit outside kills whatever is left.
-const CONFTEST = `import os, signal
+const CONFTEST = `import os, signal, stat
 import pytest
 
 _LIMIT = float(os.environ.get("STEPWISE_TEST_TIMEOUT_S", "5"))
+_REPORT_CAP = 8 * 1024 * 1024
 
 
 class StepwiseTimeout(BaseException):
     """Raised in a test that runs past its limit; BaseException so the test cannot swallow it."""
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """Tells the host which test starts, so its watchdog can judge a test that hangs."""
+    try:
+        os.write(3, ('{"start": "%s"}\\n' % item.nodeid.replace("\\\\", "/").replace('"', "'")).encode())
+    except OSError:
+        pass
+    yield
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -30,14 +41,23 @@ def pytest_runtest_call(item):
 
 def pytest_unconfigure(config):
     """Sends the JUnit report to the host over the results channel (fd 3, a socket the host
-    created); the host never opens a file this process could have replaced."""
+    created); the host never opens a file this process could have replaced. The report is read
+    here without following links, only as a regular file and only up to a cap, so a test that
+    turned it into a FIFO or a link to /dev/zero gets no verdict instead of a hang."""
     try:
-        with open(os.environ["STEPWISE_REPORT"], "rb") as f:
-            data = f.read()
+        fd = os.open(os.environ["STEPWISE_REPORT"], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return
+        data = os.read(fd, _REPORT_CAP)
         while data:
             data = data[os.write(3, data) :]
     except OSError:
         pass
+    finally:
+        os.close(fd)
 
 
 def pytest_collection_modifyitems(items):
