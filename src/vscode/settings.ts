@@ -18,7 +18,14 @@ export interface StepwiseSettings {
     stepAggregate: 'product' | 'min';
   };
   rewards: { alpha: number; beta: number };
-  tests: { perTestTimeoutMs: number; suiteTimeoutMs: number; memoryMb: number };
+  tests: {
+    perTestTimeoutMs: number;
+    suiteTimeoutMs: number;
+    memoryMb: number;
+    reference: 'user' | 'agreement';
+    agreementSamples: number;
+  };
+  sandbox: { diskMb: number };
   python: { interpreterPath: string };
   labels: { stopAtFirstError: boolean };
   practice: {
@@ -78,7 +85,10 @@ export function readSettings(scope?: vscode.ConfigurationScope): StepwiseSetting
       perTestTimeoutMs: g('tests.perTestTimeoutMs'),
       suiteTimeoutMs: g('tests.suiteTimeoutMs'),
       memoryMb: g('tests.memoryMb'),
+      reference: g('tests.reference'),
+      agreementSamples: g('tests.agreementSamples'),
     },
+    sandbox: { diskMb: g('sandbox.diskMb') },
     python: { interpreterPath: g('python.interpreterPath') },
     labels: { stopAtFirstError: g('labels.stopAtFirstError') },
     practice: {

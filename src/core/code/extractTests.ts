@@ -1,11 +1,15 @@
+import type { AssertionTest } from './assertions';
 import type { CodeLanguage } from './functions';
 
 /** A test the test writer produced, with the stage it came from. */
 export interface GeneratedTest {
   /** Unique within the accumulated suite (renamed on collision). */
   name: string;
+  /** A runnable test function (for an assertion test: one wrapped around its line). */
   source: string;
   stage: number;
+  /** Present for an assertion test, which the oracle judges out of reach of the code under test. */
+  assertion?: AssertionTest;
 }
 
 /** What the model wrote, reduced to the code it meant: fenced blocks if any, else the whole text. */
