@@ -28,7 +28,10 @@ export function testFunctionFor(assertion: AssertionTest, name: string): string 
 
 /** What makes two whole test functions the same test: their body, whatever they are called. */
 function functionKey(test: GeneratedTest): string {
-  const body = test.source.replace(/^\s*(?:async\s+)?def\s+\w+|^\s*(?:test|it)\s*\(\s*(['"`]).*?\1/m, '');
+  const body = test.source.replace(
+    /^[ \t]*(?:async\s+)?def\s+\w+|^[ \t]*(?:test|it)\s*\(\s*(['"`]).*?\1/m,
+    '',
+  );
   return `function:${body.replace(/\s+/g, ' ').trim()}`;
 }
 

@@ -1,4 +1,5 @@
 import { boxedNumber, findBoxed } from './boxed';
+import { indexOfIgnoreCase, removeClosedSpans } from '../text/spans';
 
 /**
  * Parsing the generator's output protocol:
@@ -28,13 +29,13 @@ export const CLOSING_SENTENCE = 'Based on my evaluation, the final overall score
 /** Removes `<think>…</think>` blocks (reasoning models emit them; they are never the answer). */
 export function stripThinking(text: string): { text: string; problems: string[] } {
   const problems: string[] = [];
-  let out = text.replace(/<think>[\s\S]*?<\/think>/gi, '');
+  let out = removeClosedSpans(text, '<think>', '</think>', true);
   // Some chat templates put the opening tag in the prompt, so the output starts inside the block.
-  const strayClose = out.search(/<\/think>/i);
+  const strayClose = indexOfIgnoreCase(out, '</think>');
   if (strayClose >= 0) {
     out = out.slice(strayClose + '</think>'.length);
   }
-  const unclosed = out.search(/<think>/i);
+  const unclosed = indexOfIgnoreCase(out, '<think>');
   if (unclosed >= 0) {
     problems.push('a <think> block is never closed; the text after it was ignored');
     out = out.slice(0, unclosed);
@@ -51,8 +52,10 @@ interface Heading {
 }
 
 // Lenient on purpose (any level, any case, a trailing colon) so that a near-miss is still split
-// into its sections; `exact` records whether it was the protocol's own spelling.
-const HEADING = /^[ \t]{0,3}(#{1,6})[ \t]*(solution|self[ \t-]*evaluation)[ \t]*:?[ \t]*#*[ \t]*$/gim;
+// into its sections; `exact` records whether it was the protocol's own spelling. The tail is one
+// character class: separate optional runs of spaces, colons and hashes backtrack polynomially on
+// a heading followed by thousands of spaces.
+const HEADING = /^[ \t]{0,3}(#{1,6})[ \t]*(solution|self[ \t-]*evaluation)[ \t:#]*$/gim;
 
 function findHeadings(text: string): Heading[] {
   const headings: Heading[] = [];

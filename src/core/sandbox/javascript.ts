@@ -19,7 +19,7 @@ export function jsSuiteFiles(
   // Test code that imports node:test itself would clash with the header; those lines are dropped.
   const strip = (s: string) =>
     s.replace(
-      /^.*require\(['"]node:(test|assert(\/strict)?)['"]\).*$|^\s*import .* from ['"]node:(test|assert(\/strict)?)['"];?$/gm,
+      /^.*require\(['"]node:(test|assert(\/strict)?)['"]\).*$|^[ \t]*import .* from ['"]node:(test|assert(\/strict)?)['"];?$/gm,
       '',
     );
   const files: Record<string, string> = {};
