@@ -130,6 +130,17 @@ export const proveCommand: CliCommand = {
     if (temperature !== undefined && !(temperature >= 0 && temperature <= 2)) {
       throw new UsageError(`--temperature must be a number from 0 to 2, not "${values.temperature}".`);
     }
+    // Step scores are log-probabilities of the verifier's judgement over the model's chat template;
+    // an endpoint gives neither, so without a local verifier or PRM the run goes on without them.
+    const noStepScorer = !!values.endpoint && !values['verifier-model-dir'] && !values['prm-dir'];
+    if (noStepScorer && values['rerank-by'] === 'prm')
+      throw new UsageError(
+        '--rerank-by prm needs step scores: with --endpoint, add --prm-dir DIR or --verifier-model-dir DIR.',
+      );
+    if (noStepScorer && !values['no-step-scores'])
+      process.stderr.write(
+        'note: no step scores with --endpoint alone (they need a local model); add --prm-dir DIR or --verifier-model-dir DIR for them.\n',
+      );
     const options: ProveOptionsInput = {
       maxIterations: int(values.iterations, 'iterations', 1),
       candidates: int(values.candidates, 'candidates', 1),
@@ -137,7 +148,7 @@ export const proveCommand: CliCommand = {
       verifierPasses: int(values['verifier-passes'], 'verifier-passes', 1),
       rubric: oneOf(values.rubric, 'rubric', ['unit', 'olympiad'] as const),
       metaVerify: values['no-meta'] ? false : undefined,
-      stepScores: values['no-step-scores'] ? false : undefined,
+      stepScores: values['no-step-scores'] || noStepScorer ? false : undefined,
       stepAggregate: oneOf(values.aggregate, 'aggregate', ['product', 'min'] as const),
       maxTokens: int(values['max-tokens'], 'max-tokens', 16),
       temperature,
