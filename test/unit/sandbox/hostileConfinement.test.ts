@@ -40,8 +40,9 @@ test(
     const target = `/usr/local/stepwise-escape-${process.pid}`;
     try {
       const r = await inside(`import subprocess
-r = subprocess.run(["mount", "-o", "remount,rw", "/"], capture_output=True, text=True)
-assert r.returncode != 0, "remounted / read-write"
+for options in ("remount,rw", "remount,bind,rw"):
+    r = subprocess.run(["mount", "-o", options, "/"], capture_output=True, text=True)
+    assert r.returncode != 0, "mount -o %s / succeeded" % options
 try:
     open(${JSON.stringify(target)}, "w").write("escaped")
     wrote = True
@@ -72,16 +73,19 @@ test(
   'confinement: the pids cgroup cannot be left (no cgroup file is writable inside)',
   { skip: !linux },
   async () => {
-    const r = await inside(`import os
+    // The escape: writing its own pid into a hierarchy's root cgroup, out of the capped group.
+  const r = await inside(`import glob, os, subprocess
+# First the read-only bind over the cgroup files, as an escaping test would.
+for target in ["/sys/fs/cgroup"] + glob.glob("/sys/fs/cgroup/*"):
+    subprocess.run(["mount", "-o", "remount,bind,rw", target], capture_output=True)
 escaped = []
-for root, dirs, files in os.walk("/sys/fs/cgroup"):
-    if "cgroup.procs" in files:
-        try:
-            with open(os.path.join(root, "cgroup.procs"), "w") as f:
-                f.write(str(os.getpid()))
-            escaped.append(root)
-        except OSError:
-            pass
+for procs in ["/sys/fs/cgroup/cgroup.procs"] + glob.glob("/sys/fs/cgroup/*/cgroup.procs"):
+    try:
+        with open(procs, "w") as f:
+            f.write(str(os.getpid()))
+        escaped.append(procs)
+    except OSError:
+        pass
 assert not escaped, "moved itself into " + ", ".join(escaped)`);
     assertHeld(r);
   },
