@@ -74,7 +74,7 @@ test(
   { skip: !linux },
   async () => {
     // The escape: writing its own pid into a hierarchy's root cgroup, out of the capped group.
-  const r = await inside(`import glob, os, subprocess
+    const r = await inside(`import glob, os, subprocess
 # First the read-only bind over the cgroup files, as an escaping test would.
 for target in ["/sys/fs/cgroup"] + glob.glob("/sys/fs/cgroup/*"):
     subprocess.run(["mount", "-o", "remount,bind,rw", target], capture_output=True)
