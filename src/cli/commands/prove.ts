@@ -10,7 +10,7 @@ import type { ProveEvent } from '../../core/prove/events';
 import type { ProveRun } from '../../core/prove/runSchema';
 import type { ModelBackend } from '../../core/model/types';
 import { loadRuns, runsDir, saveRun } from '../../core/prove/runStore';
-import { calibrationOf, calibrationPoints } from '../../core/prove/calibration';
+import { calibrationReport, type ScoreCalibration } from '../../core/prove/calibration';
 import { OnnxPrmScorer } from '../../core/prove/prmScorer';
 
 const PROVE_USAGE =
@@ -223,7 +223,8 @@ export const parseProofCommand: CliCommand = {
 
 export const calibrationCommand: CliCommand = {
   name: 'calibration',
-  summary: 'Reliability of self-scores against verifier scores over the saved prove runs',
+  summary:
+    'Calibration of self-scores and verifier scores (reliability, ECE, AUROC) over the saved prove runs',
   usage: 'stepwise calibration [--runs-dir DIR] [--json]',
   async run(argv) {
     const parsedArgs = parseCommandLine(
@@ -235,24 +236,31 @@ export const calibrationCommand: CliCommand = {
     const dir = path.resolve(values['runs-dir'] ?? runsDir(process.cwd()));
     const loaded = await loadRuns(dir);
     for (const s of loaded.skipped) process.stderr.write(`skipped ${s.file}: ${s.error}\n`);
-    const calibration = calibrationOf(calibrationPoints(loaded.runs.map((r) => r.run)));
+    const report = calibrationReport(loaded.runs.map((r) => r.run));
     if (values.json) {
       process.stdout.write(
-        JSON.stringify({ runsDir: dir, runs: loaded.runs.length, ...calibration }, null, 2) + '\n',
+        JSON.stringify({ runsDir: dir, runs: loaded.runs.length, ...report }, null, 2) + '\n',
       );
       return 0;
     }
     const fmt = (x: number | null) => (x === null ? '—' : x.toFixed(3));
-    const rows = calibration.bins.map(
-      (b) =>
-        `  self ${b.selfScore.toFixed(1)}: ${String(b.count).padStart(4)} proofs, mean verifier ${fmt(b.meanVerifier)}, gap ${fmt(b.gap)}`,
-    );
+    const line = (name: string, c: ScoreCalibration) =>
+      `${name}: ${c.count} candidate(s), ECE ${fmt(c.ece)}, AUROC ${fmt(c.auroc)}, bias ${fmt(c.bias)}`;
+    const bins = report.selfVsAnswer.bins
+      .filter((b) => b.count > 0)
+      .map(
+        (b) =>
+          `  self-score ${b.lower.toFixed(1)}–${b.upper.toFixed(1)}: ${String(b.count).padStart(4)}, mean ${fmt(b.meanConfidence)}, correct ${fmt(b.meanOutcome)}`,
+      );
     process.stdout.write(
       [
-        `${loaded.runs.length} run(s) in ${dir}, ${calibration.count} scored proof(s)`,
-        ...rows,
-        `mean |self − verifier|: ${fmt(calibration.meanAbsoluteError)}`,
-        `bias (self − verifier): ${fmt(calibration.bias)}`,
+        `${loaded.runs.length} run(s) in ${dir}: ${report.constrained} constrained and ${report.free} free candidate(s)`,
+        line('self-score vs answer correctness', report.selfVsAnswer),
+        line('verifier score vs answer correctness', report.verifierVsAnswer),
+        line('self-score vs verifier score', report.selfVsVerifier),
+        ...(bins.length
+          ? ['reliability of the self-score (problems with a reference answer):', ...bins]
+          : []),
       ].join('\n') + '\n',
     );
     return 0;

@@ -7,7 +7,7 @@ import { proveAndVerify } from '../../core/prove/prove';
 import type { ProveEvent } from '../../core/prove/events';
 import type { ProveRun } from '../../core/prove/runSchema';
 import { loadRuns, runsDir, saveRun } from '../../core/prove/runStore';
-import { calibrationOf, calibrationPoints } from '../../core/prove/calibration';
+import { calibrationReport } from '../../core/prove/calibration';
 import { createModelBackend } from '../../core/model/factory';
 import type { ModelBackend } from '../../core/model/types';
 import type {
@@ -233,7 +233,7 @@ export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabel
         calibration: async () => {
           const loaded = await loadRuns(runsDir(root.fsPath));
           return {
-            calibration: calibrationOf(calibrationPoints(loaded.runs.map((r) => r.run))),
+            report: calibrationReport(loaded.runs.map((r) => r.run)),
             runs: loaded.runs.length,
             skipped: loaded.skipped.map((s) => `${path.basename(s.file)}: ${s.error}`),
           };
