@@ -7,7 +7,7 @@ import { problemFromDocument } from '../../core/steps/document';
 import { parseProofOutput } from '../../core/prove/parse';
 import { proveAndVerify, resolveProveOptions, type ProveOptionsInput } from '../../core/prove/prove';
 import type { ProveEvent } from '../../core/prove/events';
-import type { ProveRun } from '../../core/prove/runSchema';
+import type { ProveRun, ScoreDistribution } from '../../core/prove/runSchema';
 import type { ModelBackend } from '../../core/model/types';
 import { loadRuns, runsDir, saveRun } from '../../core/prove/runStore';
 import { calibrationReport, type ScoreCalibration } from '../../core/prove/calibration';
@@ -16,7 +16,7 @@ import { OnnxPrmScorer } from '../../core/prove/prmScorer';
 const PROVE_USAGE =
   'stepwise prove FILE [--json] [--iterations N] [--candidates N] [--rerank-by prm|verifier|self] [--verifier-passes K] ' +
   '[--rubric unit|olympiad] [--no-meta] [--no-step-scores] [--aggregate product|min] [--max-tokens N] [--temperature T] ' +
-  `[--seed S] [--prompts-dir DIR] [--save-dir DIR] [--verifier-model-dir DIR] [--prm-dir DIR] ${MODEL_USAGE}`;
+  `[--seed S] [--free] [--self-eval-max-tokens N] [--answer TEXT] [--prompts-dir DIR] [--save-dir DIR] [--verifier-model-dir DIR] [--prm-dir DIR] ${MODEL_USAGE}`;
 
 function int(value: string | undefined, name: string, min: number): number | undefined {
   if (value === undefined) return undefined;
@@ -68,13 +68,29 @@ function summary(run: ProveRun, file: string): string {
   if (run.error)
     lines.push(`error: ${run.error.message}${run.error.hint ? `\nhint: ${run.error.hint}` : ''}`);
   const fmt = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(2));
+  const mode = (role: string, m: ProveRun['generation']['generator']) =>
+    `${role}: ${m.mode === 'constrained' ? `constrained (${m.planMode})` : `free — ${m.fallbackReason}`}`;
+  lines.push(`${mode('generator', run.generation.generator)}; ${mode('verifier', run.generation.verifier)}`);
+  // The probabilities of a constrained score, e.g. "0.75 [0 10%, 0.5 30%, 1 60%]".
+  const dist = (d: ScoreDistribution | null | undefined) =>
+    d && d.source === 'choice'
+      ? ` [${d.options.map((o) => `${o.option} ${(o.probability * 100).toFixed(0)}%`).join(', ')}]`
+      : '';
   for (const it of run.iterations) {
     for (const rank of it.ranking) {
       const c = it.candidates[rank];
       const mark = rank === it.chosen ? '*' : ' ';
+      const unreasoned = [...(c.verifier?.passes ?? []), ...(c.meta?.passes ?? [])].filter(
+        (p) => p.withoutReasons,
+      );
       lines.push(
-        `${mark} round ${it.index + 1} candidate ${c.index + 1}: self ${fmt(c.parsed.selfScore)}, verifier ${fmt(c.verifier?.score)}, ` +
+        `${mark} round ${it.index + 1} candidate ${c.index + 1} (${c.constrained ? 'constrained' : 'free'}): ` +
+          `self ${fmt(c.parsed.selfScore)}${dist(c.selfScoreDistribution)}, verifier ${fmt(c.verifier?.score)}${dist(c.verifier?.passes[0]?.distribution)}, ` +
           `meta ${fmt(c.meta?.score)}, steps ${fmt(c.stepScores?.solutionScore)}, R ${fmt(c.rewards.r)}` +
+          (c.answerCheck
+            ? `; answer ${c.answerCheck.answer ?? '(none)'} ${c.answerCheck.matches ? '=' : '≠'} reference ${c.answerCheck.reference}`
+            : '') +
+          (unreasoned.length ? `; ${unreasoned.length} verdict(s) without reasons` : '') +
           (c.parsed.problems.length ? `; format: ${c.parsed.problems.join('; ')}` : ''),
       );
     }
@@ -117,6 +133,9 @@ export const proveCommand: CliCommand = {
       'save-dir': { type: 'string' },
       'verifier-model-dir': { type: 'string' },
       'prm-dir': { type: 'string' },
+      free: { type: 'boolean' },
+      'self-eval-max-tokens': { type: 'string' },
+      answer: { type: 'string' },
     });
     if (positionals.length !== 1)
       throw new UsageError(
@@ -143,6 +162,8 @@ export const proveCommand: CliCommand = {
       temperature,
       seed: int(values.seed, 'seed', 0),
       promptDir: values['prompts-dir'],
+      constrained: values.free ? false : undefined,
+      selfEvalMaxTokens: int(values['self-eval-max-tokens'], 'self-eval-max-tokens', 16),
     };
     try {
       resolveProveOptions(options); // refuse bad options before a model is loaded
@@ -174,6 +195,7 @@ export const proveCommand: CliCommand = {
       const run = await proveAndVerify(
         {
           problem: problem.text,
+          referenceAnswer: values.answer,
           file: path.resolve(file),
           options,
           signal: controller.signal,

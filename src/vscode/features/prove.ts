@@ -179,6 +179,8 @@ export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabel
                 verifierMaxTokens: given.verifierMaxTokens ?? Math.min(s.model.maxOutputTokens, 384),
                 alpha: s.rewards.alpha,
                 beta: s.rewards.beta,
+                constrained: s.prove.constrained,
+                selfEvalMaxTokens: s.prove.selfEvaluationMaxTokens,
               },
               onEvent: (e) => {
                 if (e.type === 'phase') progress.report({ message: `round ${e.iteration + 1}: ${e.phase}` });
