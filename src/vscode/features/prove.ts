@@ -180,7 +180,8 @@ export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabel
                 alpha: s.rewards.alpha,
                 beta: s.rewards.beta,
                 constrained: s.prove.constrained,
-                selfEvalMaxTokens: s.prove.selfEvaluationMaxTokens,
+                // The model's output cap bounds every free segment, the self-evaluation's too.
+                selfEvalMaxTokens: Math.min(s.model.maxOutputTokens, s.prove.selfEvaluationMaxTokens),
               },
               onEvent: (e) => {
                 if (e.type === 'phase') progress.report({ message: `round ${e.iteration + 1}: ${e.phase}` });
