@@ -64,12 +64,17 @@ export function mixture(ds: readonly (ScoreDistribution | null)[]): ScoreDistrib
     options,
     expected,
     chosen,
+    optionMass: null,
   };
 }
 
 function sourceNote(d: ScoreDistribution | null): string {
   if (!d) return 'no score was found';
-  return d.source === 'choice' ? 'probabilities of a constrained choice' : 'read from free text (one value)';
+  if (d.source === 'parsed') return 'read from free text (one value)';
+  // Little mass on the options: the model wanted to write something else, so read the bars loosely.
+  return d.optionMass !== null && d.optionMass < 0.2
+    ? `constrained choice; only ${(d.optionMass * 100).toFixed(0)}% of the model's mass was on the options`
+    : 'probabilities of a constrained choice';
 }
 
 function scoreCard(

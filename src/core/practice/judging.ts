@@ -7,7 +7,6 @@
  */
 import type { OptionProbability, PlanSegment } from '../model/plan';
 import { segmentNamed } from '../model/plan';
-import { runPlan } from '../model/planCapability';
 import type { ModelBackend, ModelInput } from '../model/types';
 import { parseJudgeScore, parsePairVerdict } from './judge';
 
@@ -86,7 +85,7 @@ const sampling = (c: JudgeCall) => ({
 /** k score judgments of one answer (one batched call). */
 export async function judgeScores(c: JudgeCall): Promise<ScoreJudgment[]> {
   if (c.constrained) {
-    const result = await runPlan(c.judge, messages(c.prompt), scorePlan(c.maxTokens), sampling(c));
+    const result = await c.judge.generatePlan(messages(c.prompt), scorePlan(c.maxTokens), sampling(c));
     return result.completions.map((completion) => {
       const distribution = segmentNamed(completion, 'score')?.distribution ?? [];
       return { ...scoreMoments(distribution), distribution, constrained: true };
@@ -108,7 +107,7 @@ export async function judgeScores(c: JudgeCall): Promise<ScoreJudgment[]> {
 /** k pairwise verdicts for one order of one pair (one batched call). */
 export async function judgePair(c: JudgeCall): Promise<PairVerdict[]> {
   if (c.constrained) {
-    const result = await runPlan(c.judge, messages(c.prompt), pairPlan(c.maxTokens), sampling(c));
+    const result = await c.judge.generatePlan(messages(c.prompt), pairPlan(c.maxTokens), sampling(c));
     return result.completions.map((completion) => {
       const d = segmentNamed(completion, 'verdict')?.distribution ?? [];
       const a = d.find((x) => x.option === 'A')?.probability ?? 0;

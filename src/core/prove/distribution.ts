@@ -22,6 +22,7 @@ export function pointMass(rawScore: number, scale: ScoreScale): ScoreDistributio
     })),
     expected: value,
     chosen: written,
+    optionMass: null,
   };
 }
 
@@ -33,6 +34,7 @@ export function fromChoice(
   probabilities: readonly OptionProbability[],
   chosen: string,
   scale: ScoreScale,
+  optionMass?: number,
 ): ScoreDistribution {
   const byOption = new Map(probabilities.map((p) => [p.option, clamp(p.probability)]));
   const options = scaleOptions(scale).map((option) => ({
@@ -42,7 +44,13 @@ export function fromChoice(
   }));
   const mass = options.reduce((s, o) => s + o.probability, 0);
   for (const o of options) o.probability = mass > 0 ? o.probability / mass : 1 / options.length;
-  return { source: 'choice', options, expected: expectedOf(options), chosen };
+  return {
+    source: 'choice',
+    options,
+    expected: expectedOf(options),
+    chosen,
+    optionMass: optionMass === undefined ? null : clamp(optionMass),
+  };
 }
 
 export function expectedOf(options: readonly { value: number; probability: number }[]): number {

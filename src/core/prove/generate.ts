@@ -14,7 +14,6 @@
  */
 import type { PlanCompletion, PlanSegment, SegmentResult } from '../model/plan';
 import { segmentNamed } from '../model/plan';
-import { runPlan } from '../model/planCapability';
 import type { FinishReason, ModelBackend, ModelInput, TokenEvent } from '../model/types';
 import { fromChoice } from './distribution';
 import { OPENING_SENTENCE } from './parse';
@@ -73,7 +72,7 @@ export function answerFromPlan(c: PlanCompletion): GeneratedAnswer {
     text: c.text,
     finishReason: planFinishReason(c.segments),
     constrained: true,
-    selfScore: choice ? fromChoice(choice.distribution ?? [], choice.text, 'unit') : null,
+    selfScore: choice ? fromChoice(choice.distribution ?? [], choice.text, 'unit', choice.optionMass) : null,
   };
 }
 
@@ -94,7 +93,7 @@ export async function generateAnswers(
   try {
     if (r.constrained) {
       const plan = generatorPlan(r.maxTokens, r.selfEvalMaxTokens);
-      const result = await runPlan(r.generator, r.prompt, plan, sampling);
+      const result = await r.generator.generatePlan(r.prompt, plan, sampling);
       return {
         answers: result.completions.map(answerFromPlan),
         timeToFirstTokenMs: result.timeToFirstTokenMs,

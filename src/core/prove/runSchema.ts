@@ -112,6 +112,11 @@ export const ScoreDistributionSchema = z.object({
   expected: probability,
   /** The option written into the text (sampled or most likely). */
   chosen: z.string(),
+  /**
+   * The probability the model gave all the options together before they were renormalised: near 0,
+   * it wanted to write something else and the distribution says little. Null for parsed scores.
+   */
+  optionMass: probability.nullable(),
 });
 export type ScoreDistribution = z.infer<typeof ScoreDistributionSchema>;
 

@@ -1,6 +1,5 @@
 import type { PlanCompletion, PlanSegment } from '../model/plan';
 import { segmentNamed } from '../model/plan';
-import { runPlan } from '../model/planCapability';
 import type { FinishReason, GenerateOptions, ModelBackend, ModelInput } from '../model/types';
 import { fromChoice, pointMass } from './distribution';
 import { stripThinking } from './parse';
@@ -94,7 +93,9 @@ export function judgePassFromPlan(c: PlanCompletion, scale: RubricScale, analysi
   const analysis = segmentNamed(c, 'analysis');
   const choice = segmentNamed(c, 'score');
   const problems: string[] = [];
-  const distribution = choice ? fromChoice(choice.distribution ?? [], choice.text, scale) : null;
+  const distribution = choice
+    ? fromChoice(choice.distribution ?? [], choice.text, scale, choice.optionMass)
+    : null;
   if (!distribution) problems.push('the plan returned no score choice');
   const finishReason = analysis?.finishReason ?? 'stop';
   if (finishReason === 'length')
@@ -135,7 +136,7 @@ export async function runJudge(
   const opening = options.opening ?? 'Here is my evaluation of the solution:';
   if (options.constrained) {
     const plan = judgePlan(opening, options.maxTokens, options.scale);
-    const result = await runPlan(backend, prompt, plan, sampling);
+    const result = await backend.generatePlan(prompt, plan, sampling);
     return result.completions.map((c) => judgePassFromPlan(c, options.scale, options.maxTokens));
   }
   const generateOptions: GenerateOptions = { ...sampling, maxTokens: options.maxTokens, logprobs: false };

@@ -70,7 +70,7 @@ export class ScriptedBackend implements ModelBackend {
       const answer = answers[Math.min(seq, answers.length - 1)] ?? {};
       completions.push(await this.runPlanOnce(plan, answer, seq, options));
     }
-    return { completions, promptTokens: 10, timeToFirstTokenMs: 1, totalMs: 2 };
+    return { mode: 'native', completions, promptTokens: 10, timeToFirstTokenMs: 1, totalMs: 2 };
   }
 
   private async runPlanOnce(
@@ -112,18 +112,33 @@ export class ScriptedBackend implements ModelBackend {
         }));
         const best = distribution.reduce((a, b) => (b.probability > a.probability ? b : a));
         await emit(best.option);
-        segments.push({ kind: 'choice', name: segment.name, text: best.option, distribution });
+        segments.push({
+          kind: 'choice',
+          name: segment.name,
+          text: best.option,
+          distribution,
+          optionMass: 0.9,
+        });
       } else {
         const given = typeof answer[segment.name] === 'string' ? (answer[segment.name] as string) : '';
         const lines: string[] = [];
+        let dropped = 0;
         for (const line of given.split('\n')) {
           if (line.trim() === '') break;
           if (lines.length === segment.maxLines) break;
-          if (!lines.includes(line)) lines.push(line);
+          if (lines.includes(line)) dropped++;
+          else lines.push(line);
         }
         const out = lines.map((l) => `${l}\n`).join('');
         if (out) await emit(out);
-        segments.push({ kind: 'assertions', name: segment.name, text: out, finishReason: 'stop' });
+        segments.push({
+          kind: 'assertions',
+          name: segment.name,
+          text: out,
+          lines,
+          dropped,
+          finishReason: 'stop',
+        });
       }
     }
     return { text, segments, tokenCount };
