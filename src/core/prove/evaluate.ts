@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { ModelBackend } from '../model/types';
 import { splitSteps } from '../steps/split';
 import { answersEquivalent, finalAnswerOf } from './answers';
-import { pointMass } from './distribution';
+import { mostLikely, pointMass } from './distribution';
 import type { ProveEventListener } from './events';
 import type { GeneratedAnswer } from './generate';
 import { OPENING_SENTENCE, parseProofOutput } from './parse';
@@ -67,16 +67,14 @@ export function checkAnswer(proof: string, reference: string): AnswerCheck {
 }
 
 /**
- * Whether a candidate ends the refinement: the self-evaluation wrote a score of 1 and the answer's
- * format was accepted. A rejected format is never "done", whatever score it boxes, since the next
- * round is what can fix it.
+ * Whether a candidate ends the refinement: its format was accepted and its self-evaluation's
+ * verdict is 1 — the most likely value of the self-score (for free text, the value written; for a
+ * constrained choice, the mode of the distribution, which a sampled box need not be). A rejected
+ * format is never "done", whatever score it boxes, since the next round is what can fix it.
  */
 export function isDone(c: CandidateRecord): boolean {
-  return (
-    c.parsed.formatReward === 1 &&
-    c.selfScoreDistribution !== null &&
-    Number(c.selfScoreDistribution.chosen) === 1
-  );
+  const d = c.selfScoreDistribution;
+  return c.parsed.formatReward === 1 && d !== null && mostLikely(d) === '1';
 }
 
 /**

@@ -42,8 +42,14 @@ export interface GenerateRound {
   onToken: (e: TokenEvent) => void;
 }
 
-// The proof ends where the model starts its own evaluation, whichever way it spells it.
-const PROOF_STOPS = ['# Self Evaluation', '# Self-Evaluation', '# Self evaluation', OPENING_SENTENCE];
+// The proof ends where the model starts its own evaluation, whichever way it spells it. The
+// earliest match wins, so "### Self Evaluation" is cut whole rather than leaving a stray "#".
+const PROOF_STOPS = [
+  ...['### ', '## ', '# ', '**'].flatMap((mark) =>
+    ['Self Evaluation', 'Self-Evaluation', 'Self evaluation'].map((name) => mark + name),
+  ),
+  OPENING_SENTENCE,
+];
 const ANALYSIS_STOPS = ['\\boxed', CLOSING_SENTENCE, 'final overall score should be', '\n## '];
 
 export function generatorPlan(maxTokens: number, selfEvalMaxTokens: number): PlanSegment[] {

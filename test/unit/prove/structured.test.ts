@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { proveAndVerify } from '../../../src/core/prove/prove';
 import { parseProveRun } from '../../../src/core/prove/runSchema';
+import { isDone } from '../../../src/core/prove/evaluate';
 import {
   generatorOutput,
   judgeOutput,
@@ -298,4 +299,29 @@ test('a version 1 run upgrades on reading: free generation, point-mass scores, n
   assert.equal(c.selfScoreDistribution?.expected, 1);
   assert.equal(c.verifier?.passes[0].distribution?.chosen, '0.5');
   assert.equal(c.verifier?.passes[0].withoutReasons, true, '"checked." is not an analysis');
+});
+
+test('the refinement verdict is the self-score distribution’s most likely value, not a sampled box', () => {
+  const candidate = (chosen: string, probabilities: number[], formatReward: 0 | 1 = 1) =>
+    ({
+      parsed: { formatReward },
+      selfScoreDistribution: {
+        source: 'choice',
+        chosen,
+        expected: 0,
+        optionMass: 1,
+        options: ['0', '0.5', '1'].map((option, i) => ({
+          option,
+          value: Number(option),
+          probability: probabilities[i],
+        })),
+      },
+    }) as unknown as Parameters<typeof isDone>[0];
+  assert.equal(
+    isDone(candidate('0', [0.07, 0.06, 0.87])),
+    true,
+    'sampled 0, but 1 is what the model believes',
+  );
+  assert.equal(isDone(candidate('1', [0.5, 0.1, 0.4])), false);
+  assert.equal(isDone(candidate('1', [0, 0, 1], 0)), false, 'a rejected format is never done');
 });
