@@ -9,7 +9,7 @@ injectStyles(CHART_CSS);
 injectStyles(`
 .diagram text { fill: var(--vscode-foreground); font-size: 11px; }
 .ideal { stroke: var(--vscode-descriptionForeground); stroke-dasharray: 4 3; }
-.gap { fill: var(--vscode-charts-red); fill-opacity: 0.25; }
+.gap { fill: var(--vscode-charts-red); fill-opacity: 0.12; stroke: var(--vscode-charts-red); stroke-dasharray: 3 2; }
 .panels { display: flex; flex-wrap: wrap; gap: 18px; }
 .panel { border: 1px solid var(--vscode-panel-border); border-radius: 6px; padding: 8px 12px; }
 .panel h2 { margin-top: 4px; }
@@ -27,12 +27,18 @@ const el = (tag: string, attrs: Record<string, string | number>, text?: string) 
   return n;
 };
 const f = (v: number | null, digits = 3) => (v === null ? '—' : v.toFixed(digits));
+const percentRight = (v: number) => `${Math.round(v * 100)}% right`;
 
 /**
  * Reliability diagram: one bar per confidence bin, as tall as the share that was right (the mean
  * outcome); the red band is the gap to the diagonal, where a calibrated score would sit.
  */
-function diagram(c: ScoreCalibration, xLabel: string, yLabel: string): SVGElement {
+function diagram(
+  c: ScoreCalibration,
+  xLabel: string,
+  yLabel: string,
+  outcome: (v: number) => string,
+): SVGElement {
   const W = 360;
   const H = 260;
   const pad = 40;
@@ -78,7 +84,11 @@ function diagram(c: ScoreCalibration, xLabel: string, yLabel: string): SVGElemen
         height: Math.abs(y(b.meanConfidence) - y(b.meanOutcome)),
         class: 'gap',
       }),
-      el('text', { x: left, y: y(Math.max(b.meanConfidence, b.meanOutcome)) - 4 }, `n=${b.count}`),
+      el(
+        'text',
+        { x: left, y: y(Math.max(b.meanConfidence, b.meanOutcome)) - 4 },
+        `n=${b.count} · ${outcome(b.meanOutcome)}`,
+      ),
     );
   }
   return svg as SVGElement;
@@ -88,8 +98,7 @@ function section(
   id: string,
   title: string,
   c: ScoreCalibration,
-  xLabel: string,
-  yLabel: string,
+  labels: { x: string; y: string; outcome: (v: number) => string },
   note: string,
 ) {
   return h(
@@ -104,7 +113,14 @@ function section(
       h('div', {}, h('div', { class: 'muted' }, 'bias'), h('strong', {}, f(c.bias))),
       h('div', {}, h('div', { class: 'muted' }, 'candidates'), h('strong', {}, String(c.count))),
     ),
-    c.count ? diagram(c, xLabel, yLabel) : h('p', { class: 'muted' }, 'No data yet.'),
+    c.count ? diagram(c, labels.x, labels.y, labels.outcome) : h('p', { class: 'muted' }, 'No data yet.'),
+    c.count
+      ? h(
+          'p',
+          { class: 'muted' },
+          `Bars: ${labels.y} per bin of the ${labels.x}; dashed red: the gap to the diagonal, where a calibrated score would be.`,
+        )
+      : null,
     h('p', { class: 'muted' }, note),
   );
 }
@@ -127,24 +143,21 @@ rpc.request('calibration', null, 60_000).then(
           'self-vs-answer',
           'Self-score against correctness',
           report.selfVsAnswer,
-          'expected self-score',
-          'share correct',
+          { x: 'expected self-score', y: 'share correct', outcome: percentRight },
           'A calibrated generator that claims 0.8 is right 8 times in 10. AUROC: how well the self-score separates right answers from wrong ones (0.5 is chance).',
         ),
         section(
           'verifier-vs-answer',
           'Verifier score against correctness',
           report.verifierVsAnswer,
-          'expected verifier score',
-          'share correct',
+          { x: 'expected verifier score', y: 'share correct', outcome: percentRight },
           'The same for the verifier: does its score predict whether the answer is right?',
         ),
         section(
           'self-vs-verifier',
           'Self-score against the verifier',
           report.selfVsVerifier,
-          'expected self-score',
-          'mean verifier score',
+          { x: 'expected self-score', y: 'mean verifier score', outcome: (v) => `verifier ${v.toFixed(2)}` },
           'Every judged candidate, also without a reference answer: does the generator agree with its verifier? (No AUROC: verifier scores are not right/wrong labels.)',
         ),
       ),

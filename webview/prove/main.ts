@@ -132,8 +132,8 @@ function legend(): HTMLElement {
 function candidateView(run: ProveRun, it: IterationRecord, c: CandidateRecord): HTMLElement[] {
   const cut = c.finishReason === 'length' ? ' · cut at its token limit' : '';
   return [
-    scoreCards(run, c),
     answerCard(c) ?? h('span'),
+    scoreCards(run, c),
     h('h2', {}, 'Proof, step by step ', modeBadge(c), h('span', { class: 'muted' }, cut)),
     legend(),
     stepsView(c, it.index),
