@@ -16,6 +16,8 @@ export interface StepwiseSettings {
     candidates: number;
     rerankBy: 'prm' | 'verifier' | 'self';
     stepAggregate: 'product' | 'min';
+    constrained: boolean;
+    selfEvaluationMaxTokens: number;
   };
   rewards: { alpha: number; beta: number };
   tests: {
@@ -79,6 +81,8 @@ export function readSettings(scope?: vscode.ConfigurationScope): StepwiseSetting
       candidates: g('prove.candidates'),
       rerankBy: g('prove.rerankBy'),
       stepAggregate: g('prove.stepAggregate'),
+      constrained: g('prove.constrained'),
+      selfEvaluationMaxTokens: g('prove.selfEvaluationMaxTokens'),
     },
     rewards: { alpha: g('rewards.alpha'), beta: g('rewards.beta') },
     tests: {
