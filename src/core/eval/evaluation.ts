@@ -95,7 +95,9 @@ export interface EvaluationOutcome<M> {
 }
 
 export async function runEvaluation<I, R, M>(spec: EvaluationSpec<I, R, M>): Promise<EvaluationOutcome<M>> {
-  const fingerprint = { kind: spec.kind, data: spec.dataset.path, model: spec.model.name, ...spec.settings };
+  // Settings left unset are left out, so the document reads the same before and after a JSON round trip.
+  const settings = JSON.parse(JSON.stringify(spec.settings)) as Record<string, unknown>;
+  const fingerprint = { kind: spec.kind, data: spec.dataset.path, model: spec.model.name, ...settings };
   const journal = EvalJournal.open<R>(spec.out.journal, spec.kind, fingerprint, { fresh: spec.fresh });
   for (const r of journal.repairs) spec.onNotice?.(`${path.basename(spec.out.journal)}: ${r}`);
   const done = spec.items.filter((it) => journal.finished.has(it.id)).length;
@@ -129,7 +131,7 @@ export async function runEvaluation<I, R, M>(spec: EvaluationSpec<I, R, M>): Pro
       complete: entries.length === spec.items.length,
       dataset: { ...spec.dataset, selected: spec.items.length },
       model: spec.model,
-      settings: spec.settings,
+      settings,
       items: { selected: spec.items.length, finished: entries.length, failed },
       timing: {
         secondsPerItem: entries.length ? mean(entries.map((e) => e.ms / 1000)) : null,

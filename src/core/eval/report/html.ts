@@ -80,6 +80,7 @@ function summaryLine(r: EvalResult): string {
 
 function detailsSection(r: EvalResult): string {
   const settings = Object.entries(r.settings)
+    .filter(([, v]) => v !== undefined)
     .map(([k, v]) => `<tr><th scope="row">${esc(k)}</th><td>${esc(JSON.stringify(v))}</td></tr>`)
     .join('');
   const failed = r.items.failed.length
