@@ -39,7 +39,15 @@ export interface EvalResult<M = unknown> {
     secondsPerItem: number | null;
     /** Seconds of item work over all finished items, this run and earlier ones. */
     itemSeconds: number;
-    machine: { cpu: string; cores: number; memoryGiB: number; node: string; platform: string };
+    /** Where it ran; `loadAverage` (1 min, when the results were written) tells how shared the machine was. */
+    machine: {
+      cpu: string;
+      cores: number;
+      memoryGiB: number;
+      node: string;
+      platform: string;
+      loadAverage: number;
+    };
   };
   metrics: M;
   files: { journal: string; report: string };
@@ -162,5 +170,6 @@ function machine(): EvalResult['timing']['machine'] {
     memoryGiB: Math.round(os.totalmem() / 2 ** 30),
     node: process.version,
     platform: `${os.platform()} ${os.release()}`,
+    loadAverage: Math.round(os.loadavg()[0] * 10) / 10,
   };
 }

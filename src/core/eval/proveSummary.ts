@@ -30,7 +30,7 @@ export interface ProveMetrics {
     /** Candidates whose Solution ends in a boxed answer. */
     boxedAnswer: Proportion;
   };
-  /** Candidates with both scores: how often the self-score equals the verifier's (rounded to 0, ½, 1). */
+  /** Candidates with both scores: how often the two agree once both are rounded to 0, ½ or 1. */
   selfVsVerifier: { pairs: number; agreement: Proportion; meanAbsoluteDifference: number | null };
   /** Each score read as P(answer correct), over every scored candidate of every round. */
   calibration: Record<ScoreName, CalibrationSummary & { roc: RocSummary }>;
@@ -71,7 +71,7 @@ export function summarizeProve(items: readonly ProveItemResult[]): ProveMetrics 
     },
     selfVsVerifier: {
       pairs: pairs.length,
-      agreement: proportion(pairs.map((c) => c.selfScore === roundTo(c.verifierScore!))),
+      agreement: proportion(pairs.map((c) => roundTo(c.selfScore!) === roundTo(c.verifierScore!))),
       meanAbsoluteDifference: mean(pairs.map((c) => Math.abs(c.selfScore! - c.verifierScore!))),
     },
     calibration: {
