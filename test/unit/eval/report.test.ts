@@ -33,6 +33,7 @@ function doc(kind: EvalResult['kind'], metrics: unknown): EvalResult {
     timing: {
       secondsPerItem: 1,
       itemSeconds: 2,
+      cpuSecondsPerItem: 0.5,
       machine: { cpu: 'c', cores: 2, memoryGiB: 1, node: 'v', platform: 'p', loadAverage: 1.5 },
     },
     metrics,
