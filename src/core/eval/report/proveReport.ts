@@ -135,7 +135,6 @@ function calibrationSection(m: ProveMetrics): string {
     x: [0, 1],
     y: [0, 1],
     diagonal: true,
-    legend: 'bottom-right',
     series: present.map((k) => rocSeries(m.calibration[k].roc, SCORE_NAMES[k].replace(/ \(.*\)$/, ''))),
   });
   const rows = present.map((k) => {
