@@ -39,6 +39,13 @@ export interface ProveMetrics {
   /** Best-of-N over the first round's N candidates. */
   bestOfN: { candidates: number; selections: Record<SelectionName, Proportion> };
   meanRounds: number | null;
+  /** Mean seconds per problem in each phase of Prove (items journaled before this was recorded are left out). */
+  phaseSeconds: {
+    generate: number | null;
+    verify: number | null;
+    metaVerify: number | null;
+    stepScores: number | null;
+  };
 }
 
 const roundTo = (x: number) => Math.round(x * 2) / 2;
@@ -92,6 +99,18 @@ export function summarizeProve(items: readonly ProveItemResult[]): ProveMetrics 
       },
     },
     meanRounds: mean(items.map((it) => it.rounds.length)),
+    phaseSeconds: phaseMeans(items),
+  };
+}
+
+function phaseMeans(items: readonly ProveItemResult[]): ProveMetrics['phaseSeconds'] {
+  const timed = items.flatMap((it) => (it.phaseMs ? [it.phaseMs] : []));
+  const of = (k: keyof (typeof timed)[number]) => mean(timed.map((t) => t[k] / 1000));
+  return {
+    generate: of('generate'),
+    verify: of('verify'),
+    metaVerify: of('metaVerify'),
+    stepScores: of('stepScores'),
   };
 }
 
