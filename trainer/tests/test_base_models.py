@@ -3,7 +3,6 @@
 from pathlib import Path
 
 import pytest
-
 from stepwise_trainer.models import BaseModelError, resolve_base_model
 
 
