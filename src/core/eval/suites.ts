@@ -61,6 +61,7 @@ export async function evalProve(
       candidates: number;
       maxIterations: number;
       constrained: boolean;
+      metaVerify: boolean;
     };
   },
 ): Promise<EvaluationOutcome<ProveMetrics>> {
