@@ -41,8 +41,9 @@ export const tests: UiTest[] = [
       const text = await frame.locator('body').innerText();
       assert.match(text, /Final-answer accuracy/);
       assert.match(text, /stepwise eval prove/);
-      await frame.locator('svg.chart').first().scrollIntoViewIfNeeded();
       await wb.screenshot('eval-report');
+      await frame.locator('svg.chart', { hasText: 'Reliability diagram' }).scrollIntoViewIfNeeded();
+      await wb.screenshot('eval-report-calibration');
     },
   },
 ];

@@ -128,6 +128,7 @@ th, td { border-bottom: 1px solid var(--grid); padding: 4px 12px 4px 0; text-ali
 .settings td { font-family: var(--vscode-editor-font-family, monospace); font-size: 0.9em; word-break: break-all; }
 pre.command { background: var(--panel); border: 1px solid var(--grid); padding: 8px 10px; white-space: pre-wrap; word-break: break-all; }
 .charts { display: flex; flex-wrap: wrap; gap: 12px; }
+.pair { display: grid; grid-template-columns: repeat(auto-fit, minmax(450px, 1fr)); gap: 0 28px; }
 .chart { background: var(--panel); border: 1px solid var(--grid); border-radius: 6px; max-width: 100%; height: auto; }
 .chart text { fill: var(--fg); font-size: 11px; } .chart .chart-title { font-size: 13px; font-weight: 600; } .chart .tick, .chart .axis-label { fill: var(--muted); }
 .chart .grid { stroke: var(--grid); stroke-width: 0.6; } .chart .axis { stroke: var(--muted); stroke-width: 1; }

@@ -41,3 +41,8 @@ export function tiles(items: { label: string; value: string; detail?: string }[]
     )
     .join('')}</div>`;
 }
+
+/** Two sections side by side where the page is wide enough (one above the other where not). */
+export function pair(a: string, b: string): string {
+  return `<div class="pair">${a}${b}</div>`;
+}

@@ -2,7 +2,7 @@
 import type { ProveMetrics, ScoreName, SelectionName } from '../proveSummary';
 import type { CalibrationSummary, RocSummary } from '../stats';
 import { barChart, lineChart, type Series } from './charts';
-import { charts, num, pct, section, table, tiles } from './parts';
+import { charts, num, pair, pct, section, table, tiles } from './parts';
 
 const SCORE_NAMES: Record<ScoreName, string> = {
   selfScore: 'self-score',
@@ -21,7 +21,7 @@ const SELECTIONS: [SelectionName, string, string][] = [
 ];
 
 export function proveSections(m: ProveMetrics): string[] {
-  return [headline(m), refinement(m), bestOfN(m), calibrationSection(m), agreement(m), phases(m)];
+  return [headline(m), pair(refinement(m), bestOfN(m)), calibrationSection(m), agreement(m), phases(m)];
 }
 
 function headline(m: ProveMetrics): string {
@@ -43,6 +43,15 @@ function headline(m: ProveMetrics): string {
       detail: `${m.format.boxedAnswer.k} candidates`,
     },
     { label: 'Rounds per problem', value: num(m.meanRounds, 1) },
+    ...(m.constrained?.n
+      ? [
+          {
+            label: 'Constrained generation',
+            value: v(m.constrained.value),
+            detail: `${m.constrained.k}/${m.constrained.n} problems`,
+          },
+        ]
+      : []),
   ]);
 }
 
