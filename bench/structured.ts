@@ -20,6 +20,7 @@ import { defaultModelDir } from '../src/core/model/defaults';
 import { createModelBackend } from '../src/core/model/factory';
 import { planSupportOf } from '../src/core/model/planCapability';
 import { findPackageRoot } from '../src/core/resources';
+import { loadHumanEval, runHumanEval, summariseHumanEval } from './structured/humaneval';
 import { loadMath, runMath, summariseMath } from './structured/math';
 import { runPractice, summarisePractice } from './structured/practice';
 import { Results, type Mode } from './structured/results';
@@ -80,13 +81,14 @@ async function main(): Promise<void> {
     if (parts.includes('math'))
       await runMath(loadMath(values.math, limit ?? 50), model, modes, math, results);
     if (parts.includes('humaneval'))
-      throw new Error('the humaneval part needs the tests flow on assertion lines');
+      await runHumanEval(loadHumanEval(values.humaneval, limit ?? 164), model, modes, tests, results);
     if (parts.includes('practice')) await runPractice(model, modes, practice, results);
   } finally {
     const summary: Record<string, unknown> = { planSupport: support };
     for (const mode of modes) {
       summary[mode] = {
         math: summariseMath(results, mode),
+        humaneval: summariseHumanEval(results, mode),
         practice: summarisePractice(results, mode),
       };
     }
