@@ -52,7 +52,8 @@ async function main(): Promise<void> {
   const modelDir = path.resolve(values['model-dir'] ?? defaultModelDir());
   const variant = values.variant as 'fp32' | 'q8' | 'q4';
 
-  const math = { maxTokens: 384, selfEvalMaxTokens: 128, verifierMaxTokens: 128 };
+  // finalAnswerBox: constrained answers to problems with a reference end with a boxed final answer.
+  const math = { maxTokens: 384, selfEvalMaxTokens: 128, verifierMaxTokens: 128, finalAnswerBox: true };
   const tests = { maxTests: 5, maxTokensPerLine: 96, freeMaxTokens: 384 };
   const practice = { questions: Number(values.questions), judgePasses: Number(values['judge-passes']) };
   const model = await createModelBackend({ backend: 'onnx', modelDir, variant, device: 'auto' });
