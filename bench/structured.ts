@@ -20,6 +20,7 @@ import { defaultModelDir } from '../src/core/model/defaults';
 import { createModelBackend } from '../src/core/model/factory';
 import { planSupportOf } from '../src/core/model/planCapability';
 import { findPackageRoot } from '../src/core/resources';
+import { loadHumanEval, runHumanEval, summariseHumanEval } from './structured/humaneval';
 import { loadMath, runMath, summariseMath } from './structured/math';
 import { runPractice, summarisePractice } from './structured/practice';
 import { Results, type Mode } from './structured/results';
@@ -51,7 +52,8 @@ async function main(): Promise<void> {
   const modelDir = path.resolve(values['model-dir'] ?? defaultModelDir());
   const variant = values.variant as 'fp32' | 'q8' | 'q4';
 
-  const math = { maxTokens: 384, selfEvalMaxTokens: 128, verifierMaxTokens: 128 };
+  // finalAnswerBox: constrained answers to problems with a reference end with a boxed final answer.
+  const math = { maxTokens: 384, selfEvalMaxTokens: 128, verifierMaxTokens: 128, finalAnswerBox: true };
   const tests = { maxTests: 5, maxTokensPerLine: 96, freeMaxTokens: 384 };
   const practice = { questions: Number(values.questions), judgePasses: Number(values['judge-passes']) };
   const model = await createModelBackend({ backend: 'onnx', modelDir, variant, device: 'auto' });
@@ -80,13 +82,14 @@ async function main(): Promise<void> {
     if (parts.includes('math'))
       await runMath(loadMath(values.math, limit ?? 50), model, modes, math, results);
     if (parts.includes('humaneval'))
-      throw new Error('the humaneval part needs the tests flow on assertion lines');
+      await runHumanEval(loadHumanEval(values.humaneval, limit ?? 164), model, modes, tests, results);
     if (parts.includes('practice')) await runPractice(model, modes, practice, results);
   } finally {
     const summary: Record<string, unknown> = { planSupport: support };
     for (const mode of modes) {
       summary[mode] = {
         math: summariseMath(results, mode),
+        humaneval: summariseHumanEval(results, mode),
         practice: summarisePractice(results, mode),
       };
     }

@@ -229,6 +229,8 @@ function render(): void {
   }
   if (v.generatedCode)
     parts.push(h('h2', {}, 'Generated code (stage 5)'), h('pre', { id: 'generated-code' }, v.generatedCode));
+  if (v.testWriting)
+    parts.push(h('p', { class: 'muted', id: 'test-writing' }, `Test writer: ${v.testWriting}`));
   if (v.isolation) parts.push(h('p', { class: 'muted', id: 'isolation' }, `Sandbox: ${v.isolation}`));
   app.replaceChildren(...parts);
 }

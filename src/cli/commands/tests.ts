@@ -97,8 +97,12 @@ export const testsCommand: CliCommand = {
             `stage ${v.stage}  ${v.name.padEnd(32)} yours: ${v.onUser.padEnd(13)} generated: ${v.onGenerated}\n`,
           );
         const s = run.scores!;
+        const w = run.testWriting;
         process.stdout.write(
-          `\n${s.total} tests, ${s.valid} valid (validity ${s.validity.toFixed(2)}); generator reward ${s.generatorReward.toFixed(2)}, test-writer reward ${s.testWriterReward.toFixed(2)}\n${s.referenceReason}\n`,
+          `\ntest writer: ${w.mode === 'constrained' ? `assertion-lines plan (${w.planMode})` : `free text, parsed — ${w.fallbackReason}`}\n`,
+        );
+        process.stdout.write(
+          `${s.total} tests, ${s.valid} valid (validity ${s.validity.toFixed(2)}); generator reward ${s.generatorReward.toFixed(2)}, test-writer reward ${s.testWriterReward.toFixed(2)}\n${s.referenceReason}\n`,
         );
         if (s.disagreements.length) {
           process.stdout.write(

@@ -1,4 +1,5 @@
-import type { ModelBackend } from '../model/types';
+import { resolvePlanSupport } from '../model/planCapability';
+import type { FinishReason, ModelBackend } from '../model/types';
 import type { RejectedLine } from './assertions';
 import { codeBlocks, type GeneratedTest } from './extractTests';
 import type { CodeLanguage, FoundFunction } from './functions';
@@ -10,7 +11,7 @@ import {
   type SuiteScores,
   type VerdictStatus,
 } from './rewards';
-import { testsFromStage } from './stageTests';
+import { writeStageTests } from './testWriter';
 import { fillTemplate, loadStageDefinitions, type StageDefinition } from './stages';
 
 /** Runs an accumulated suite against one implementation (the sandbox, in production). */
@@ -32,6 +33,8 @@ export interface StageResult {
   tests: GeneratedTest[];
   /** Lines of the test writer's output that were not admitted, with why (duplicates included). */
   rejected: RejectedLine[];
+  /** Whether the test writer wrote an assertion-lines plan, and how its answer ended. */
+  testWriter: { constrained: boolean; finishReason: FinishReason; repeatsDropped: number };
   ms: number;
 }
 
@@ -54,6 +57,8 @@ export interface FiveStageRun {
   /** Agreement mode: further implementations sampled independently from the stage-5 prompt. */
   samples?: string[];
   accumulatedSuite: GeneratedTest[];
+  /** How the test writer's answers were generated: a plan, or free text with the reason. */
+  testWriting: { mode: 'constrained' | 'free'; planMode: string | null; fallbackReason: string | null };
   verdicts: (DualVerdict & { userOutput?: string; generatedOutput?: string; inProcess?: boolean })[];
   /** Null when the suite was not executed. */
   scores: SuiteScores | null;
@@ -75,6 +80,10 @@ export interface FiveStageOptions {
   /** Agreement mode: independent implementations that must agree (default 3). */
   agreementSamples?: number;
   maxTokens?: number;
+  /** Write each stage's tests as an assertion-lines plan where the model can (default true). */
+  constrained?: boolean;
+  /** Token budget of one assertion line of a plan (default 96). */
+  maxTokensPerTestLine?: number;
   temperature?: number;
   seed?: number;
   signal?: AbortSignal;
@@ -141,6 +150,11 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
   // Keys of every admitted test: an identical test is never admitted twice, whatever the stage.
   const seen = new Set<string>();
   let finalPrompt = '';
+  const support = await resolvePlanSupport(model, opts.constrained ?? true);
+  const testWriting: FiveStageRun['testWriting'] =
+    support.mode === 'none'
+      ? { mode: 'free', planMode: null, fallbackReason: support.reason }
+      : { mode: 'constrained', planMode: support.mode, fallbackReason: null };
   for (const stage of stages) {
     signal?.throwIfAborted();
     const t0 = Date.now();
@@ -152,20 +166,43 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
       emit({ type: 'token', stage: stage.id, role: 'generator', text }),
     );
     emit({ type: 'stage-start', stage: stage.id, role: 'test-writer' });
-    const testWriterOutput = await complete(
+    const writing = await writeStageTests({
       model,
-      fillTemplate(stage.testWriterPrompt, {
+      prompt: fillTemplate(stage.testWriterPrompt, {
         ...values,
         previous,
         stage_output: reasoning.trim(),
         focus: stage.testFocus,
+        test_budget: String(stage.testBudget),
       }),
-      opts,
-      (text) => emit({ type: 'token', stage: stage.id, role: 'test-writer', text }),
-    );
-    const { tests, rejected } = await testsFromStage(testWriterOutput, target, stage.id, seen, taken);
+      target,
+      stage: stage.id,
+      budget: stage.testBudget,
+      constrained: testWriting.mode === 'constrained',
+      maxTokens: opts.maxTokens ?? 256,
+      maxTokensPerLine: opts.maxTokensPerTestLine ?? 96,
+      temperature: opts.temperature,
+      seed: opts.seed,
+      signal,
+      onText: (text) => emit({ type: 'token', stage: stage.id, role: 'test-writer', text }),
+      seen,
+      taken,
+    });
+    const { tests, rejected, output: testWriterOutput } = writing;
     accumulated.push(...tests);
-    const result: StageResult = { stage, reasoning, testWriterOutput, tests, rejected, ms: Date.now() - t0 };
+    const result: StageResult = {
+      stage,
+      reasoning,
+      testWriterOutput,
+      tests,
+      rejected,
+      testWriter: {
+        constrained: writing.constrained,
+        finishReason: writing.finishReason,
+        repeatsDropped: writing.repeatsDropped,
+      },
+      ms: Date.now() - t0,
+    };
     results.push(result);
     emit({ type: 'stage-done', result });
   }
@@ -203,6 +240,7 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
     generatedCode,
     ...(samples.length ? { samples } : {}),
     accumulatedSuite: accumulated,
+    testWriting,
     referenceMode,
     startedAt: new Date(started).toISOString(),
   };

@@ -48,13 +48,20 @@ export async function testsFromStage(
   stage: number,
   seen: Set<string>,
   taken: Set<string>,
+  /** Most tests the stage may add; the rest are rejected as over budget. */
+  budget = Infinity,
 ): Promise<{ tests: GeneratedTest[]; rejected: RejectedLine[] }> {
   const parsed = await parseAssertionLines(output, assertionLanguage(target.language), target.name);
   const rejected = [...parsed.rejected];
   const tests: GeneratedTest[] = [];
+  const overBudget = { reason: `over the stage's budget of ${budget} tests` };
   for (const assertion of parsed.tests) {
     if (seen.has(assertion.key)) {
       rejected.push({ line: assertion.line, reason: 'duplicate of a test already in the suite' });
+      continue;
+    }
+    if (tests.length >= budget) {
+      rejected.push({ line: assertion.line, ...overBudget });
       continue;
     }
     seen.add(assertion.key);
@@ -71,6 +78,10 @@ export async function testsFromStage(
         line: test.source.split('\n')[0],
         reason: 'duplicate of a test already in the suite',
       });
+      continue;
+    }
+    if (tests.length >= budget) {
+      duplicates.push({ line: test.source.split('\n')[0], ...overBudget });
       continue;
     }
     seen.add(key);

@@ -11,6 +11,8 @@ export const StageDefinitionSchema = z.object({
   testFocus: z.string(),
   generatorPrompt: z.string().min(1),
   testWriterPrompt: z.string().min(1),
+  /** Most tests the stage's test writer may add to the suite ({{test_budget}} in its prompt). */
+  testBudget: z.number().int().min(1).max(20).default(3),
 });
 export type StageDefinition = z.infer<typeof StageDefinitionSchema>;
 

@@ -11,15 +11,11 @@
  * A line `Answer: …` (also `**Answer:** …` or `Reference answer: …`) in the problem section is the
  * reference answer. It is taken out of the statement the model sees, so the model is never shown
  * the answer it is checked against. Nothing here throws.
+ *
+ * Whether two answers say the same thing is the evaluation's careful equivalence, so that Prove,
+ * `stepwise eval` and the labelling queue agree on what counts as right.
  */
-import { findBoxed } from './boxed';
-
-/** The last boxed answer of a proof, or null. */
-export function finalAnswerOf(proof: string): string | null {
-  const boxes = findBoxed(proof);
-  const last = boxes[boxes.length - 1];
-  return last ? last.content.trim() : null;
-}
+export { answersEquivalent, finalBoxedAnswer as finalAnswerOf } from '../eval/answers';
 
 // Anchored at both ends with no overlapping repetitions, so it is linear in the line's length.
 const ANSWER_LINE = /^[ \t]*(?:[*_]{1,2})?(?:reference[ \t]+)?answer[ \t]*:(?:[*_]{1,2})?(.*)$/i;
@@ -40,10 +36,3 @@ export function splitReferenceAnswer(problem: string): { problem: string; refere
   }
   return { problem, referenceAnswer: null };
 }
-
-/**
- * Whether two final answers say the same thing: the evaluation's equivalence check (fractions,
- * radicals, intervals and sets, units and degrees, LaTeX spacing; see src/core/eval/answers.ts),
- * so the Prove panel and `stepwise eval prove` judge answers alike.
- */
-export { answersEquivalent } from '../eval/answers';

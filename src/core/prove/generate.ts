@@ -3,6 +3,7 @@
  *
  *   "## Solution\n"                                                   forced
  *   <proof>                                                            free, maxTokens
+ *   ["\n\nFinal answer: $\boxed{" <answer> "}$"]                     when the problem has an answer
  *   "\n\n## Self Evaluation\nHere is my evaluation of the solution: "  forced
  *   <analysis>                                                         free, selfEvalMaxTokens
  *   "\n\nBased on my evaluation, the final overall score should be: \boxed{"   forced
@@ -10,7 +11,10 @@
  *   "}"                                                                forced
  *
  * so every answer has both sections and exactly one boxed self-score, and the self-score is a
- * distribution. Free, the answer is whatever the model writes, parsed afterwards.
+ * distribution. A problem with a reference answer asks for a value, so its Solution also ends with
+ * a boxed final answer by construction (what the prompt asks for, and what the answer check
+ * reads); a problem to prove has none. Free, the answer is whatever the model writes, parsed
+ * afterwards.
  */
 import type { PlanCompletion, PlanSegment, SegmentResult } from '../model/plan';
 import { segmentNamed } from '../model/plan';
@@ -36,6 +40,8 @@ export interface GenerateRound {
   candidates: number;
   maxTokens: number;
   selfEvalMaxTokens: number;
+  /** End the Solution with a boxed final answer (the problem has a reference answer). */
+  finalAnswer: boolean;
   temperature: number;
   seed?: number;
   signal?: AbortSignal;
@@ -52,10 +58,26 @@ const PROOF_STOPS = [
 ];
 const ANALYSIS_STOPS = ['\\boxed', CLOSING_SENTENCE, 'final overall score should be', '\n## '];
 
-export function generatorPlan(maxTokens: number, selfEvalMaxTokens: number): PlanSegment[] {
+// The answer ends at the box's closing brace (or the end of its math or line); the forced "}$"
+// closes it, so a nested `\frac{1}{2}` keeps its own braces.
+const ANSWER_STOPS = ['}$', '}\n', '$', '\n'];
+const ANSWER_TOKENS = 48;
+
+export function generatorPlan(
+  maxTokens: number,
+  selfEvalMaxTokens: number,
+  finalAnswer = false,
+): PlanSegment[] {
   return [
     { kind: 'text', text: '## Solution\n' },
     { kind: 'free', name: 'proof', maxTokens, stop: PROOF_STOPS },
+    ...(finalAnswer
+      ? ([
+          { kind: 'text', text: '\n\nFinal answer: $\\boxed{' },
+          { kind: 'free', name: 'answer', maxTokens: ANSWER_TOKENS, stop: ANSWER_STOPS },
+          { kind: 'text', text: '}$' },
+        ] as PlanSegment[])
+      : []),
     { kind: 'text', text: `\n\n## Self Evaluation\n${OPENING_SENTENCE} ` },
     { kind: 'free', name: 'selfAnalysis', maxTokens: selfEvalMaxTokens, stop: ANALYSIS_STOPS },
     { kind: 'text', text: `\n\n${CLOSING_SENTENCE} \\boxed{` },
@@ -98,7 +120,7 @@ export async function generateAnswers(
   const sampling = { n: r.candidates, temperature: r.temperature, seed: r.seed, signal: r.signal, onToken };
   try {
     if (r.constrained) {
-      const plan = generatorPlan(r.maxTokens, r.selfEvalMaxTokens);
+      const plan = generatorPlan(r.maxTokens, r.selfEvalMaxTokens, r.finalAnswer);
       const result = await r.generator.generatePlan(r.prompt, plan, sampling);
       return {
         answers: result.completions.map(answerFromPlan),

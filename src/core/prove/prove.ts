@@ -208,6 +208,7 @@ async function runRound(
     candidates: options.candidates,
     maxTokens: options.maxTokens,
     selfEvalMaxTokens: options.selfEvalMaxTokens,
+    finalAnswer: run.problem.referenceAnswer !== null,
     temperature: options.temperature,
     seed: options.seed === undefined ? undefined : options.seed + index,
     signal,

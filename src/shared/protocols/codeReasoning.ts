@@ -48,6 +48,8 @@ export interface CodeRunView {
     disagreements: Disagreement[];
   };
   isolation?: string;
+  /** How the test writer wrote its tests: an assertion-lines plan, or free text and why. */
+  testWriting?: string;
   totalMs?: number;
 }
 

@@ -182,7 +182,8 @@ test('issue 19 (6): an "Answer:" line is the reference answer; the model never s
         ? [{ analysis: ANALYSIS, score: { '1': 1 } }]
         : [
             {
-              proof: '18^6 ends in 2, so the units digit is $\\boxed{2}$.',
+              proof: '8^6 ends in 4, yet I conclude that the units digit is 2.',
+              answer: '2}$ and more',
               selfAnalysis: ANALYSIS,
               selfScore: { '1': 1 },
             },
@@ -198,6 +199,13 @@ test('issue 19 (6): an "Answer:" line is the reference answer; the model never s
   assert.equal(run.problem.text, 'What is the units digit of $18^6$?');
   assert.equal(run.problem.referenceAnswer, '4');
   for (const call of backend.planCalls) assert.doesNotMatch(promptText(call.input), /Answer: 4/);
+  // A problem with an answer ends its Solution with a boxed final answer, by construction.
+  const plan = backend.planCalls[0].plan;
+  assert.deepEqual(
+    plan.slice(2, 5).map((s) => (s.kind === 'text' ? s.text : `<${s.kind}>`)),
+    ['\n\nFinal answer: $\\boxed{', '<free>', '}$'],
+  );
+  assert.match(run.iterations[0].candidates[0].parsed.proof, /Final answer: \$\\boxed\{2\}\$$/);
   assert.deepEqual(run.iterations[0].candidates[0].answerCheck, {
     answer: '2',
     reference: '4',

@@ -232,6 +232,10 @@ function toView(run: FiveStageRun, previous: CodeRunView): CodeRunView {
       status: 'done',
     })),
     generatedCode: run.generatedCode,
+    testWriting:
+      run.testWriting.mode === 'constrained'
+        ? `assertion-lines plan (${run.testWriting.planMode}): one assertion per line, at most each stage's budget`
+        : `free text, parsed — ${run.testWriting.fallbackReason}`,
     verdicts: run.verdicts.map((v) => ({
       ...v,
       source: sources.get(v.name) ?? '',

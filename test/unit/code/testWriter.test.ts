@@ -1,0 +1,108 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { findFunctions } from '../../../src/core/code/functions';
+import { runFiveStages, type SuiteRunner } from '../../../src/core/code/pipeline';
+import { writeStageTests } from '../../../src/core/code/testWriter';
+import { promptText, ScriptedBackend } from '../prove/scriptedBackend';
+
+const SOURCE = 'def add(a, b):\n    """Add two numbers."""\n    return a + b\n';
+const LINES = [
+  'assert add(1, 2) == 3',
+  'assert add(1, 2 == 3', // not valid Python: must never reach the sandbox
+  'assert add(0, 0) == 0',
+  'assert add( 1,2 )==3', // the first line again, formatted differently
+  'assert add(-1, 1) == 0',
+  'assert add(2, 2) == 4',
+].join('\n');
+
+async function target() {
+  const [fn] = await findFunctions(SOURCE, 'python');
+  return fn;
+}
+
+/** A model that answers the test writer with `LINES` (as a plan when it can) and reasons in prose. */
+function model(plans: boolean) {
+  return new ScriptedBackend(
+    ({ input }) => [promptText(input).startsWith('You write tests') ? LINES : 'Add the numbers.'],
+    undefined,
+    plans ? () => [{ tests: LINES }] : undefined,
+  );
+}
+
+test('the test writer runs an assertion-lines plan bounded by the stage budget', async () => {
+  const backend = model(true);
+  const writing = await writeStageTests({
+    model: backend,
+    prompt: 'You write tests for add.',
+    target: { name: 'add', language: 'python' },
+    stage: 1,
+    budget: 3,
+    constrained: true,
+    maxTokens: 256,
+    maxTokensPerLine: 48,
+    seen: new Set(),
+    taken: new Set(),
+  });
+  const [segment] = backend.planCalls[0].plan;
+  assert.deepEqual(segment, {
+    kind: 'assertions',
+    name: 'tests',
+    language: 'python',
+    functionName: 'add',
+    maxLines: 3,
+    maxTokensPerLine: 48,
+  });
+  assert.equal(backend.calls.length, 0, 'no free generation');
+  assert.equal(writing.constrained, true);
+  // Of the three lines the plan allowed, the invalid one is rejected by the parser.
+  assert.deepEqual(
+    writing.tests.map((t) => t.assertion?.line),
+    ['assert add(1, 2) == 3', 'assert add(0, 0) == 0'],
+  );
+  assert.match(writing.rejected.map((r) => r.reason).join('\n'), /not valid Python/);
+});
+
+test('free fallback: the output is parsed, duplicates dropped, and the stage adds at most its budget', async () => {
+  const writing = await writeStageTests({
+    model: model(false),
+    prompt: 'You write tests for add.',
+    target: { name: 'add', language: 'python' },
+    stage: 2,
+    budget: 2,
+    constrained: false,
+    maxTokens: 256,
+    maxTokensPerLine: 48,
+    seen: new Set(),
+    taken: new Set(),
+  });
+  assert.equal(writing.constrained, false);
+  assert.deepEqual(
+    writing.tests.map((t) => t.assertion?.line),
+    ['assert add(1, 2) == 3', 'assert add(0, 0) == 0'],
+  );
+  const reasons = writing.rejected.map((r) => `${r.line} :: ${r.reason}`).join('\n');
+  assert.match(reasons, /add\( 1,2 \)==3 :: duplicate/);
+  assert.match(reasons, /add\(-1, 1\) == 0 :: over the stage's budget of 2 tests/);
+});
+
+test('five stages: each stage’s tests are parsed first, none twice, at most the budget each', async () => {
+  const received: string[] = [];
+  const runSuite: SuiteRunner = async ({ tests }) => {
+    received.push(...tests.map((t) => t.assertion?.line ?? t.source));
+    return { verdicts: tests.map((t) => ({ name: t.name, status: 'passed' as const })) };
+  };
+  const run = await runFiveStages({
+    model: model(true),
+    target: await target(),
+    fileSource: SOURCE,
+    runSuite,
+  });
+  assert.deepEqual(run.testWriting, { mode: 'constrained', planMode: 'native', fallbackReason: null });
+  for (const stage of run.stages) {
+    assert.ok(stage.tests.length <= stage.stage.testBudget);
+    assert.equal(stage.testWriter.constrained, true);
+  }
+  // Stage 1 admits two tests; the plan offers every later stage the same first lines: duplicates.
+  assert.equal(run.accumulatedSuite.length, 2);
+  assert.ok(received.length > 0 && received.every((line) => line !== 'assert add(1, 2 == 3'));
+});
