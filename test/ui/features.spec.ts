@@ -6,7 +6,10 @@ import type { UiTest } from '../harness/workbench';
 // Runs in the page (Playwright evaluate); the test project compiles without the DOM library.
 declare const getComputedStyle: (element: unknown, pseudo: string) => { content: string };
 
-/** The user-facing flows, driven as a person would, each ending in a screenshot. */
+/**
+ * The user-facing flows, driven as a person would, each ending in a screenshot. Each starts from
+ * the harness's reset workbench (no editors, no quick input, no notifications), in any order.
+ */
 export const tests: UiTest[] = [
   {
     name: 'Try the Model streams the default model into the playground',
@@ -27,7 +30,6 @@ export const tests: UiTest[] = [
     name: 'Prove and Self-Verify shows steps, scores and rewards',
     timeoutMs: 300_000,
     async run(wb) {
-      await wb.runCommand('View: Close All Editors');
       await wb.openFile('proofs/sqrt-two-irrational.md');
       await wb.runCommand('Stepwise: Prove and Self-Verify');
       const frame = await wb.webviewWith('Prove and Self-Verify');
@@ -45,7 +47,6 @@ export const tests: UiTest[] = [
     name: 'Label steps from the keyboard: gutter marks and the Labels view',
     timeoutMs: 120_000,
     async run(wb) {
-      await wb.runCommand('View: Close All Editors');
       await wb.openFile('proofs/sum-of-odd-numbers.md');
       const line = wb.page.locator('.view-line', { hasText: 'We argue by induction' }).first();
       await line.click();
@@ -89,7 +90,6 @@ export const tests: UiTest[] = [
         JSON.stringify({ ...JSON.parse(original), 'stepwise.prm.modelPath': prm }, null, 2),
       );
       try {
-        await wb.runCommand('View: Close All Editors');
         await wb.openFile('proofs/product-of-consecutive.md');
         await wb.runCommand('Stepwise: Score Steps with the Process Reward Model');
         await wb.page.locator('.statusbar', { hasText: 'PRM: 4 steps scored' }).waitFor({ timeout: 60_000 });
@@ -114,7 +114,6 @@ export const tests: UiTest[] = [
     name: 'Reason & generate tests from the CodeLens fills the panel',
     timeoutMs: 400_000,
     async run(wb) {
-      await wb.runCommand('View: Close All Editors');
       await wb.openFile('code/intervals.py');
       const lens = wb.page
         .locator('.contentWidgets .codelens-decoration a', { hasText: 'Reason & generate tests' })
@@ -136,10 +135,11 @@ export const tests: UiTest[] = [
     timeoutMs: 300_000,
     async run(wb) {
       await wb.runCommand('Stepwise: Generate Practice Set');
-      const input = wb.page.locator('.quick-input-widget input');
-      await input.waitFor({ timeout: 10_000 });
-      await input.fill('arithmetic');
-      await wb.page.keyboard.press('Enter');
+      // The command's own prompt, not whichever quick input is on screen (the palette closing).
+      await wb.answerInput(
+        { title: 'Stepwise: Generate Practice Set', prompt: 'Topic of the problems' },
+        'arithmetic',
+      );
       const frame = await wb.webviewWith('Practice Set');
       await frame.locator('#summary').waitFor({ timeout: 280_000 });
       const text = await frame.locator('body').innerText();
