@@ -41,7 +41,9 @@ export async function workbenchState(wb: Workbench): Promise<WorkbenchState> {
         ? text(doc.querySelector('.monaco-dialog-box')).slice(0, 120) || 'an empty dialog'
         : undefined,
       quickInput: shown(doc.querySelector('.quick-input-widget')),
-      toasts: all('.notification-toast').map((t) => text(t).slice(0, 120)),
+      toasts: all('.notification-toast').map((t) =>
+        text(t.querySelector('.notification-list-item-message')).slice(0, 120),
+      ),
       notificationCenter: shown(doc.querySelector('.notifications-center')),
       tabs: all('.part.editor .tab').map((t) => t.getAttribute('aria-label') ?? text(t)),
       editorGroups: all('.part.editor .editor-group-container').length,
@@ -72,6 +74,8 @@ interface ResetStep {
   act(wb: Workbench): Promise<void>;
   /** Run `act` even when `done` holds (notifications can sit unseen in the center). */
   always?: boolean;
+  /** How long the state may take to hold after `act` (default SETTLE_MS). */
+  settleMs?: number;
 }
 
 const steps: ResetStep[] = [
@@ -93,8 +97,16 @@ const steps: ResetStep[] = [
     done: (s) => s.toasts.length === 0 && !s.notificationCenter,
     found: (s) =>
       `notifications ${JSON.stringify(s.toasts)}${s.notificationCenter ? ' in the open center' : ''}`,
-    act: (wb) => wb.runCommand('Notifications: Clear All Notifications', SETTLE_MS),
+    act: async (wb) => {
+      // Work a timed-out spec left running shows its progress with a Cancel button, and "Clear
+      // All" cannot close it while it runs: cancel it, as a person would.
+      const cancel = wb.page.locator('.notification-toast .monaco-button', { hasText: /^Cancel$/ });
+      for (const button of await cancel.all()) await button.click().catch(() => undefined);
+      await wb.runCommand('Notifications: Clear All Notifications', SETTLE_MS);
+    },
     always: true,
+    // Cancelled model work ends at its next token, which a loaded machine takes a while to reach.
+    settleMs: 60_000,
   },
   {
     what: 'close the editors',
@@ -152,7 +164,12 @@ export async function resetWorkbench(wb: Workbench): Promise<void> {
     let last: WorkbenchState | undefined;
     try {
       if (step.always || !step.done(await workbenchState(wb))) await step.act(wb);
-      await until(step.what, async () => step.done((last = await workbenchState(wb))), SETTLE_MS, 100);
+      await until(
+        step.what,
+        async () => step.done((last = await workbenchState(wb))),
+        step.settleMs ?? SETTLE_MS,
+        100,
+      );
     } catch (err) {
       const saw = last ? ` (found ${step.found(last)})` : '';
       failures.push(`could not ${step.what}${saw}: ${(err as Error).message.split('\n')[0]}`);

@@ -132,7 +132,9 @@ export const tests: UiTest[] = [
   },
   {
     name: 'Generate Practice Set shows questions, metrics and the export button',
-    timeoutMs: 300_000,
+    // A practice set is the longest model job here (questions, best-of-3 answers, judge and
+    // pair passes): on a loaded 2-core machine it took over 280 s.
+    timeoutMs: 600_000,
     async run(wb) {
       await wb.runCommand('Stepwise: Generate Practice Set');
       // The command's own prompt, not whichever quick input is on screen (the palette closing).
@@ -141,7 +143,7 @@ export const tests: UiTest[] = [
         'arithmetic',
       );
       const frame = await wb.webviewWith('Practice Set');
-      await frame.locator('#summary').waitFor({ timeout: 280_000 });
+      await frame.locator('#summary').waitFor({ timeout: 580_000 });
       const text = await frame.locator('body').innerText();
       assert.match(text, /questions kept/);
       assert.match(text, /Export DPO pairs/);
