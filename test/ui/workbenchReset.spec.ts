@@ -8,7 +8,7 @@ import type { UiTest } from '../harness/workbench';
  */
 export const tests: UiTest[] = [
   {
-    name: 'The harness reset clears dialogs, quick input, notifications, editors and panels',
+    name: 'The harness reset clears dialogs, quick input, notifications, running work, editors and panels',
     timeoutMs: 150_000,
     async run(wb) {
       await wb.openFile('proofs/sum-of-odd-numbers.md');
@@ -19,13 +19,21 @@ export const tests: UiTest[] = [
       await wb.runCommand('Stepwise: Toggle "Stop at First Error" Labelling');
       await wb.runCommand('Stepwise: Toggle "Stop at First Error" Labelling');
       await wb.page.locator('.notification-toast').nth(1).waitFor({ timeout: 20_000 });
+      // Model work still running, as a spec that timed out leaves it: its progress notification
+      // cannot be cleared, only cancelled.
+      await wb.runCommand('Stepwise: Generate Practice Set');
+      await wb.answerInput({ title: 'Stepwise: Generate Practice Set' }, 'arithmetic');
+      await wb.page
+        .locator('.notification-toast', { hasText: 'generating a practice set' })
+        .locator('.monaco-button', { hasText: 'Cancel' })
+        .waitFor({ timeout: 60_000 });
       await wb.runCommand('Help: About');
       await wb.page.locator('.monaco-dialog-box').waitFor({ timeout: 10_000 });
       const cluttered = await workbenchState(wb);
       assert.ok(cluttered.dialog, 'the About dialog is open');
       assert.ok(cluttered.tabs.length >= 2 && cluttered.editorGroups === 2, 'a split editor is open');
       assert.ok(cluttered.panel, 'the output panel is open');
-      assert.ok(cluttered.toasts.length >= 2, 'two notifications are shown');
+      assert.ok(cluttered.toasts.length >= 3, 'two notifications and a progress notification are shown');
       assert.match(cluttered.sideBar ?? '', /stepwise/i, 'the side bar shows the Stepwise view');
 
       await resetWorkbench(wb);
