@@ -1,8 +1,8 @@
 /**
  * Puts the workbench back into one known state before every UI spec, so no spec depends on what
  * the one before it left open: no modal dialog, no quick input, no notifications, no editors (one
- * empty editor group), panel and secondary side bar hidden, the Explorer in the side bar, and the
- * keyboard focus in the editor area. Each state is checked by polling the page with a deadline;
+ * empty editor group), panel and secondary side bar hidden, the Explorer in the side bar with its
+ * folders folded, and the keyboard focus in the editor area. Each state is checked by polling the page with a deadline;
  * what could not be reset is named in the error.
  */
 import type { DomElement, PageGlobals } from './dom';
@@ -21,6 +21,8 @@ export interface WorkbenchState {
   panel: boolean;
   secondarySideBar: boolean;
   sideBar: string | undefined;
+  /** Folders expanded in the Explorer's tree. */
+  expandedFolders: string[];
   focus: { inEditorArea: boolean; element: string };
 }
 
@@ -50,6 +52,10 @@ export async function workbenchState(wb: Workbench): Promise<WorkbenchState> {
       panel: shown(doc.querySelector('.part.panel')),
       secondarySideBar: shown(doc.querySelector('.part.auxiliarybar')),
       sideBar: shown(sideBar) ? text(sideBar.querySelector('.composite.title .title-label')) : undefined,
+      // The workspace root is the pane's header, not a row: every expanded row is a subfolder.
+      expandedFolders: all('.part.sidebar .explorer-folders-view .monaco-list-row[aria-expanded="true"]').map(
+        (row) => row.getAttribute('aria-label') ?? text(row),
+      ),
       focus: {
         inEditorArea: !!active?.closest('.part.editor'),
         element: active ? `${active.tagName.toLowerCase()}.${active.className}`.slice(0, 100) : 'nothing',
@@ -137,6 +143,13 @@ const steps: ResetStep[] = [
     done: (s) => s.sideBar?.toLowerCase() === SIDE_BAR_VIEW.toLowerCase(),
     found: (s) => (s.sideBar === undefined ? 'the side bar hidden' : `the side bar showing "${s.sideBar}"`),
     act: (wb) => wb.runCommand('View: Show Explorer', SETTLE_MS),
+  },
+  {
+    // The previous spec's files stay revealed (folders open, a row selected) until folded.
+    what: 'fold the folders in the Explorer',
+    done: (s) => s.expandedFolders.length === 0,
+    found: (s) => `folders still open: ${JSON.stringify(s.expandedFolders)}`,
+    act: (wb) => wb.runCommand('Collapse Folders in Explorer', SETTLE_MS),
   },
   {
     what: 'focus the editor area',

@@ -10,6 +10,9 @@ import {
   type QuickInputExpectation,
 } from './quickInput';
 
+/** A point on the window title: clicking it focuses the workbench and opens nothing. */
+const TITLE_POINT = { x: 700, y: 8 };
+
 /** What a UI spec gets: the workbench page and helpers that act as a person would. */
 export class Workbench {
   readonly quickInput: QuickInput;
@@ -48,6 +51,7 @@ export class Workbench {
           return false;
         }
         await row.click();
+        await this.parkMouse();
         await this.quickInput.waitGone(palette, 5000);
         return true;
       },
@@ -92,8 +96,16 @@ export class Workbench {
     await this.page
       .locator('.part.titlebar, .monaco-workbench')
       .first()
-      .click({ position: { x: 700, y: 8 } })
+      .click({ position: TITLE_POINT })
       .catch(() => undefined);
+  }
+
+  /**
+   * The pointer back on the window title. Left on a quick input row, it ends up over the editor
+   * once the quick input closes, and the editor's hover covers what the screenshot is about.
+   */
+  async parkMouse(): Promise<void> {
+    await this.page.mouse.move(TITLE_POINT.x, TITLE_POINT.y);
   }
 
   /** The webview frame whose document contains `text` (webviews are two iframes deep). */
@@ -132,6 +144,7 @@ export class Workbench {
     // File search answers from the server's index: the first query after start-up takes longest.
     await row.waitFor({ timeout: 15_000 });
     await row.click();
+    await this.parkMouse();
     await this.quickInput.waitGone({ placeholder: QUICK_OPEN_PLACEHOLDER }, 5000);
     await this.page.locator(`.part.editor .tab[aria-label*="${name}"]`).first().waitFor({ timeout: 15_000 });
   }

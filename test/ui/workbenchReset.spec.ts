@@ -46,6 +46,7 @@ export const tests: UiTest[] = [
       assert.equal(reset.panel, false, 'the panel is hidden');
       assert.equal(reset.secondarySideBar, false, 'the secondary side bar is hidden');
       assert.match(reset.sideBar ?? '', /explorer/i, 'the side bar shows the Explorer');
+      assert.deepEqual(reset.expandedFolders, [], 'the Explorer has its folders folded');
       assert.ok(reset.focus.inEditorArea, `the focus is in the editor area, not on ${reset.focus.element}`);
 
       // A quick input left open with text typed into it is closed too.
