@@ -104,9 +104,14 @@ const steps: ResetStep[] = [
     found: (s) =>
       `notifications ${JSON.stringify(s.toasts)}${s.notificationCenter ? ' in the open center' : ''}`,
     act: async (wb) => {
-      // Work a timed-out spec left running shows its progress with a Cancel button, and "Clear
-      // All" cannot close it while it runs: cancel it, as a person would.
-      const cancel = wb.page.locator('.notification-toast .monaco-button', { hasText: /^Cancel$/ });
+      // Work a timed-out spec left running shows its progress with a Cancel button (in a toast or
+      // the center), and "Clear All" cannot close it while it runs: cancel it, as a person would.
+      const cancel = wb.page.locator(
+        '.notification-toast .monaco-button, .notifications-center .monaco-button',
+        {
+          hasText: /^Cancel$/,
+        },
+      );
       for (const button of await cancel.all()) await button.click().catch(() => undefined);
       await wb.runCommand('Notifications: Clear All Notifications', SETTLE_MS);
     },
