@@ -72,6 +72,16 @@ export class Workbench {
     await this.quickInput.waitGone(expected, 5000);
   }
 
+  /** Picks the item labelled `label` in the quick pick that shows `expected` (this command's title). */
+  async answerPick(expected: QuickInputExpectation, label: string, timeoutMs = 30_000): Promise<void> {
+    await this.quickInput.waitFor(expected, timeoutMs);
+    const row = this.quickInputRow(label);
+    await row.waitFor({ timeout: 5000 });
+    await row.click();
+    await this.parkMouse();
+    await this.quickInput.waitGone(expected, 5000);
+  }
+
   /** The palette, open, empty but for its ">" and not closing; whatever quick input was open goes first. */
   private async openPalette(): Promise<void> {
     await this.quickInput.close();
