@@ -1,6 +1,7 @@
 // Runs every test layer in order and ends with one summary line `N passed, N failed`.
 // Layers: lint, unit (node:test), trainer (pytest), integration (real extension host in
 // code-server), ui (real workbench in chromium). Each layer's counts come from its own report.
+// The environment passes through: STEPWISE_TEST_SHUFFLE=<seed|random> shuffles the UI specs.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -109,7 +110,7 @@ for (const layer of layers) {
     const code = await run('npm', ['run', '--silent', layer.script]);
     const r = readJson(file);
     counts = r
-      ? { passed: r.passed ?? 0, failed: r.failed ?? 0, skipped: r.skipped ?? 0 }
+      ? { passed: r.passed ?? 0, failed: r.failed ?? 0, skipped: r.skipped ?? 0, shuffleSeed: r.shuffleSeed }
       : { passed: 0, failed: 1, skipped: 0 };
     if (code !== 0 && counts.failed === 0) counts.failed = 1;
   }
@@ -117,7 +118,10 @@ for (const layer of layers) {
   totals.failed += counts.failed;
   totals.skipped += counts.skipped;
   lines.push(
-    `${layer.name.padEnd(12)} ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`,
+    `${layer.name.padEnd(12)} ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped` +
+      (counts.shuffleSeed
+        ? ` (shuffled: STEPWISE_TEST_SHUFFLE=${counts.shuffleSeed} replays the order)`
+        : ''),
   );
 }
 process.stdout.write(`\n===== summary =====\n${lines.join('\n')}\n`);

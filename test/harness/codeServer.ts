@@ -45,7 +45,10 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** Polls `check` until it returns true or the deadline passes. */
+/**
+ * Polls `check` until it returns true or the deadline passes. A check that throws counts as "not
+ * yet"; the last error is kept for the timeout message, since it usually says why.
+ */
 export async function until(
   what: string,
   check: () => Promise<boolean>,
@@ -53,9 +56,20 @@ export async function until(
   everyMs = 200,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
   for (;;) {
-    if (await check().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}.`);
+    const done = await check().catch((err: unknown) => {
+      lastError = err;
+      return false;
+    });
+    if (done) return;
+    if (Date.now() > deadline) {
+      // Playwright's messages carry a call log after the first line; the first line says enough.
+      const why = lastError
+        ? ` Last attempt: ${String((lastError as Error).message ?? lastError).split('\n')[0]}`
+        : '';
+      throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}.${why}`);
+    }
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }

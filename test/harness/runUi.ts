@@ -1,18 +1,32 @@
 /**
  * UI layer: the packaged VSIX installed into code-server, the workbench driven in headless
  * chromium like a person would, screenshots under test-output/screenshots/. Every
- * out/test/ui/*.spec.js exports `tests: UiTest[]`; they share one browser and one code-server.
+ * out/test/ui/*.spec.js exports `tests: UiTest[]`; they share one browser and one code-server,
+ * and the workbench is reset to one known state before each (see resetWorkbench.ts).
+ * STEPWISE_TEST_GREP=<part of a name> runs a subset; STEPWISE_TEST_SHUFFLE=<seed|random> runs
+ * the tests of all spec files in a seeded random order, printed with the seed to replay it.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { CodeServer, copyWorkspace, installVsix } from './codeServer';
 import { launchBrowser } from './browser';
-import { RESULTS, ROOT, runLayer } from './paths';
+import { RESULTS, ROOT, SCREENSHOTS, runLayer } from './paths';
 import { Workbench, type UiTest } from './workbench';
+import { resetWorkbench } from './resetWorkbench';
+import { seededShuffle, shuffleSeed } from './shuffle';
+
+interface PlannedTest {
+  file: string;
+  test: UiTest;
+}
 
 async function main(): Promise<number> {
   fs.mkdirSync(RESULTS, { recursive: true });
+  // A failure screenshot from an earlier run would look like one from this run.
+  if (fs.existsSync(SCREENSHOTS))
+    for (const f of fs.readdirSync(SCREENSHOTS).filter((n) => n.startsWith('FAILED-')))
+      fs.rmSync(path.join(SCREENSHOTS, f));
   const vsix = path.join(ROOT, 'dist', 'stepwise-linux-x64.vsix');
   if (!fs.existsSync(vsix)) throw new Error(`${vsix} is missing: run bash scripts/package-vsix.sh first.`);
   const extensionsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-ext-'));
@@ -22,7 +36,7 @@ async function main(): Promise<number> {
   const grep = process.env.STEPWISE_TEST_GREP;
   // Spec modules are compiled CommonJS found at run time, so they are required by path.
   const load = (f: string) => require(path.join(specDir, f)) as { tests: UiTest[] }; // eslint-disable-line @typescript-eslint/no-require-imports
-  const tests: { file: string; test: UiTest }[] = fs
+  const inFileOrder: PlannedTest[] = fs
     .readdirSync(specDir)
     .filter((f) => f.endsWith('.spec.js'))
     .sort()
@@ -33,6 +47,12 @@ async function main(): Promise<number> {
       })),
     )
     .filter((t) => !grep || t.test.name.includes(grep));
+  const seed = shuffleSeed(process.env.STEPWISE_TEST_SHUFFLE);
+  const tests = seed === undefined ? inFileOrder : seededShuffle(inFileOrder, seed);
+  if (seed !== undefined) {
+    console.log(`UI specs shuffled with STEPWISE_TEST_SHUFFLE=${seed} (replay it with that value):`);
+    tests.forEach((t, i) => console.log(`  ${i + 1}. ${t.file}: ${t.test.name}`));
+  }
   // Short outputs keep the default model's runs within a UI test's time; the flows are the same.
   const settings = {
     'stepwise.model.maxOutputTokens': 64,
@@ -47,14 +67,26 @@ async function main(): Promise<number> {
     env: { STEPWISE_TEST_WORKSPACE: workspace },
   });
   const { page, close } = await launchBrowser();
-  const results = { passed: 0, failed: 0, skipped: 0, failures: [] as { title: string; error: string }[] };
+  const results = {
+    passed: 0,
+    failed: 0,
+    skipped: 0,
+    failures: [] as { title: string; error: string }[],
+    shuffleSeed: seed ?? null,
+    order: tests.map((t) => `${t.file}: ${t.test.name}`),
+  };
   try {
     await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}`);
     const workbench = new Workbench(page, workspace);
     await workbench.ready();
     for (const { file, test } of tests) {
-      const started = Date.now();
+      let started = Date.now();
+      let resetMs = 0;
       try {
+        // Outside the test's own time: a reset that cannot finish fails the test it was for.
+        await resetWorkbench(workbench);
+        resetMs = Date.now() - started;
+        started = Date.now();
         await Promise.race([
           test.run(workbench),
           new Promise((_, reject) =>
@@ -65,7 +97,7 @@ async function main(): Promise<number> {
           ),
         ]);
         results.passed++;
-        console.log(`  ✓ ${test.name} (${Date.now() - started} ms)`);
+        console.log(`  ✓ ${test.name} (${Date.now() - started} ms, reset before it ${resetMs} ms)`);
       } catch (err) {
         results.failed++;
         results.failures.push({ title: `${file}: ${test.name}`, error: String((err as Error).stack ?? err) });
@@ -81,6 +113,8 @@ async function main(): Promise<number> {
     fs.writeFileSync(path.join(RESULTS, 'ui.json'), JSON.stringify(results, null, 2));
   }
   for (const f of results.failures) console.error(`FAILED ${f.title}\n  ${f.error.split('\n').join('\n  ')}`);
+  if (results.failed && seed !== undefined)
+    console.error(`This order can be replayed: STEPWISE_TEST_SHUFFLE=${seed} npm run test:ui`);
   console.log(`${results.passed} passed, ${results.failed} failed`);
   return results.failed === 0 ? 0 : 1;
 }

@@ -19,13 +19,9 @@ export const tests: UiTest[] = [
       const dir = path.join(wb.workspace, '.stepwise', 'eval');
       fs.mkdirSync(dir, { recursive: true });
       fs.copyFileSync(RESULT, path.join(dir, 'prove-MATH-500.json'));
-      await wb.runCommand('View: Close All Editors');
       await wb.runCommand('Stepwise: Show Evaluation Report');
-      const pick = wb.page
-        .locator('.quick-input-list .monaco-list-row', { hasText: 'prove: MATH-500.jsonl' })
-        .first();
-      await pick.waitFor({ timeout: 20_000 });
-      await pick.click();
+      // This command's own pick, not whichever quick input is on screen.
+      await wb.answerPick({ title: 'Stepwise: Show Evaluation Report' }, 'prove: MATH-500.jsonl');
       const frame = await wb.webviewWith('Stepwise evaluation: Prove and self-verify');
       const charts = frame.locator('svg.chart');
       assert.equal(await charts.count(), 4, 'accuracy per round, best-of-N, reliability diagram, ROC');
