@@ -5,7 +5,14 @@ export interface StepwiseSettings {
   model: {
     backend: 'onnx' | 'openai';
     onnx: { path: string; variant: 'fp32' | 'q8' | 'q4'; device: 'auto' | 'cpu' | 'cuda'; threads: number };
-    openai: { baseUrl: string; model: string; headers: Record<string, string>; timeoutMs: number };
+    openai: {
+      baseUrl: string;
+      model: string;
+      headers: Record<string, string>;
+      timeoutMs: number;
+      tokenizerPath: string;
+    };
+    /** 0: ask the server. */
     contextWindow: number;
     maxOutputTokens: number;
   };
@@ -16,9 +23,18 @@ export interface StepwiseSettings {
     candidates: number;
     rerankBy: 'prm' | 'verifier' | 'self';
     stepAggregate: 'product' | 'min';
+    constrained: boolean;
+    selfEvaluationMaxTokens: number;
   };
   rewards: { alpha: number; beta: number };
-  tests: { perTestTimeoutMs: number; suiteTimeoutMs: number; memoryMb: number };
+  tests: {
+    perTestTimeoutMs: number;
+    suiteTimeoutMs: number;
+    memoryMb: number;
+    reference: 'user' | 'agreement';
+    agreementSamples: number;
+  };
+  sandbox: { diskMb: number };
   python: { interpreterPath: string };
   labels: { stopAtFirstError: boolean };
   practice: {
@@ -40,6 +56,7 @@ export const MODEL_RELOAD_SETTINGS = [
   'stepwise.model.openai.baseUrl',
   'stepwise.model.openai.model',
   'stepwise.model.openai.headers',
+  'stepwise.model.openai.tokenizerPath',
   'stepwise.model.contextWindow',
 ];
 
@@ -61,6 +78,7 @@ export function readSettings(scope?: vscode.ConfigurationScope): StepwiseSetting
         model: g('model.openai.model'),
         headers: g('model.openai.headers'),
         timeoutMs: g('model.openai.timeoutMs'),
+        tokenizerPath: g('model.openai.tokenizerPath'),
       },
       contextWindow: g('model.contextWindow'),
       maxOutputTokens: g('model.maxOutputTokens'),
@@ -72,13 +90,18 @@ export function readSettings(scope?: vscode.ConfigurationScope): StepwiseSetting
       candidates: g('prove.candidates'),
       rerankBy: g('prove.rerankBy'),
       stepAggregate: g('prove.stepAggregate'),
+      constrained: g('prove.constrained'),
+      selfEvaluationMaxTokens: g('prove.selfEvaluationMaxTokens'),
     },
     rewards: { alpha: g('rewards.alpha'), beta: g('rewards.beta') },
     tests: {
       perTestTimeoutMs: g('tests.perTestTimeoutMs'),
       suiteTimeoutMs: g('tests.suiteTimeoutMs'),
       memoryMb: g('tests.memoryMb'),
+      reference: g('tests.reference'),
+      agreementSamples: g('tests.agreementSamples'),
     },
+    sandbox: { diskMb: g('sandbox.diskMb') },
     python: { interpreterPath: g('python.interpreterPath') },
     labels: { stopAtFirstError: g('labels.stopAtFirstError') },
     practice: {

@@ -39,7 +39,17 @@ export interface EvalResult<M = unknown> {
     secondsPerItem: number | null;
     /** Seconds of item work over all finished items, this run and earlier ones. */
     itemSeconds: number;
-    machine: { cpu: string; cores: number; memoryGiB: number; node: string; platform: string };
+    /** Mean CPU seconds of this process per finished item (model threads; sandbox processes not counted). */
+    cpuSecondsPerItem: number | null;
+    /** Where it ran; `loadAverage` (1 min, when the results were written) tells how shared the machine was. */
+    machine: {
+      cpu: string;
+      cores: number;
+      memoryGiB: number;
+      node: string;
+      platform: string;
+      loadAverage: number;
+    };
   };
   metrics: M;
   files: { journal: string; report: string };
@@ -136,6 +146,7 @@ export async function runEvaluation<I, R, M>(spec: EvaluationSpec<I, R, M>): Pro
       timing: {
         secondsPerItem: entries.length ? mean(entries.map((e) => e.ms / 1000)) : null,
         itemSeconds: entries.reduce((s, e) => s + e.ms / 1000, 0),
+        cpuSecondsPerItem: mean(entries.filter((e) => e.cpuMs !== undefined).map((e) => e.cpuMs! / 1000)),
         machine: machine(),
       },
       metrics: spec.summarize(entries.map((e) => e.result as R)),
@@ -162,5 +173,6 @@ function machine(): EvalResult['timing']['machine'] {
     memoryGiB: Math.round(os.totalmem() / 2 ** 30),
     node: process.version,
     platform: `${os.platform()} ${os.release()}`,
+    loadAverage: Math.round(os.loadavg()[0] * 10) / 10,
   };
 }

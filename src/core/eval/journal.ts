@@ -30,6 +30,11 @@ export interface JournalEntry<R> {
   result?: R;
   error?: { message: string; hint?: string };
   ms: number;
+  /**
+   * CPU milliseconds this process (model worker threads included, sandbox children not) spent
+   * while the item ran: on a shared machine a steadier measure of its cost than wall time.
+   */
+  cpuMs?: number;
   finishedAt: string;
 }
 

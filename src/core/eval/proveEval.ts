@@ -38,6 +38,8 @@ export interface ProveItemResult {
   /** The run's answer: the chosen candidate of the last round. */
   final: { round: number; candidate: number; answer: string | null; correct: boolean } | null;
   stepScorer: ProveRun['models']['stepScorer'];
+  /** Where the run's time went: generation, verifier and meta-verifier passes, step scoring. */
+  phaseMs?: { generate: number; verify: number; metaVerify: number; stepScores: number };
   ms: number;
 }
 
@@ -80,8 +82,22 @@ export function proveItemResult(problem: MathProblem, run: ProveRun): ProveItemR
       ? { round: rounds.length - 1, candidate: last.chosen, answer: chosen.answer, correct: chosen.correct }
       : null,
     stepScorer: run.models.stepScorer,
+    phaseMs: phaseTimes(run),
     ms: run.totalMs,
   };
+}
+
+function phaseTimes(run: ProveRun): NonNullable<ProveItemResult['phaseMs']> {
+  const t = { generate: 0, verify: 0, metaVerify: 0, stepScores: 0 };
+  for (const it of run.iterations) {
+    t.generate += it.generateMs;
+    for (const c of it.candidates) {
+      t.verify += c.verifier?.ms ?? 0;
+      t.metaVerify += c.meta?.ms ?? 0;
+      t.stepScores += c.stepScores?.ms ?? 0;
+    }
+  }
+  return t;
 }
 
 /**

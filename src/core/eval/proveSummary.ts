@@ -30,7 +30,7 @@ export interface ProveMetrics {
     /** Candidates whose Solution ends in a boxed answer. */
     boxedAnswer: Proportion;
   };
-  /** Candidates with both scores: how often the self-score equals the verifier's (rounded to 0, ½, 1). */
+  /** Candidates with both scores: how often the two agree once both are rounded to 0, ½ or 1. */
   selfVsVerifier: { pairs: number; agreement: Proportion; meanAbsoluteDifference: number | null };
   /** Each score read as P(answer correct), over every scored candidate of every round. */
   calibration: Record<ScoreName, CalibrationSummary & { roc: RocSummary }>;
@@ -39,6 +39,13 @@ export interface ProveMetrics {
   /** Best-of-N over the first round's N candidates. */
   bestOfN: { candidates: number; selections: Record<SelectionName, Proportion> };
   meanRounds: number | null;
+  /** Mean seconds per problem in each phase of Prove (items journaled before this was recorded are left out). */
+  phaseSeconds: {
+    generate: number | null;
+    verify: number | null;
+    metaVerify: number | null;
+    stepScores: number | null;
+  };
 }
 
 const roundTo = (x: number) => Math.round(x * 2) / 2;
@@ -71,7 +78,7 @@ export function summarizeProve(items: readonly ProveItemResult[]): ProveMetrics 
     },
     selfVsVerifier: {
       pairs: pairs.length,
-      agreement: proportion(pairs.map((c) => c.selfScore === roundTo(c.verifierScore!))),
+      agreement: proportion(pairs.map((c) => roundTo(c.selfScore!) === roundTo(c.verifierScore!))),
       meanAbsoluteDifference: mean(pairs.map((c) => Math.abs(c.selfScore! - c.verifierScore!))),
     },
     calibration: {
@@ -92,6 +99,18 @@ export function summarizeProve(items: readonly ProveItemResult[]): ProveMetrics 
       },
     },
     meanRounds: mean(items.map((it) => it.rounds.length)),
+    phaseSeconds: phaseMeans(items),
+  };
+}
+
+function phaseMeans(items: readonly ProveItemResult[]): ProveMetrics['phaseSeconds'] {
+  const timed = items.flatMap((it) => (it.phaseMs ? [it.phaseMs] : []));
+  const of = (k: keyof (typeof timed)[number]) => mean(timed.map((t) => t[k] / 1000));
+  return {
+    generate: of('generate'),
+    verify: of('verify'),
+    metaVerify: of('metaVerify'),
+    stepScores: of('stepScores'),
   };
 }
 

@@ -80,11 +80,22 @@ export async function runItems<I, R>(options: RunItemsOptions<I, R>): Promise<Ru
     while (next < pending.length && !signal?.aborted && !stoppedBy) {
       const item = pending[next++];
       const t0 = performance.now();
+      const cpu0 = process.cpuUsage();
+      const cpuMs = () => {
+        const d = process.cpuUsage(cpu0);
+        return (d.user + d.system) / 1000;
+      };
       try {
         const result = await options.evaluate(item, signal);
         // A cancelled item is not finished: the next run evaluates it again.
         if (signal?.aborted) return;
-        journal.append({ index: item.index, id: item.id, result, ms: performance.now() - t0 });
+        journal.append({
+          index: item.index,
+          id: item.id,
+          result,
+          ms: performance.now() - t0,
+          cpuMs: cpuMs(),
+        });
         finishedNow++;
         failuresInRow = 0;
         report({ id: item.id, summary: options.describe(result), ok: true });
@@ -92,7 +103,7 @@ export async function runItems<I, R>(options: RunItemsOptions<I, R>): Promise<Ru
         if (signal?.aborted) return;
         const e = err as Error & { hint?: string };
         const error = { message: e?.message ?? String(err), ...(e?.hint ? { hint: e.hint } : {}) };
-        journal.append({ index: item.index, id: item.id, error, ms: performance.now() - t0 });
+        journal.append({ index: item.index, id: item.id, error, ms: performance.now() - t0, cpuMs: cpuMs() });
         failedNow++;
         failuresInRow++;
         report({ id: item.id, summary: `failed: ${error.message}`, ok: false });

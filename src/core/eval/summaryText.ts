@@ -15,7 +15,7 @@ export function evalSummaryText(r: EvalResult): string {
   const head = [
     `${r.kind} evaluation of ${r.model.name} on ${r.dataset.path}`,
     `items: ${r.items.finished}/${r.items.selected} finished${r.items.failed.length ? `, ${r.items.failed.length} failed` : ''}${r.complete ? '' : ' (incomplete: run again to continue)'}`,
-    `time per item: ${r.timing.secondsPerItem === null ? '—' : `${r.timing.secondsPerItem.toFixed(1)} s`}`,
+    `time per item: ${r.timing.secondsPerItem === null ? '—' : `${r.timing.secondsPerItem.toFixed(1)} s wall`}${r.timing.cpuSecondsPerItem == null ? '' : `, ${r.timing.cpuSecondsPerItem.toFixed(1)} s CPU`} (load average ${r.timing.machine.loadAverage ?? '—'} on ${r.timing.machine.cores} cores)`,
   ];
   return [...head, ...body(r), 'intervals: 95 % Wilson (proportions), 95 % bootstrap (AUROC)', ''].join('\n');
 }

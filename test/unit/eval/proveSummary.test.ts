@@ -43,6 +43,7 @@ const item = (rounds: { chosen: number; candidates: CandidateOutcome[] }[]): Pro
       correct: chosen.correct,
     },
     stepScorer: null,
+    phaseMs: { generate: 4000, verify: 2000, metaVerify: 1000, stepScores: 3000 },
     ms: 1,
   };
 };
@@ -118,6 +119,7 @@ test('the scoreboard: accuracy per round carries stopped runs forward; best-of-N
   assert.equal(m.selfVsVerifier.agreement.k, 2);
   assert.equal(m.calibration.verifierScore.roc.auroc, 1);
   assert.equal(m.calibration.selfScore.count, 4);
+  assert.deepEqual(m.phaseSeconds, { generate: 4, verify: 2, metaVerify: 1, stepScores: 3 });
 });
 
 test('a candidate is checked on the last box of its Solution, never on the self-score box', () => {

@@ -33,7 +33,8 @@ function doc(kind: EvalResult['kind'], metrics: unknown): EvalResult {
     timing: {
       secondsPerItem: 1,
       itemSeconds: 2,
-      machine: { cpu: 'c', cores: 2, memoryGiB: 1, node: 'v', platform: 'p' },
+      cpuSecondsPerItem: 0.5,
+      machine: { cpu: 'c', cores: 2, memoryGiB: 1, node: 'v', platform: 'p', loadAverage: 1.5 },
     },
     metrics,
     files: { journal: 'j', report: 'r' },

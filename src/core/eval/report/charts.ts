@@ -33,8 +33,6 @@ export interface LineChartSpec {
   diagonal?: boolean;
   /** Whole-number x ticks only (rounds). */
   integerX?: boolean;
-  /** Where the legend goes: ROC curves fill the top left, so theirs goes bottom right. */
-  legend?: 'top-left' | 'bottom-right';
 }
 
 export interface Bar {
@@ -77,9 +75,17 @@ function ticks(lo: number, hi: number, integer: boolean): number[] {
   return Array.from({ length: 6 }, (_, i) => lo + ((hi - lo) * i) / 5);
 }
 
-function frame(spec: { title: string; xLabel?: string; yLabel: string }, body: string[]): string {
+/** The chart's frame; the legend goes in rows below the plot, so it never covers data. */
+function frame(
+  spec: { title: string; xLabel?: string; yLabel: string },
+  body: string[],
+  legend: string[] = [],
+): string {
+  const laid = layoutLegend(legend);
+  const rows = laid.length ? laid[laid.length - 1].row + 1 : 0;
+  const height = H + rows * LEGEND_ROW + (rows ? 8 : 0);
   return [
-    `<svg class="chart" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${escapeXml(spec.title)}">`,
+    `<svg class="chart" viewBox="0 0 ${W} ${height}" width="${W}" height="${height}" role="img" aria-label="${escapeXml(spec.title)}">`,
     `<title>${escapeXml(spec.title)}</title>`,
     `<text class="chart-title" x="${W / 2}" y="18" text-anchor="middle">${escapeXml(spec.title)}</text>`,
     ...body,
@@ -87,6 +93,7 @@ function frame(spec: { title: string; xLabel?: string; yLabel: string }, body: s
       ? `<text class="axis-label" x="${M.left + (W - M.left - M.right) / 2}" y="${H - 8}" text-anchor="middle">${escapeXml(spec.xLabel)}</text>`
       : '',
     `<text class="axis-label" transform="translate(13 ${M.top + (H - M.top - M.bottom) / 2}) rotate(-90)" text-anchor="middle">${escapeXml(spec.yLabel)}</text>`,
+    laid.length ? legendSvg(laid) : '',
     '</svg>',
   ].join('\n');
 }
@@ -142,21 +149,36 @@ export function lineChart(spec: LineChartSpec): string {
         );
     }
   });
-  body.push(
-    legend(
-      spec.series.map((s) => s.name),
-      spec.legend ?? 'top-left',
-    ),
+  return frame(
+    spec,
+    body,
+    spec.series.map((x) => x.name),
   );
-  return frame(spec, body);
 }
 
-function legend(names: string[], at: 'top-left' | 'bottom-right'): string {
-  const longest = Math.max(0, ...names.map((n) => n.length));
-  const items = names.map((name, i) => {
-    const x = at === 'top-left' ? M.left + 10 : W - M.right - 22 - longest * 5.6;
-    const y = at === 'top-left' ? M.top + 6 + i * 15 : H - M.bottom - 10 - (names.length - 1 - i) * 15;
-    return `<rect class="swatch s${i % 5}" x="${x}" y="${y - 8}" width="10" height="10"/><text class="legend" x="${x + 15}" y="${y + 1}">${escapeXml(name)}</text>`;
+const LEGEND_ROW = 16;
+const itemWidth = (name: string) => 24 + name.length * 6;
+
+/** Legend entries flow in rows under the plot, as many per row as fit. */
+function layoutLegend(names: string[]): { name: string; x: number; row: number }[] {
+  const out: { name: string; x: number; row: number }[] = [];
+  let x = M.left;
+  let row = 0;
+  for (const name of names) {
+    if (x > M.left && x + itemWidth(name) > W - M.right) {
+      row++;
+      x = M.left;
+    }
+    out.push({ name, x, row });
+    x += itemWidth(name);
+  }
+  return out;
+}
+
+function legendSvg(laid: { name: string; x: number; row: number }[]): string {
+  const items = laid.map(({ name, x, row }, i) => {
+    const y = H + 10 + row * LEGEND_ROW;
+    return `<rect class="swatch s${i % 5}" x="${x}" y="${y - 9}" width="10" height="10"/><text class="legend" x="${x + 14}" y="${y}">${escapeXml(name)}</text>`;
   });
   return `<g class="legend-box">${items.join('')}</g>`;
 }

@@ -69,11 +69,15 @@ function baseName(p: string): string {
 }
 
 function summaryLine(r: EvalResult): string {
-  const per = r.timing.secondsPerItem === null ? '—' : `${r.timing.secondsPerItem.toFixed(1)} s`;
+  const cpu = r.timing.cpuSecondsPerItem;
+  const per =
+    r.timing.secondsPerItem === null
+      ? '—'
+      : `${r.timing.secondsPerItem.toFixed(1)} s${cpu === null || cpu === undefined ? '' : ` (${cpu.toFixed(1)} s CPU)`}`;
   return `<dl class="facts">
 <div><dt>Model</dt><dd>${esc(r.model.name)} (${esc(r.model.backend)}, ${esc(r.model.device)})</dd></div>
 <div><dt>Items</dt><dd>${r.items.finished} of ${r.items.selected}${r.items.failed.length ? `, ${r.items.failed.length} failed` : ''}</dd></div>
-<div><dt>Time per item</dt><dd>${per} on ${r.timing.machine.cores} cores</dd></div>
+<div><dt>Time per item</dt><dd>${per} on ${r.timing.machine.cores} cores${r.timing.machine.loadAverage === undefined ? '' : ` (load ${r.timing.machine.loadAverage})`}</dd></div>
 <div><dt>Updated</dt><dd>${esc(r.updatedAt.replace('T', ' ').slice(0, 16))} UTC</dd></div>
 </dl>`;
 }

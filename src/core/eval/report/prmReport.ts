@@ -22,7 +22,6 @@ export function prmSections(m: PrmMetrics): string[] {
     x: [0, 1],
     y: [0, 1],
     diagonal: true,
-    legend: 'bottom-right',
     series: [
       {
         name: `steps (AUROC ${num(m.stepRoc.auroc)})`,

@@ -21,7 +21,7 @@ const SELECTIONS: [SelectionName, string, string][] = [
 ];
 
 export function proveSections(m: ProveMetrics): string[] {
-  return [headline(m), refinement(m), bestOfN(m), calibrationSection(m), agreement(m)];
+  return [headline(m), refinement(m), bestOfN(m), calibrationSection(m), agreement(m), phases(m)];
 }
 
 function headline(m: ProveMetrics): string {
@@ -44,6 +44,24 @@ function headline(m: ProveMetrics): string {
     },
     { label: 'Rounds per problem', value: num(m.meanRounds, 1) },
   ]);
+}
+
+function phases(m: ProveMetrics): string {
+  const p = m.phaseSeconds;
+  if (!p || p.generate === null) return '';
+  return section(
+    'Where the time goes',
+    'Mean seconds per problem in each phase of Prove, over all its rounds and candidates.',
+    table(
+      ['phase', 'seconds per problem'],
+      [
+        ['generation (candidates as one batch)', num(p.generate, 1)],
+        ['verifier passes', num(p.verify, 1)],
+        ['meta-verification', num(p.metaVerify, 1)],
+        ['step scores', num(p.stepScores, 1)],
+      ],
+    ),
+  );
 }
 
 function refinement(m: ProveMetrics): string {
@@ -135,7 +153,6 @@ function calibrationSection(m: ProveMetrics): string {
     x: [0, 1],
     y: [0, 1],
     diagonal: true,
-    legend: 'bottom-right',
     series: present.map((k) => rocSeries(m.calibration[k].roc, SCORE_NAMES[k].replace(/ \(.*\)$/, ''))),
   });
   const rows = present.map((k) => {
