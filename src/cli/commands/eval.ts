@@ -21,7 +21,7 @@ import { evalSummaryText } from '../../core/eval/summaryText';
 
 const COMMON = '[--out FILE.json] [--fresh] [--limit N] [--concurrency N] [--json] [--progress text|json]';
 const USAGE = [
-  `stepwise eval prove [--data MATH.jsonl] [--candidates N] [--iterations N] [--max-tokens N] [--temperature T] [--seed S] [--rerank-by verifier|prm|self] [--prm-dir DIR] [--no-step-scores] ${COMMON} ${MODEL_USAGE}`,
+  `stepwise eval prove [--data MATH.jsonl] [--candidates N] [--iterations N] [--max-tokens N] [--temperature T] [--seed S] [--rerank-by verifier|prm|self] [--prm-dir DIR] [--no-step-scores] [--free] ${COMMON} ${MODEL_USAGE}`,
   `       stepwise eval tests [--data HumanEval.jsonl.gz|mbpp.jsonl] [--mutants K] [--max-tokens N] [--seed S] ${COMMON} ${MODEL_USAGE}`,
   `       stepwise eval prm --labels FILE [--prm-dir DIR | model options] [--threshold T] ${COMMON}`,
 ].join('\n');
@@ -43,6 +43,7 @@ const OPTIONS = {
   'rerank-by': { type: 'string' },
   'prm-dir': { type: 'string' },
   'no-step-scores': { type: 'boolean' },
+  free: { type: 'boolean' },
   mutants: { type: 'string' },
   threshold: { type: 'string' },
 } as const;
@@ -136,6 +137,8 @@ export const evalCommand: CliCommand = {
             seed: int(values.seed, 'seed', 0, 1),
             rerankBy: rerankBy(values['rerank-by']),
             stepScores: !values['no-step-scores'],
+            // Recorded in the settings, so a journal of free runs is never resumed constrained.
+            constrained: !values.free,
           },
         });
       } else if (kind === 'tests') {

@@ -2,16 +2,15 @@
  * `stepwise eval prove`: Prove and self-verify on problems with known final answers (MATH-500).
  * Each problem gets one full Prove run — N candidates per round, judged by the verifier, scored
  * step by step, refined while the chosen candidate's self-score is below 1 — and every candidate
- * of every round is recorded with its boxed final answer checked against the reference. What the
- * scoreboard computes from these records is in proveSummary.ts.
+ * of every round is recorded with its boxed final answer (the generator prompt asks for one where
+ * a problem asks for a value) checked against the reference, which Prove also receives so that the
+ * run documents its answer checks. What the scoreboard computes from these records is in
+ * proveSummary.ts.
  */
 import { proveAndVerify, type ProveModels, type ProveOptionsInput } from '../prove/prove';
 import type { CandidateRecord, ProveRun } from '../prove/runSchema';
 import { answersEquivalent, finalBoxedAnswer } from './answers';
 import type { MathProblem } from './datasets';
-
-/** Appended to each problem so that the Solution ends with a final answer the checker can read. */
-export const ANSWER_INSTRUCTION = 'Give the final answer in the Solution as \\boxed{ANSWER}.';
 
 export interface CandidateOutcome {
   /** The last \boxed{} of the Solution section; null when there is none. */
@@ -38,13 +37,11 @@ export interface ProveItemResult {
   /** The run's answer: the chosen candidate of the last round. */
   final: { round: number; candidate: number; answer: string | null; correct: boolean } | null;
   stepScorer: ProveRun['models']['stepScorer'];
+  /** How the generator's outputs were made: constrained by a generation plan, or free (and why). */
+  generation?: { mode: 'constrained' | 'free'; fallbackReason: string | null };
   /** Where the run's time went: generation, verifier and meta-verifier passes, step scoring. */
   phaseMs?: { generate: number; verify: number; metaVerify: number; stepScores: number };
   ms: number;
-}
-
-export function problemPrompt(problem: MathProblem): string {
-  return `${problem.problem.trim()}\n\n${ANSWER_INSTRUCTION}`;
 }
 
 export function candidateOutcome(c: CandidateRecord, reference: string): CandidateOutcome {
@@ -82,6 +79,10 @@ export function proveItemResult(problem: MathProblem, run: ProveRun): ProveItemR
       ? { round: rounds.length - 1, candidate: last.chosen, answer: chosen.answer, correct: chosen.correct }
       : null,
     stepScorer: run.models.stepScorer,
+    generation: {
+      mode: run.generation.generator.mode,
+      fallbackReason: run.generation.generator.fallbackReason,
+    },
     phaseMs: phaseTimes(run),
     ms: run.totalMs,
   };
@@ -114,7 +115,12 @@ export async function evaluateMathProblem(
   signal?: AbortSignal,
 ): Promise<ProveItemResult> {
   const run = await proveAndVerify(
-    { problem: problemPrompt(problem), options: { ...options, seed: options.seed + 1000 * index }, signal },
+    {
+      problem: problem.problem,
+      referenceAnswer: problem.answer,
+      options: { ...options, seed: options.seed + 1000 * index },
+      signal,
+    },
     models,
   );
   if (run.status === 'cancelled') signal?.throwIfAborted();

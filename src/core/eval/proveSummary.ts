@@ -39,6 +39,8 @@ export interface ProveMetrics {
   /** Best-of-N over the first round's N candidates. */
   bestOfN: { candidates: number; selections: Record<SelectionName, Proportion> };
   meanRounds: number | null;
+  /** Problems whose candidates were generated under a plan (both sections and the score guaranteed). */
+  constrained: Proportion;
   /** Mean seconds per problem in each phase of Prove (items journaled before this was recorded are left out). */
   phaseSeconds: {
     generate: number | null;
@@ -99,6 +101,9 @@ export function summarizeProve(items: readonly ProveItemResult[]): ProveMetrics 
       },
     },
     meanRounds: mean(items.map((it) => it.rounds.length)),
+    constrained: proportion(
+      items.filter((it) => it.generation).map((it) => it.generation!.mode === 'constrained'),
+    ),
     phaseSeconds: phaseMeans(items),
   };
 }

@@ -56,7 +56,12 @@ export async function evalProve(
   run: CommonRun & {
     data: string;
     models: ProveModels;
-    options: ProveOptionsInput & { seed: number; candidates: number; maxIterations: number };
+    options: ProveOptionsInput & {
+      seed: number;
+      candidates: number;
+      maxIterations: number;
+      constrained: boolean;
+    };
   },
 ): Promise<EvaluationOutcome<ProveMetrics>> {
   const { items: problems, problems: bad } = readMathProblems(run.data, MISSING_DATA_HINTS.prove);

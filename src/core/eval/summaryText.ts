@@ -36,7 +36,7 @@ function body(r: EvalResult): string[] {
   if (r.kind === 'tests') {
     const m = r.metrics as TestsMetrics;
     return [
-      `tests: ${m.tests.generated} generated, ${m.tests.admitted} admitted, ${m.tests.valid} valid (${p(m.validity.pooled)})`,
+      `tests: ${m.tests.admitted} admitted (${m.tests.oracle} oracle assertions; ${m.tests.rejectedLines} lines not admitted), ${m.tests.valid} valid (${p(m.validity.pooled)})`,
       `mutation score (pooled): ${p(m.mutationScore.pooled)}; mean per function ${n(m.mutationScore.meanPerFunction)}`,
       `generator pass rate on the dataset's tests: ${p(m.generatorPassRate)}`,
       `rewards: generator ${n(m.rewards.generator)}, test writer ${n(m.rewards.testWriter)}`,

@@ -2,8 +2,10 @@
  * `stepwise eval tests`: how good are the tests the five-stage pipeline writes? Per function of
  * HumanEval or MBPP, the pipeline reasons about the reference implementation and writes tests at
  * every stage; then, in the sandbox:
- *  - admitted: tests the sandbox could collect and run at all;
- *  - valid: tests the reference implementation passes;
+ *  - admitted: tests the pipeline took into its suite — single assertions on the function, which
+ *    the oracle judges out of reach of the code under test (or whole test functions where a stage
+ *    wrote no assertion line), duplicates left out;
+ *  - valid: admitted tests the reference implementation passes;
  *  - mutation score: the share of known-wrong mutants of the reference (single AST mutations that
  *    the dataset's own tests reject) that at least one valid test rejects;
  *  - the generator's stage-5 code against the dataset's own tests (its pass rate);
@@ -11,6 +13,7 @@
  */
 import { findFunctions } from '../code/functions';
 import { runFiveStages, type SuiteRunner } from '../code/pipeline';
+import { createSandboxSuiteRunner } from '../code/sandboxRunner';
 import type { ModelBackend } from '../model/types';
 import { runSuite } from '../sandbox/index';
 import type { SandboxTest, TestStatus } from '../sandbox/types';
@@ -32,8 +35,11 @@ export interface TestsItemResult {
   format: CodeTask['format'];
   entryPoint: string;
   tests: {
-    generated: number;
     admitted: number;
+    /** Of the admitted: assertion tests, judged by the oracle (the rest ran as test functions). */
+    oracle: number;
+    /** Lines of the test writers' output that were not admitted (with reasons in a pipeline run). */
+    rejectedLines: number;
     valid: number;
     /** Valid tests per stage 1–5. */
     validByStage: number[];
@@ -76,23 +82,40 @@ export async function evaluateCodeTask(task: CodeTask, ctx: TestsEvalContext): P
     signal,
   };
   let sandboxMs = 0;
-  const sandbox = async (code: string, tests: SandboxTest[]) => {
+  const timed = async <T>(work: () => Promise<T>): Promise<T> => {
     const t0 = Date.now();
     try {
-      if (!tests.length) return [];
-      const r = await runSuite({
-        language: 'python',
-        code,
-        tests,
-        ...limits,
-        suiteTimeoutMs: Math.min(600_000, 30_000 + tests.length * settings.perTestTimeoutMs),
-      });
-      return r.verdicts;
+      return await work();
     } finally {
       sandboxMs += Date.now() - t0;
     }
   };
-  const suiteRunner: SuiteRunner = async ({ code, tests }) => ({ verdicts: await sandbox(code, tests) });
+  const suiteTimeoutMs = (n: number) => Math.min(600_000, 30_000 + n * settings.perTestTimeoutMs);
+  // Generated tests go through the product's runner: assertion lines to the oracle, which keeps
+  // the expected values away from the code under test, whole test functions to pytest.
+  const runner = (n: number) =>
+    createSandboxSuiteRunner({
+      ...limits,
+      suiteTimeoutMs: suiteTimeoutMs(n),
+      perTestTimeoutMs: settings.perTestTimeoutMs,
+    });
+  const suiteRunner: SuiteRunner = (request) => timed(() => runner(request.tests.length)(request));
+  /** Trusted test code (the dataset's own) on candidates that each travel inside their test module. */
+  const pytest = (tests: SandboxTest[]) =>
+    tests.length
+      ? timed(
+          async () =>
+            (
+              await runSuite({
+                language: 'python',
+                code: '',
+                tests,
+                ...limits,
+                suiteTimeoutMs: suiteTimeoutMs(tests.length),
+              })
+            ).verdicts,
+        )
+      : Promise.resolve([]);
 
   const t0 = Date.now();
   const run = await runFiveStages({
@@ -109,27 +132,36 @@ export async function evaluateCodeTask(task: CodeTask, ctx: TestsEvalContext): P
   const pipelineMs = Date.now() - t0 - sandboxMs;
   signal?.throwIfAborted();
 
-  // The dataset's own tests on the reference, the generated code and every mutant, in one run:
-  // each candidate travels inside its test module, so they cannot see one another.
-  const candidates = [task.referenceCode, run.generatedCode, ...ctx.mutants.map((m) => m.code)];
-  const official = await sandbox(
-    '',
+  // The dataset's own tests on the reference and every mutant, in one run: each candidate travels
+  // inside its test module, so they cannot see one another. These are trusted code.
+  const candidates = [task.referenceCode, ...ctx.mutants.map((m) => m.code)];
+  const official = await pytest(
     candidates.map((code, i) => ({ name: `official-${i}`, source: `${code}\n\n${task.officialTest}` })),
   );
   const statusOf = (i: number): TestStatus => official[i]?.status ?? 'error';
-  const knownWrong = ctx.mutants.map((m, i) => ({ m, i })).filter(({ i }) => statusOf(i + 2) !== 'passed');
+  // The generated code is untrusted: it is the module under test, apart from the tests.
+  const generatedOfficial = run.generatedCode.trim()
+    ? await timed(
+        async () =>
+          (
+            await runSuite({
+              language: 'python',
+              code: run.generatedCode,
+              tests: [{ name: 'official', source: task.officialTest }],
+              ...limits,
+              suiteTimeoutMs: suiteTimeoutMs(1),
+            })
+          ).verdicts[0]?.status ?? 'error',
+      )
+    : ('error' as TestStatus);
+  const knownWrong = ctx.mutants.map((m, i) => ({ m, i })).filter(({ i }) => statusOf(i + 1) !== 'passed');
 
   const valid = run.accumulatedSuite.filter((_, i) => run.verdicts[i]?.onUser === 'passed');
   const killed = new Set<number>();
-  if (valid.length && knownWrong.length) {
-    const jobs = knownWrong.flatMap(({ m, i }) => valid.map((t) => ({ mutant: i, test: t, code: m.code })));
-    const verdicts = await sandbox(
-      '',
-      jobs.map((j, k) => ({ name: `mutant-${k}`, source: `${j.code}\n\n${j.test.source}` })),
-    );
-    jobs.forEach((j, k) => {
-      if (verdicts[k] && verdicts[k].status !== 'passed') killed.add(j.mutant);
-    });
+  for (const { m, i } of valid.length ? knownWrong : []) {
+    signal?.throwIfAborted();
+    const r = await suiteRunner({ language: 'python', code: m.code, tests: valid, signal });
+    if (valid.some((t) => r.verdicts.find((v) => v.name === t.name)?.status !== 'passed')) killed.add(i);
   }
   const byKind: TestsItemResult['mutants']['byKind'] = {};
   for (const { m, i } of knownWrong) {
@@ -143,8 +175,9 @@ export async function evaluateCodeTask(task: CodeTask, ctx: TestsEvalContext): P
     format: task.format,
     entryPoint: task.entryPoint,
     tests: {
-      generated: run.accumulatedSuite.length,
-      admitted: run.verdicts.filter((v) => v.onUser !== 'uncollectable').length,
+      admitted: run.accumulatedSuite.length,
+      oracle: run.accumulatedSuite.filter((t) => t.assertion).length,
+      rejectedLines: run.stages.reduce((n, st) => n + st.rejected.length, 0),
       valid: valid.length,
       validByStage: [1, 2, 3, 4, 5].map((s) => valid.filter((t) => t.stage === s).length),
     },
@@ -156,7 +189,7 @@ export async function evaluateCodeTask(task: CodeTask, ctx: TestsEvalContext): P
       byKind,
     },
     referencePassesOfficial: statusOf(0) === 'passed',
-    generator: { wroteCode: run.generatedCode.trim() !== '', officialStatus: statusOf(1) },
+    generator: { wroteCode: run.generatedCode.trim() !== '', officialStatus: generatedOfficial },
     rewards: {
       validity: scores?.validity ?? 0,
       generator: scores?.generatorReward ?? 0.5,
@@ -169,5 +202,5 @@ export async function evaluateCodeTask(task: CodeTask, ctx: TestsEvalContext): P
 export function describeTestsItem(r: TestsItemResult): string {
   const score =
     r.mutants.score === null ? 'no known-wrong mutant' : `mutation score ${r.mutants.score.toFixed(2)}`;
-  return `${r.tests.generated} tests, ${r.tests.valid} valid, ${score}, generated code ${r.generator.officialStatus}`;
+  return `${r.tests.admitted} tests admitted, ${r.tests.valid} valid, ${score}, generated code ${r.generator.officialStatus}`;
 }

@@ -4,8 +4,14 @@ import type { TestsItemResult } from './testsEval';
 
 export interface TestsMetrics {
   functions: number;
-  tests: { generated: number; admitted: number; valid: number; perFunction: number | null };
-  /** valid / generated over all functions, and the mean of the per-function validity. */
+  tests: {
+    admitted: number;
+    oracle: number;
+    rejectedLines: number;
+    valid: number;
+    perFunction: number | null;
+  };
+  /** valid / admitted over all functions, and the mean of the per-function validity. */
   validity: { pooled: Proportion; meanPerFunction: number | null };
   /** Known-wrong mutants rejected by the valid generated tests, pooled over all functions. */
   mutationScore: {
@@ -37,7 +43,7 @@ const BINS: [string, (s: number) => boolean][] = [
 
 export function summarizeTests(items: readonly TestsItemResult[]): TestsMetrics {
   const sum = (f: (r: TestsItemResult) => number) => items.reduce((n, r) => n + f(r), 0);
-  const generated = sum((r) => r.tests.generated);
+  const admitted = sum((r) => r.tests.admitted);
   const valid = sum((r) => r.tests.valid);
   const scores = items.map((r) => r.mutants.score).filter((s): s is number => s !== null);
   const kinds = new Map<string, { knownWrong: number; killed: number }>();
@@ -51,15 +57,16 @@ export function summarizeTests(items: readonly TestsItemResult[]): TestsMetrics 
   return {
     functions: items.length,
     tests: {
-      generated,
-      admitted: sum((r) => r.tests.admitted),
+      admitted,
+      oracle: sum((r) => r.tests.oracle),
+      rejectedLines: sum((r) => r.tests.rejectedLines),
       valid,
-      perFunction: items.length ? generated / items.length : null,
+      perFunction: items.length ? admitted / items.length : null,
     },
     validity: {
-      pooled: wilson(valid, generated),
+      pooled: wilson(valid, admitted),
       meanPerFunction: mean(
-        items.filter((r) => r.tests.generated).map((r) => r.tests.valid / r.tests.generated),
+        items.filter((r) => r.tests.admitted).map((r) => r.tests.valid / r.tests.admitted),
       ),
     },
     mutationScore: {

@@ -42,42 +42,8 @@ export function splitReferenceAnswer(problem: string): { problem: string; refere
 }
 
 /**
- * Whether two final answers say the same thing. A small normaliser until the evaluation's careful
- * equivalence replaces it (same name, same place): it ignores math delimiters, spacing, `\left` /
- * `\right`, `\text{}` wrappers, degree signs, a trailing full stop, `\dfrac` vs `\frac`, and compares
- * numbers (decimals, fractions, `\frac{a}{b}`) by value.
+ * Whether two final answers say the same thing: the evaluation's equivalence check (fractions,
+ * radicals, intervals and sets, units and degrees, LaTeX spacing; see src/core/eval/answers.ts),
+ * so the Prove panel and `stepwise eval prove` judge answers alike.
  */
-export function answersEquivalent(a: string, b: string): boolean {
-  const x = normaliseAnswer(a);
-  const y = normaliseAnswer(b);
-  if (x === '' || y === '') return false;
-  if (x === y) return true;
-  const nx = numericValue(x);
-  const ny = numericValue(y);
-  return nx !== null && ny !== null && Math.abs(nx - ny) <= 1e-9 * Math.max(1, Math.abs(nx), Math.abs(ny));
-}
-
-export function normaliseAnswer(answer: string): string {
-  let s = answer.trim();
-  const boxed = findBoxed(s);
-  if (boxed.length === 1 && boxed[0].start === 0) s = boxed[0].content;
-  return s
-    .replace(/^\$+|\$+$/g, '')
-    .replace(/\\[()[\]]/g, '')
-    .replace(/\\(?:text|textbf|mathrm|mbox)\s*\{([^{}]*)\}/g, '$1')
-    .replace(/\\(?:left|right|displaystyle|!|,|;|:)/g, '')
-    .replace(/\\[dt]frac/g, '\\frac')
-    .replace(/\^\s*\{?\\circ\}?|°/g, '')
-    .replace(/\\%|%/g, '')
-    .replace(/\s+/g, '')
-    .replace(/\.$/, '')
-    .toLowerCase();
-}
-
-function numericValue(s: string): number | null {
-  const plain = s.replace(/,(?=\d{3}\b)/g, '');
-  if (/^[-+]?(\d+(\.\d*)?|\.\d+)$/.test(plain)) return Number(plain);
-  const frac = /^([-+]?)\\frac\{([-+]?\d+)\}\{(\d+)\}$/.exec(plain) ?? /^([-+]?)(\d+)\/(\d+)$/.exec(plain);
-  if (frac && Number(frac[3]) !== 0) return (frac[1] === '-' ? -1 : 1) * (Number(frac[2]) / Number(frac[3]));
-  return null;
-}
+export { answersEquivalent } from '../eval/answers';

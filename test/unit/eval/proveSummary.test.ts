@@ -1,11 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  candidateOutcome,
-  proveItemResult,
-  problemPrompt,
-  ANSWER_INSTRUCTION,
-} from '../../../src/core/eval/proveEval';
+import { candidateOutcome, proveItemResult } from '../../../src/core/eval/proveEval';
 import type { CandidateOutcome, ProveItemResult } from '../../../src/core/eval/proveEval';
 import { majorityVote, summarizeProve } from '../../../src/core/eval/proveSummary';
 import { parseProofOutput } from '../../../src/core/prove/parse';
@@ -44,6 +39,7 @@ const item = (rounds: { chosen: number; candidates: CandidateOutcome[] }[]): Pro
     },
     stepScorer: null,
     phaseMs: { generate: 4000, verify: 2000, metaVerify: 1000, stepScores: 3000 },
+    generation: { mode: 'constrained', fallbackReason: null },
     ms: 1,
   };
 };
@@ -120,6 +116,7 @@ test('the scoreboard: accuracy per round carries stopped runs forward; best-of-N
   assert.equal(m.calibration.verifierScore.roc.auroc, 1);
   assert.equal(m.calibration.selfScore.count, 4);
   assert.deepEqual(m.phaseSeconds, { generate: 4, verify: 2, metaVerify: 1, stepScores: 3 });
+  assert.equal(m.constrained.k, 2);
 });
 
 test('a candidate is checked on the last box of its Solution, never on the self-score box', () => {
@@ -147,14 +144,18 @@ test('a candidate is checked on the last box of its Solution, never on the self-
   );
   assert.equal(wrong.answer, '3');
   assert.equal(wrong.correct, false);
-  assert.ok(problemPrompt({ id: 'x', problem: 'What is 1/2?', answer: '0.5' }).endsWith(ANSWER_INSTRUCTION));
   const run = {
     status: 'failed',
     stopReason: 'failed',
     error: { message: 'x' },
     iterations: [],
     models: { stepScorer: null },
+    generation: {
+      generator: { mode: 'free', planMode: null, fallbackReason: 'the backend cannot run plans' },
+    },
     totalMs: 3,
   } as unknown as ProveRun;
-  assert.equal(proveItemResult({ id: 'x', problem: 'p', answer: '1' }, run).final, null);
+  const failed = proveItemResult({ id: 'x', problem: 'p', answer: '1' }, run);
+  assert.equal(failed.final, null);
+  assert.deepEqual(failed.generation, { mode: 'free', fallbackReason: 'the backend cannot run plans' });
 });

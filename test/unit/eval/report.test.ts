@@ -62,7 +62,7 @@ const tests = summarizeTests([
     id: 't',
     format: 'mbpp',
     entryPoint: 'f',
-    tests: { generated: 4, admitted: 3, valid: 2, validByStage: [1, 1, 0, 0, 0] },
+    tests: { admitted: 3, oracle: 3, rejectedLines: 2, valid: 2, validByStage: [1, 1, 0, 0, 0] },
     mutants: {
       generated: 3,
       knownWrong: 2,

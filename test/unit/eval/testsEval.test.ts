@@ -30,48 +30,43 @@ test('mutants differ from the reference in one place, mix their kinds, and unpar
   for (const m of leap) assert.match(m.code, /def is_leap\(year\)/);
 });
 
-test('scoring a suite: admitted, valid on the reference, known-wrong mutants it rejects, the generated code', async () => {
+test('scoring a suite: admitted assertions, valid on the reference, known-wrong mutants they reject, the generated code', async () => {
   const task = readCodeTasks(MBPP).items[3]; // is_leap
-  const tests = [
+  const constraintTests = [
     '```python',
-    'def test_century_rules():',
-    '    assert is_leap(1900) is False',
-    '    assert is_leap(2000) is True',
-    '',
-    'def test_ordinary_years():',
-    '    assert is_leap(2024) is True',
-    '    assert is_leap(2023) is False',
-    '',
-    'def test_wrong_expectation():',
-    '    assert is_leap(2023) is True',
-    '',
-    'def test_broken(:',
-    '    pass',
+    'assert is_leap(1900) is False',
+    'assert is_leap(2000) is True',
+    'assert is_leap(2024) == True',
+    'assert is_leap(2023) == True',
+    'assert is_leap(2000) is True',
+    'print(is_leap(4))',
     '```',
   ].join('\n');
   const model = scriptedModel((prompt) => {
-    if (prompt.startsWith('You write pytest'))
-      return prompt.includes('Constraints') ? tests : 'No tests here.';
+    if (prompt.startsWith('You write tests'))
+      return prompt.includes('Constraints') ? constraintTests : 'No tests here.';
     if (prompt.includes('Write the complete Python implementation'))
       return '```python\ndef is_leap(year):\n    return year % 4 == 0 and year % 100 != 0 or year % 400 == 0\n```';
     return 'Reasoning.';
   });
   const mutants = (await pythonMutants({ t: task.referenceCode }, { limit: 8 })).t;
   const r = await evaluateCodeTask(task, { model, settings: SETTINGS, mutants });
-  assert.equal(r.tests.generated, 4);
-  assert.equal(r.tests.admitted, 3, 'the test that does not parse is not admitted');
-  assert.equal(r.tests.valid, 2);
+  assert.equal(r.tests.admitted, 4, 'the duplicate and the print line are not admitted');
+  assert.equal(r.tests.oracle, 4, 'assertion lines are judged by the oracle');
+  assert.ok(r.tests.rejectedLines >= 2);
+  assert.equal(r.tests.valid, 3, 'is_leap(2023) == True is wrong on the reference');
+  assert.deepEqual(r.tests.validByStage, [0, 0, 0, 3, 0]);
   assert.equal(r.referencePassesOfficial, true);
   assert.equal(r.generator.officialStatus, 'passed');
   assert.ok(r.mutants.knownWrong > 0 && r.mutants.knownWrong <= r.mutants.generated);
   assert.ok(r.mutants.killed >= 1 && r.mutants.killed <= r.mutants.knownWrong);
   assert.equal(r.mutants.score, r.mutants.killed / r.mutants.knownWrong);
-  assert.equal(r.rewards.validity, 0.5);
-  assert.equal(r.rewards.generator, 1, 'the generated code passes both valid tests');
+  assert.equal(r.rewards.validity, 0.75);
+  assert.equal(r.rewards.generator, 1, 'the generated code passes every valid test');
   // Without any valid test, no mutant can be caught.
   const silent = scriptedModel(() => 'Nothing.');
   const none = await evaluateCodeTask(task, { model: silent, settings: SETTINGS, mutants });
-  assert.equal(none.tests.generated, 0);
+  assert.equal(none.tests.admitted, 0);
   assert.equal(none.mutants.killed, 0);
   assert.notEqual(none.generator.officialStatus, 'passed');
 });

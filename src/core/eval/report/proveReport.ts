@@ -43,6 +43,15 @@ function headline(m: ProveMetrics): string {
       detail: `${m.format.boxedAnswer.k} candidates`,
     },
     { label: 'Rounds per problem', value: num(m.meanRounds, 1) },
+    ...(m.constrained?.n
+      ? [
+          {
+            label: 'Constrained generation',
+            value: v(m.constrained.value),
+            detail: `${m.constrained.k}/${m.constrained.n} problems`,
+          },
+        ]
+      : []),
   ]);
 }
 

@@ -14,7 +14,7 @@ export function testsSections(m: TestsMetrics): string[] {
     {
       label: 'Valid tests',
       value: v(m.validity.pooled.value),
-      detail: `${m.tests.valid}/${m.tests.generated} tests`,
+      detail: `${m.tests.valid}/${m.tests.admitted} admitted tests`,
     },
     {
       label: 'Generator pass rate',
@@ -62,12 +62,13 @@ export function testsSections(m: TestsMetrics): string[] {
   );
   const suites = section(
     'Generated suites and rewards',
-    'Admitted: the sandbox could collect and run the test. Valid: the reference passes it. Rewards as in the adversarial design: generator = pass rate of its stage-5 code on the valid tests (0.5 without any); test writer = (1 − pass rate on all tests) × validity.',
+    'Admitted: taken into the suite — a single assertion on the function, judged by the oracle out of reach of the code under test (or a whole test function where a stage wrote no assertion line), duplicates left out. Valid: the reference passes it. Rewards as in the adversarial design: generator = pass rate of its stage-5 code on the valid tests (0.5 without any); test writer = (1 − pass rate on all tests) × validity.',
     table(
       ['measure', 'value'],
       [
-        ['tests generated', String(m.tests.generated)],
-        ['admitted', String(m.tests.admitted)],
+        ['tests admitted', String(m.tests.admitted)],
+        ['… of which assertions judged by the oracle', String(m.tests.oracle)],
+        ['lines of test-writer output not admitted', String(m.tests.rejectedLines)],
         ['valid (pooled) [95 % CI]', pct(m.validity.pooled)],
         ['mean validity per function', num(m.validity.meanPerFunction)],
         ["generated code passes the dataset's tests [95 % CI]", pct(m.generatorPassRate)],
