@@ -1,6 +1,7 @@
 import type { CliCommand } from '../command';
 import { evalCommand } from './eval';
 import { labelsCommand } from './labels';
+import { loopCommand } from './loop';
 import { practiceCommand } from './practice';
 import { calibrationCommand, parseProofCommand, proveCommand } from './prove';
 import { sandboxCommand } from './sandbox';
@@ -12,6 +13,7 @@ export const commands: CliCommand[] = [
   calibrationCommand,
   evalCommand,
   labelsCommand,
+  loopCommand,
   parseProofCommand,
   practiceCommand,
   proveCommand,

@@ -9,7 +9,14 @@ export {
   type StoreContents,
   type CorruptLine,
 } from './store';
-export { LabelRecordSchema, LABEL_SCHEMA_VERSION, type LabelRecord, type Rating } from './schema';
+export {
+  LabelRecordSchema,
+  LABEL_SCHEMA_VERSION,
+  isAutomaticLabel,
+  type LabelRecord,
+  type LabelSource,
+  type Rating,
+} from './schema';
 export {
   exportableSolutions,
   labelledSolutions,

@@ -23,7 +23,13 @@ export const LabelRecordSchema = z.object({
   stepText: z.string(),
   /** +1 correct and useful, 0 neutral, −1 wrong; null retracts the step's label. */
   rating: Rating.nullable(),
-  source: z.enum(['editor', 'panel', 'cli', 'import']),
+  /**
+   * Who made the label: a person (editor, panel, cli, import) or a labeller program
+   * (`auto-completion`: continuations from the step reach the reference answer or not;
+   * `auto-verifier`: unanimous verdicts of the verifier model). A person's label always outranks
+   * an automatic one for the same step.
+   */
+  source: z.enum(['editor', 'panel', 'cli', 'import', 'auto-completion', 'auto-verifier']),
   labeller: z.string().optional(),
   /** The id of the record this one replaces, when it changes or undoes a label. */
   supersedes: z.string().optional(),
@@ -31,3 +37,10 @@ export const LabelRecordSchema = z.object({
   meta: z.record(z.string(), z.unknown()).optional(),
 });
 export type LabelRecord = z.infer<typeof LabelRecordSchema>;
+
+export type LabelSource = LabelRecord['source'];
+
+/** Whether a label came from a labeller program rather than a person. */
+export function isAutomaticLabel(record: Pick<LabelRecord, 'source'>): boolean {
+  return record.source === 'auto-completion' || record.source === 'auto-verifier';
+}

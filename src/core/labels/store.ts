@@ -2,7 +2,7 @@ import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { FileLock, writeError } from './lock';
-import { LABEL_SCHEMA_VERSION, LabelRecordSchema, type LabelRecord } from './schema';
+import { LABEL_SCHEMA_VERSION, LabelRecordSchema, isAutomaticLabel, type LabelRecord } from './schema';
 
 export type NewLabel = Omit<LabelRecord, 'schemaVersion' | 'id' | 'createdAt'> &
   Partial<Pick<LabelRecord, 'id' | 'createdAt'>>;
@@ -190,12 +190,18 @@ export function parseStoreText(text: string): StoreContents {
 
 /** The label in force for each step: the last record per (solution, step); retractions remove it. */
 export function currentLabels(records: LabelRecord[]): Map<string, LabelRecord> {
-  const current = new Map<string, LabelRecord>();
+  // Two layers, people's and programs': a retraction only clears its own layer, and a person's
+  // label in force hides any automatic one for the same step, whichever came later.
+  const human = new Map<string, LabelRecord>();
+  const automatic = new Map<string, LabelRecord>();
   for (const r of records) {
+    const layer = isAutomaticLabel(r) ? automatic : human;
     const key = `${r.solutionId}#${r.stepIndex}`;
-    if (r.rating === null) current.delete(key);
-    else current.set(key, r);
+    if (r.rating === null) layer.delete(key);
+    else layer.set(key, r);
   }
+  const current = new Map(automatic);
+  for (const [key, r] of human) current.set(key, r);
   return current;
 }
 

@@ -86,6 +86,19 @@ export function generatorPlan(
   ];
 }
 
+/**
+ * The rest of a solution after its opening `prefix` (a run of whole steps): the prefix is forced
+ * as the start of the Solution section and the model continues it until it would start its
+ * self-evaluation. Automatic step labels sample these to see whether a step can still lead to the
+ * reference answer.
+ */
+export function solutionContinuationPlan(prefix: string, maxTokens: number): PlanSegment[] {
+  return [
+    { kind: 'text', text: prefix.trim() ? `## Solution\n${prefix.replace(/\s+$/, '')}\n` : '## Solution\n' },
+    { kind: 'free', name: 'rest', maxTokens, stop: PROOF_STOPS },
+  ];
+}
+
 /** How a plan's answer ended: cancelled, cut by a budget, or finished. */
 export function planFinishReason(segments: readonly SegmentResult[]): FinishReason {
   const reasons = segments.map((s) => s.finishReason).filter((r): r is FinishReason => r !== undefined);

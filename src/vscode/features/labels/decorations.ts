@@ -1,11 +1,30 @@
 import * as vscode from 'vscode';
+import { isAutomaticLabel } from '../../../core/labels/index';
 import type { StepLabel } from './service';
 
 const RATING_TEXT: Record<string, string> = { '1': '+1', '0': '0', '-1': '−1' };
 
-/** Gutter marks and inline text for step labels; stale labels get a warning of their own. */
+type MarkKind = '1' | '0' | '-1' | 'auto1' | 'auto-1' | 'stale';
+
+/** What an automatic label rests on, for its hover: the labeller and its evidence. */
+function automaticEvidence(meta: Record<string, unknown> | undefined, source: string): string {
+  const samples = typeof meta?.samples === 'number' ? meta.samples : undefined;
+  const successes = typeof meta?.successes === 'number' ? meta.successes : undefined;
+  const votes = Array.isArray(meta?.votes) ? meta.votes.length : undefined;
+  if (source === 'auto-completion')
+    return samples
+      ? `${successes}/${samples} continuations from this step reached the reference answer`
+      : "read from the solution's own final answer";
+  return votes ? `${votes} of ${votes} verifier passes agreed` : "the verifier's passes agreed";
+}
+
+/**
+ * Gutter marks and inline text for step labels; stale labels get a warning of their own, and
+ * automatic labels (made by a labeller program, not a person) are drawn muted, without a gutter
+ * mark, so that a person sees at a glance which labels are theirs.
+ */
 export class LabelDecorations implements vscode.Disposable {
-  private readonly types: Record<'1' | '0' | '-1' | 'stale', vscode.TextEditorDecorationType>;
+  private readonly types: Record<MarkKind, vscode.TextEditorDecorationType>;
 
   constructor(extensionUri: vscode.Uri) {
     const icon = (name: string) => vscode.Uri.joinPath(extensionUri, 'media', `label-${name}.svg`);
@@ -26,6 +45,20 @@ export class LabelDecorations implements vscode.Disposable {
       '1': make('positive', 'testing.iconPassed', '✓ +1'),
       '0': make('neutral', 'descriptionForeground', '○ 0'),
       '-1': make('negative', 'testing.iconFailed', '✗ −1'),
+      auto1: vscode.window.createTextEditorDecorationType({
+        after: {
+          contentText: '◌ +1 auto',
+          color: new vscode.ThemeColor('descriptionForeground'),
+          margin: '0 0 0 1.5em',
+        },
+      }),
+      'auto-1': vscode.window.createTextEditorDecorationType({
+        after: {
+          contentText: '◌ −1 auto',
+          color: new vscode.ThemeColor('descriptionForeground'),
+          margin: '0 0 0 1.5em',
+        },
+      }),
       stale: make(
         'stale',
         'editorWarning.foreground',
@@ -35,10 +68,12 @@ export class LabelDecorations implements vscode.Disposable {
   }
 
   apply(editor: vscode.TextEditor, labels: StepLabel[]): void {
-    const ranges: Record<keyof typeof this.types, vscode.DecorationOptions[]> = {
+    const ranges: Record<MarkKind, vscode.DecorationOptions[]> = {
       '1': [],
       '0': [],
       '-1': [],
+      auto1: [],
+      'auto-1': [],
       stale: [],
     };
     for (const { step, label, stale } of labels) {
@@ -47,13 +82,19 @@ export class LabelDecorations implements vscode.Disposable {
       const end = editor.document.positionAt(step.end);
       // The mark sits on the step's last line, so a multi-line block shows it once.
       const range = new vscode.Range(end.line, 0, end.line, editor.document.lineAt(end.line).text.length);
-      const option = {
-        range,
-        hoverMessage: `Step ${step.index + 1} labelled ${RATING_TEXT[String(label.rating)]} on ${new Date(label.createdAt).toLocaleString()}${start.line !== end.line ? ` (lines ${start.line + 1}–${end.line + 1})` : ''}`,
-      };
-      ranges[stale ? 'stale' : (String(label.rating) as '1' | '0' | '-1')].push(option);
+      const lines = start.line !== end.line ? ` (lines ${start.line + 1}–${end.line + 1})` : '';
+      const automatic = isAutomaticLabel(label);
+      const hoverMessage = automatic
+        ? `Step ${step.index + 1}: automatic label ${RATING_TEXT[String(label.rating)]} (${automaticEvidence(label.meta, label.source)})${lines}. Label it yourself to replace it.`
+        : `Step ${step.index + 1} labelled ${RATING_TEXT[String(label.rating)]} on ${new Date(label.createdAt).toLocaleString()}${lines}`;
+      const kind: MarkKind = stale
+        ? 'stale'
+        : automatic && label.rating !== 0
+          ? (`auto${label.rating}` as MarkKind)
+          : (String(label.rating) as MarkKind);
+      ranges[kind].push({ range, hoverMessage });
     }
-    for (const key of Object.keys(this.types) as (keyof typeof this.types)[])
+    for (const key of Object.keys(this.types) as MarkKind[])
       editor.setDecorations(this.types[key], ranges[key]);
   }
 

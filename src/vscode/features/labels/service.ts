@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import {
   LabelStore,
   currentLabels,
+  isAutomaticLabel,
   labelStates,
   type LabelRecord,
   type Rating,
@@ -123,13 +124,16 @@ export class LabelService implements vscode.Disposable {
     if (!last) return undefined;
     const e = this.entry(last.root);
     const r = last.record;
+    // Undoing a label that covered an automatic one clears the person's label, so the automatic
+    // one shows again; copying its rating would turn it into a person's label.
+    const previous = last.previous && !isAutomaticLabel(last.previous) ? last.previous : undefined;
     const restored = await e.store.append({
       problemId: r.problemId,
       solutionId: r.solutionId,
       stepIndex: r.stepIndex,
-      stepHash: last.previous?.stepHash ?? r.stepHash,
-      stepText: last.previous?.stepText ?? r.stepText,
-      rating: last.previous?.rating ?? null,
+      stepHash: previous?.stepHash ?? r.stepHash,
+      stepText: previous?.stepText ?? r.stepText,
+      rating: previous?.rating ?? null,
       source: r.source,
       supersedes: r.id,
     });

@@ -1,0 +1,168 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { CliCommand } from '../command';
+import { UsageError } from '../command';
+import { MODEL_USAGE, openModel, parseWithModel } from '../modelOptions';
+import { readMathProblems, requireDataFile } from '../../core/eval/datasets';
+import { runEvalInChild } from '../../core/eval/childProcess';
+import { progressLine } from '../../core/eval/runner';
+import { runLoop, type LoopEvent } from '../../core/loop/loop';
+import { findPackageRoot } from '../../core/resources';
+import { findTrainerPython } from '../../core/trainer/python';
+
+const USAGE = `stepwise loop [--data MATH.jsonl] [--workspace DIR] [--out DIR] [--train N] [--held-out N] [--solutions N] [--samples-per-step N] [--search first-error|every-step] [--max-tokens N] [--candidates N] [--base-model M] [--trainer-args "..."] [--python PATH] ${MODEL_USAGE}`;
+
+const OPTIONS = {
+  data: { type: 'string' },
+  workspace: { type: 'string' },
+  out: { type: 'string' },
+  train: { type: 'string' },
+  'held-out': { type: 'string' },
+  solutions: { type: 'string' },
+  'samples-per-step': { type: 'string' },
+  search: { type: 'string' },
+  'max-tokens': { type: 'string' },
+  candidates: { type: 'string' },
+  'base-model': { type: 'string' },
+  'trainer-args': { type: 'string' },
+  python: { type: 'string' },
+  seed: { type: 'string' },
+} as const;
+
+function whole(value: string | undefined, name: string, fallback: number, min = 1): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min)
+    throw new UsageError(`--${name} must be a whole number ≥ ${min}, not "${value}".`);
+  return n;
+}
+
+/**
+ * `stepwise loop`: annotations in, a measured PRM out. Samples and auto-labels solutions of
+ * training problems, trains and exports a PRM on the workspace's labels, and evaluates it on
+ * held-out problems with `stepwise eval prm` and `stepwise eval prove` (in child processes, each
+ * resumable); a rerun continues where a killed one stopped.
+ */
+export const loopCommand: CliCommand = {
+  name: 'loop',
+  summary: 'Sample, auto-label, train a PRM, export it and evaluate it on held-out problems (resumable)',
+  usage: USAGE,
+  async run(argv) {
+    const { values } = parseWithModel(argv, OPTIONS);
+    const root = findPackageRoot();
+    const data = values.data ?? path.join(root, '..', 'shared', 'data', 'MATH-500.jsonl');
+    requireDataFile(data, 'prove');
+    const workspace = path.resolve(values.workspace ?? process.cwd());
+    const loopDir = path.resolve(values.out ?? path.join(workspace, '.stepwise', 'loop'));
+    const search = values.search ?? 'first-error';
+    if (search !== 'first-error' && search !== 'every-step')
+      throw new UsageError('--search must be first-error or every-step.');
+    const maxTokens = whole(values['max-tokens'], 'max-tokens', 384, 16);
+    const candidates = whole(values.candidates, 'candidates', 4);
+    const seed = whole(values.seed, 'seed', 0, 0);
+    const { items } = readMathProblems(data);
+    const python = values.python ?? (await findTrainerPython({ repositoryRoot: root }));
+    const generator = await openModel(values);
+    const cli = [process.execPath, path.join(root, 'dist', 'cli.js')];
+    const modelArgs = [
+      'model-dir',
+      'variant',
+      'device',
+      'endpoint',
+      'model',
+      'context-window',
+      'tokenizer',
+    ].flatMap((k) => {
+      const v = (values as Record<string, string | boolean | undefined>)[k];
+      return typeof v === 'string' ? [`--${k}`, v] : [];
+    });
+    const abort = new AbortController();
+    const stop = () => abort.abort();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    const onEvent = (e: LoopEvent) => {
+      if (e.progress) process.stderr.write(`loop ${e.phase} (${e.set}): ${progressLine(e.progress)}\n`);
+      else if (e.message) process.stderr.write(`loop ${e.phase}: ${e.message}\n`);
+    };
+    const childEval = async (args: string[], out: string) => {
+      const outcome = await runEvalInChild({
+        command: [...cli, 'eval', ...args, '--out', out, ...modelArgs],
+        cwd: workspace,
+        signal: abort.signal,
+        onProgress: (p) => process.stderr.write(`loop evaluate (${args[0]}): ${progressLine(p)}\n`),
+        onOutput: (line) => process.stderr.write(`  ${line}\n`),
+      });
+      if (!outcome.done?.complete)
+        throw new UsageError(`stepwise eval ${args[0]} did not finish: ${outcome.output.slice(-400)}`);
+      return JSON.parse(fs.readFileSync(outcome.done.result, 'utf8')) as Record<string, unknown>;
+    };
+    try {
+      const outcome = await runLoop({
+        workspace,
+        loopDir,
+        problems: items,
+        trainProblems: whole(values.train, 'train', 60),
+        heldOutProblems: whole(values['held-out'], 'held-out', 100),
+        generator,
+        sampling: {
+          solutionsPerProblem: whole(values.solutions, 'solutions', 2),
+          maxTokens,
+          temperature: 0.8,
+          seed,
+        },
+        labelling: {
+          samplesPerStep: whole(values['samples-per-step'], 'samples-per-step', 4),
+          search,
+          maxTokens,
+          temperature: 0.8,
+          seed,
+        },
+        trainer: {
+          python,
+          baseModel: values['base-model'] ?? 'smollm2',
+          extraArgs: (values['trainer-args'] ?? '--max-steps 60 --save-steps 20 --batch-size 4')
+            .split(/\s+/)
+            .filter(Boolean),
+        },
+        evaluate: async ({ heldOutData, heldOutLabels, prmDir }) => ({
+          prmSteps: await childEval(
+            ['prm', '--labels', heldOutLabels, '--prm-dir', prmDir],
+            path.join(loopDir, 'eval-prm.json'),
+          ),
+          verifierSteps: await childEval(
+            ['prm', '--labels', heldOutLabels],
+            path.join(loopDir, 'eval-prm-verifier.json'),
+          ),
+          bestOfN: await childEval(
+            [
+              'prove',
+              '--data',
+              heldOutData,
+              '--candidates',
+              String(candidates),
+              '--iterations',
+              '1',
+              '--prm-dir',
+              prmDir,
+              '--rerank-by',
+              'prm',
+              '--max-tokens',
+              String(maxTokens),
+            ],
+            path.join(loopDir, 'eval-prove.json'),
+          ),
+        }),
+        signal: abort.signal,
+        onEvent,
+      });
+      const report = { command: `stepwise ${['loop', ...argv].join(' ')}`, loopDir, ...outcome };
+      fs.writeFileSync(path.join(loopDir, 'loop-report.json'), JSON.stringify(report, null, 2) + '\n');
+      process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      return 0;
+    } finally {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      await generator.dispose();
+    }
+  },
+};

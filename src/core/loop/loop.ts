@@ -1,0 +1,297 @@
+/**
+ * The learning loop, measured: sample solutions of training problems, label their steps
+ * automatically (completion-based), train a process reward model on every label the workspace
+ * holds (people's labels outrank automatic ones), export it to ONNX, and evaluate it on problems
+ * held out from everything before: step AUROC on held-out automatic labels against the verifier's
+ * log-probabilities, and best-of-N selection by the PRM against self-score, majority vote and a
+ * single sample. Every phase is resumable: sampling and labelling are journaled per item, training
+ * resumes from its latest checkpoint, finished phases are recorded in `loop.json`.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { MathProblem } from '../eval/datasets';
+import { EvalJournal } from '../eval/journal';
+import { runItems, type EvalProgress } from '../eval/runner';
+import { LabelStore } from '../labels/store';
+import type { ModelBackend } from '../model/types';
+import { prepareTrainingData } from '../trainer/data';
+import { runTrainer, type TrainerRun } from '../trainer/run';
+import {
+  labelSolution,
+  sampleSolutions,
+  type LabelledSolutionSummary,
+  type LabellingSettings,
+  type SampledSolution,
+  type SamplingSettings,
+} from './solutions';
+
+export type LoopPhase = 'sample' | 'label' | 'train' | 'export' | 'evaluate';
+
+export interface LoopEvent {
+  phase: LoopPhase;
+  set?: 'train' | 'held-out';
+  message?: string;
+  progress?: EvalProgress;
+}
+
+export interface LoopOptions {
+  /** The workspace whose `.stepwise/labels` store trains the PRM (training labels are added there). */
+  workspace: string;
+  /** The loop's own folder: journals, held-out labels, trainer runs, results. */
+  loopDir: string;
+  problems: MathProblem[];
+  /** The first `trainProblems` problems train; the next `heldOutProblems` are held out. */
+  trainProblems: number;
+  heldOutProblems: number;
+  generator: ModelBackend;
+  sampling: SamplingSettings;
+  labelling: LabellingSettings;
+  trainer: { python: string; baseModel: string; extraArgs: string[]; env?: Record<string, string> };
+  /** Runs the evaluations of the trained PRM (in child processes in the CLI and the editor). */
+  evaluate(o: {
+    heldOutData: string;
+    heldOutLabels: string;
+    prmDir: string;
+  }): Promise<Record<string, unknown>>;
+  signal?: AbortSignal;
+  onEvent?(e: LoopEvent): void;
+}
+
+export interface LoopState {
+  version: 1;
+  train?: { runDir: string; finalDir: string; examples: number; metrics: Record<string, number> };
+  export?: { onnxDir: string };
+  evaluate?: Record<string, unknown>;
+}
+
+export class LoopError extends Error {
+  constructor(
+    message: string,
+    readonly hint: string,
+  ) {
+    super(message);
+    this.name = 'LoopError';
+  }
+}
+
+function readState(file: string): LoopState {
+  if (!fs.existsSync(file)) return { version: 1 };
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8')) as LoopState;
+  } catch (e) {
+    throw new LoopError(
+      `${file} cannot be read: ${(e as Error).message}.`,
+      'Move it aside to start the loop over.',
+    );
+  }
+}
+
+function writeState(file: string, state: LoopState): void {
+  const tmp = `${file}.tmp`;
+  fs.writeFileSync(tmp, JSON.stringify(state, null, 2) + '\n');
+  fs.renameSync(tmp, file);
+}
+
+export interface LoopOutcome {
+  state: LoopState;
+  sampled: { train: number; heldOut: number; correctShare: { train: number; heldOut: number } };
+  labelled: { train: LabelledSolutionSummary[]; heldOut: LabelledSolutionSummary[] };
+}
+
+export async function runLoop(o: LoopOptions): Promise<LoopOutcome> {
+  fs.mkdirSync(o.loopDir, { recursive: true });
+  const stateFile = path.join(o.loopDir, 'loop.json');
+  let state = readState(stateFile);
+  const save = (next: LoopState) => writeState(stateFile, (state = next));
+  const train = o.problems.slice(0, o.trainProblems);
+  const heldOut = o.problems.slice(o.trainProblems, o.trainProblems + o.heldOutProblems);
+  if (train.length === 0 || heldOut.length === 0)
+    throw new LoopError(
+      `The data has ${o.problems.length} problems: not enough for ${o.trainProblems} to train on and ${o.heldOutProblems} held out.`,
+      'Give a larger --data file or smaller --train / --held-out.',
+    );
+
+  const trainStore = new LabelStore(path.join(o.workspace, '.stepwise', 'labels'));
+  const heldOutStore = new LabelStore(path.join(o.loopDir, 'held-out-labels'));
+  const heldOutData = path.join(o.loopDir, 'held-out.jsonl');
+  fs.writeFileSync(
+    heldOutData,
+    heldOut.map((p) => JSON.stringify({ unique_id: p.id, problem: p.problem, answer: p.answer })).join('\n') +
+      '\n',
+  );
+
+  const sampledTrain = await samplePhase(o, 'train', train);
+  const sampledHeldOut = await samplePhase(o, 'held-out', heldOut);
+  const labelledTrain = await labelPhase(o, 'train', train, sampledTrain, trainStore);
+  const labelledHeldOut = await labelPhase(o, 'held-out', heldOut, sampledHeldOut, heldOutStore);
+
+  if (!state.train) {
+    o.onEvent?.({ phase: 'train', message: 'training the process reward model on the workspace labels' });
+    const runDir = path.join(o.loopDir, 'prm');
+    const data = await prepareTrainingData('prm', o.workspace, runDir);
+    const run = await trainerJob(o, 'prm', [
+      '--base-model',
+      o.trainer.baseModel,
+      '--output-dir',
+      runDir,
+      ...data.args,
+      ...(fs.existsSync(path.join(runDir, 'latest')) ? ['--resume'] : []),
+      ...o.trainer.extraArgs,
+    ]);
+    const done = run.events.find((e) => e.type === 'done');
+    if (done?.type !== 'done')
+      throw new LoopError(
+        `Training the PRM failed: ${run.message}`,
+        'Run the loop again to resume from its last checkpoint.',
+      );
+    save({
+      ...state,
+      train: { runDir, finalDir: done.output, examples: data.count, metrics: done.metrics },
+    });
+  }
+  if (!state.export && state.train) {
+    o.onEvent?.({ phase: 'export', message: 'exporting the PRM to ONNX and checking it against PyTorch' });
+    const out = path.join(o.loopDir, 'prm-onnx');
+    const run = await trainerJob(o, 'export', [
+      '--model',
+      state.train.finalDir,
+      '--output-dir',
+      out,
+      '--quantize',
+      'none',
+    ]);
+    const done = run.events.find((e) => e.type === 'done');
+    if (done?.type !== 'done')
+      throw new LoopError(
+        `Exporting the PRM failed: ${run.message}`,
+        'Run the loop again to retry the export.',
+      );
+    save({ ...state, export: { onnxDir: done.onnx ?? out } });
+  }
+  if (!state.evaluate && state.export) {
+    o.onEvent?.({ phase: 'evaluate', message: 'evaluating the PRM on the held-out problems' });
+    const heldOutLabels = path.join(o.loopDir, 'held-out-labels', 'labels.jsonl');
+    save({
+      ...state,
+      evaluate: await o.evaluate({ heldOutData, heldOutLabels, prmDir: state.export.onnxDir }),
+    });
+  }
+  const share = (s: SampledSolution[][]) => {
+    const all = s.flat();
+    return all.length ? all.filter((x) => x.correct).length / all.length : 0;
+  };
+  return {
+    state,
+    sampled: {
+      train: sampledTrain.flat().length,
+      heldOut: sampledHeldOut.flat().length,
+      correctShare: { train: share(sampledTrain), heldOut: share(sampledHeldOut) },
+    },
+    labelled: { train: labelledTrain, heldOut: labelledHeldOut },
+  };
+}
+
+async function trainerJob(o: LoopOptions, job: string, args: string[]): Promise<TrainerRun> {
+  return runTrainer({
+    python: o.trainer.python,
+    job,
+    args,
+    env: o.trainer.env,
+    signal: o.signal,
+    onLog: (line) => o.onEvent?.({ phase: job === 'export' ? 'export' : 'train', message: line }),
+  });
+}
+
+async function samplePhase(
+  o: LoopOptions,
+  set: 'train' | 'held-out',
+  problems: MathProblem[],
+): Promise<SampledSolution[][]> {
+  const journal = EvalJournal.open<SampledSolution[]>(
+    path.join(o.loopDir, `sample-${set}.jsonl`),
+    'loop-sample',
+    {
+      model: o.generator.info.name,
+      ...o.sampling,
+    },
+  );
+  try {
+    const items = problems.map((p, index) => ({ index, id: p.id, input: p }));
+    const outcome = await runItems({
+      items,
+      journal,
+      concurrency: 1,
+      signal: o.signal,
+      evaluate: (item, signal) =>
+        sampleSolutions(
+          o.generator,
+          item.input,
+          { ...o.sampling, seed: o.sampling.seed + item.index },
+          signal,
+        ),
+      describe: (r) => `${r.filter((s) => s.correct).length}/${r.length} right`,
+      onProgress: (progress) => o.onEvent?.({ phase: 'sample', set, progress }),
+    });
+    stopIfIncomplete(outcome, `sampling the ${set} problems`);
+    return items.map((it) => journal.finished.get(it.id)?.result ?? []);
+  } finally {
+    journal.close();
+  }
+}
+
+async function labelPhase(
+  o: LoopOptions,
+  set: 'train' | 'held-out',
+  problems: MathProblem[],
+  sampled: SampledSolution[][],
+  store: LabelStore,
+): Promise<LabelledSolutionSummary[]> {
+  const journal = EvalJournal.open<LabelledSolutionSummary>(
+    path.join(o.loopDir, `label-${set}.jsonl`),
+    'loop-label',
+    {
+      model: o.generator.info.name,
+      ...o.labelling,
+    },
+  );
+  try {
+    const items = problems.flatMap((problem, p) =>
+      sampled[p]
+        .filter((s) => s.text)
+        .map((solution) => ({ index: 0, id: solution.solutionId, input: { problem, solution } })),
+    );
+    items.forEach((it, i) => (it.index = i));
+    const outcome = await runItems({
+      items,
+      journal,
+      concurrency: 1,
+      signal: o.signal,
+      evaluate: (item, signal) =>
+        labelSolution(o.generator, store, item.input.problem, item.input.solution, o.labelling, signal),
+      describe: (r) => `${r.labelled}/${r.steps} steps labelled, ${r.negative} negative, ${r.probes} probes`,
+      onProgress: (progress) => o.onEvent?.({ phase: 'label', set, progress }),
+    });
+    stopIfIncomplete(outcome, `labelling the ${set} solutions`);
+    return items
+      .map((it) => journal.finished.get(it.id)?.result)
+      .filter((r): r is LabelledSolutionSummary => !!r);
+  } finally {
+    journal.close();
+  }
+}
+
+function stopIfIncomplete(
+  outcome: { cancelled: boolean; stoppedBy: { message: string; hint?: string } | null },
+  what: string,
+): void {
+  if (outcome.cancelled)
+    throw new LoopError(
+      `The loop was cancelled while ${what}.`,
+      'Run it again to continue where it stopped.',
+    );
+  if (outcome.stoppedBy)
+    throw new LoopError(
+      `The loop stopped while ${what}: ${outcome.stoppedBy.message}`,
+      outcome.stoppedBy.hint ?? 'Run it again to retry.',
+    );
+}

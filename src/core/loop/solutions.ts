@@ -1,0 +1,143 @@
+/**
+ * The loop's first two phases, per problem: sample solutions from the generator, then label their
+ * steps automatically. Both are journaled item by item (the evaluation journal), so a killed loop
+ * resumes where it stopped; labels go to a label store and never replace a person's.
+ */
+import { createHash } from 'node:crypto';
+import { answersEquivalent, finalBoxedAnswer } from '../eval/answers';
+import type { MathProblem } from '../eval/datasets';
+import { completionLabels, type StepSearch } from '../labels/auto/completion';
+import { modelContinuationProbe } from '../labels/auto/modelProbe';
+import type { LabelStore, NewLabel } from '../labels/store';
+import type { ModelBackend } from '../model/types';
+import { solutionContinuationPlan } from '../prove/generate';
+import { loadPrompt, renderPrompt } from '../prove/prompts';
+import { splitSteps } from '../steps/split';
+
+export interface SampledSolution {
+  solutionId: string;
+  text: string;
+  finalAnswer: string | null;
+  correct: boolean;
+  finishReason: string;
+}
+
+export interface SamplingSettings {
+  solutionsPerProblem: number;
+  maxTokens: number;
+  temperature: number;
+  seed: number;
+  promptDir?: string;
+}
+
+/** Stable id of a sampled solution: the same text of the same problem is the same solution. */
+export function autoSolutionId(problemId: string, text: string): string {
+  return `auto-${createHash('sha256').update(`${problemId}\n${text}`).digest('hex').slice(0, 16)}`;
+}
+
+/** Samples solutions of one problem in one batch (constrained: the Solution section only). */
+export async function sampleSolutions(
+  generator: ModelBackend,
+  problem: MathProblem,
+  s: SamplingSettings,
+  signal?: AbortSignal,
+): Promise<SampledSolution[]> {
+  const prompt = renderPrompt(loadPrompt('generator', s.promptDir), { problem: problem.problem });
+  const result = await generator.generatePlan(
+    [{ role: 'user', content: prompt }],
+    solutionContinuationPlan('', s.maxTokens),
+    { n: s.solutionsPerProblem, temperature: s.temperature, seed: s.seed, signal },
+  );
+  return result.completions.map((c) => {
+    const rest = c.segments.find((seg) => seg.name === 'rest');
+    const text = (rest?.text ?? '').trim();
+    const finalAnswer = finalBoxedAnswer(text);
+    return {
+      solutionId: autoSolutionId(problem.id, text),
+      text,
+      finalAnswer,
+      correct: finalAnswer !== null && answersEquivalent(finalAnswer, problem.answer),
+      finishReason: rest?.finishReason ?? 'stop',
+    };
+  });
+}
+
+export interface LabellingSettings {
+  samplesPerStep: number;
+  search: StepSearch;
+  maxTokens: number;
+  temperature: number;
+  seed: number;
+  promptDir?: string;
+}
+
+export interface LabelledSolutionSummary {
+  solutionId: string;
+  steps: number;
+  labelled: number;
+  negative: number;
+  /** Continuations sampled to find the labels. */
+  probes: number;
+}
+
+/**
+ * Labels the steps of one sampled solution by completion and appends the labels to `store`
+ * (source `auto-completion`, with the evidence in `meta`). A solution without steps gets none.
+ */
+export async function labelSolution(
+  generator: ModelBackend,
+  store: LabelStore,
+  problem: MathProblem,
+  solution: SampledSolution,
+  s: LabellingSettings,
+  signal?: AbortSignal,
+): Promise<LabelledSolutionSummary> {
+  const steps = splitSteps(solution.text);
+  const probe = modelContinuationProbe({
+    generator,
+    problem: problem.problem,
+    referenceAnswer: problem.answer,
+    maxTokens: s.maxTokens,
+    temperature: s.temperature,
+    seed: s.seed,
+    promptDir: s.promptDir,
+    signal,
+  });
+  const estimates = await completionLabels(
+    {
+      text: solution.text,
+      steps: steps.map((st) => ({ text: st.text, end: st.end })),
+      finalAnswerCorrect: solution.correct,
+    },
+    probe,
+    { samplesPerStep: s.samplesPerStep, search: s.search, signal },
+  );
+  for (const e of estimates) {
+    const label: NewLabel = {
+      problemId: problem.id,
+      problemText: e.index === 0 ? problem.problem : undefined,
+      solutionId: solution.solutionId,
+      stepIndex: e.index,
+      stepHash: steps[e.index].hash,
+      stepText: e.text,
+      rating: e.rating,
+      source: 'auto-completion',
+      labeller: generator.info.name,
+      meta: {
+        evidence: e.evidence,
+        samples: e.samples,
+        successes: e.successes,
+        search: s.search,
+        referenceAnswer: problem.answer,
+      },
+    };
+    await store.append(label);
+  }
+  return {
+    solutionId: solution.solutionId,
+    steps: steps.length,
+    labelled: estimates.length,
+    negative: estimates.filter((e) => e.rating === -1).length,
+    probes: estimates.filter((e) => e.evidence === 'sampled').length,
+  };
+}
