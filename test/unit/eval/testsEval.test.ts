@@ -52,7 +52,11 @@ test('scoring a suite: admitted assertions, valid on the reference, known-wrong 
   const mutants = (await pythonMutants({ t: task.referenceCode }, { limit: 8 })).t;
   const r = await evaluateCodeTask(task, { model, settings: SETTINGS, mutants });
   // The stage's budget is 3 tests: the duplicate is dropped, the fourth distinct line and the print are not admitted.
-  assert.equal(r.tests.admitted, 3, 'the duplicate, the line over budget and the print line are not admitted');
+  assert.equal(
+    r.tests.admitted,
+    3,
+    'the duplicate, the line over budget and the print line are not admitted',
+  );
   assert.equal(r.tests.oracle, 3, 'assertion lines are judged by the oracle');
   assert.ok(r.tests.rejectedLines >= 2);
   assert.equal(r.tests.valid, 2, 'is_leap(2023) == True is wrong on the reference');
