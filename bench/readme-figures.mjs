@@ -1,0 +1,70 @@
+// Rewrites the README's table of evaluation figures (between <!-- eval-figures --> markers) from the
+// checked-in results bench/results/eval-*.json, so the table never disagrees with the files.
+//   node bench/readme-figures.mjs [--check]    (--check: exit 1 when the README is out of date)
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const resultsDir = path.join(root, 'bench', 'results');
+const readmePath = path.join(root, 'README.md');
+
+const pct = (x) => (x?.value == null ? '—' : `${(100 * x.value).toFixed(0)} % (${x.k}/${x.n})`);
+const num = (x, d = 2) => (x == null ? '—' : x.toFixed(d));
+
+function headline(r) {
+  const m = r.metrics;
+  if (r.kind === 'prove') {
+    const rounds = m.perIteration.map((x) => num(x.accuracy.value)).join(' → ');
+    const sel = m.bestOfN.selections;
+    return [
+      `answer accuracy ${pct(m.accuracy)}`,
+      `format ${pct(m.format.candidates)}`,
+      `accuracy per round ${rounds || '—'}`,
+      `best-of-${m.bestOfN.candidates}: verifier ${num(sel.verifier.value)}, self ${num(sel.self.value)}, majority ${num(sel.majority.value)}, single ${num(sel.single.value)}`,
+      `AUROC self ${num(m.calibration.selfScore.roc.auroc)}, verifier ${num(m.calibration.verifierScore.roc.auroc)}`,
+    ].join('; ');
+  }
+  if (r.kind === 'tests')
+    return [
+      `valid tests ${pct(m.validity.pooled)}`,
+      `mutation score ${pct(m.mutationScore.pooled)}`,
+      `generator pass rate ${pct(m.generatorPassRate)}`,
+    ].join('; ');
+  return [
+    `step AUROC ${num(m.stepRoc.auroc)}`,
+    `wrong-step F1 ${num(m.errorDetection.f1)}`,
+    `first-error accuracy ${pct(m.firstError.accuracy)}`,
+  ].join('; ');
+}
+
+function row(file) {
+  const r = JSON.parse(fs.readFileSync(path.join(resultsDir, file), 'utf8'));
+  const seconds = r.timing?.secondsPerItem;
+  const items = `${r.items?.finished ?? r.metrics?.problems ?? '—'}${r.complete ? '' : ' (incomplete)'}`;
+  return `| [${file}](bench/results/${file}) (${r.model.name}, ${r.model.backend}) | ${items} | ${headline(r)} | ${seconds == null ? '—' : `${seconds.toFixed(0)} s`} |`;
+}
+
+const files = fs
+  .readdirSync(resultsDir)
+  .filter((f) => /^eval-.*\.json$/.test(f))
+  .sort();
+const table = [
+  '| results (model, backend) | items | headline figures | time per item |',
+  '|---|---|---|---|',
+  ...files.map(row),
+].join('\n');
+const readme = fs.readFileSync(readmePath, 'utf8');
+const updated = readme.replace(
+  /<!-- eval-figures -->[\s\S]*?<!-- \/eval-figures -->/,
+  `<!-- eval-figures -->\n${table}\n<!-- /eval-figures -->`,
+);
+if (process.argv.includes('--check')) {
+  if (updated !== readme) {
+    console.error('README.md: the table of evaluation figures is out of date: run node bench/readme-figures.mjs');
+    process.exit(1);
+  }
+} else {
+  fs.writeFileSync(readmePath, updated);
+  console.log(`README.md: ${files.length} evaluation(s) in the table`);
+}
