@@ -61,7 +61,9 @@ const updated = readme.replace(
 );
 if (process.argv.includes('--check')) {
   if (updated !== readme) {
-    console.error('README.md: the table of evaluation figures is out of date: run node bench/readme-figures.mjs');
+    console.error(
+      'README.md: the table of evaluation figures is out of date: run node bench/readme-figures.mjs',
+    );
     process.exit(1);
   }
 } else {

@@ -1,7 +1,7 @@
 """The trainer's stdout protocol: one JSON event per line, nothing else.
 
 Event shapes are defined once in ``protocol/trainer-events.schema.json`` at the repository
-root; the extension validates them with the zod mirror in ``src/shared/trainerProtocol.ts``.
+root; the extension validates them with the zod mirror in ``src/core/trainer/protocol.ts``.
 Libraries print freely (tqdm, warnings, transformers), so while a job runs the process's
 stdout file descriptor is pointed at stderr and events go to a private copy of the original.
 """

@@ -2,7 +2,7 @@ import { connect, h, injectStyles } from '../shared/host';
 import baseCss from '../shared/base.css';
 import { CHART_CSS } from '../shared/charts';
 import type { CalibrationHost, ProveView } from '../../src/shared/protocols/prove';
-import type { ScoreCalibration } from '../../src/core/prove/calibration';
+import type { ScoreCalibration } from '../../src/shared/protocols/prove';
 
 injectStyles(baseCss);
 injectStyles(CHART_CSS);

@@ -2,7 +2,7 @@ import { connect, h, injectStyles, loadState, saveState } from '../shared/host';
 import baseCss from '../shared/base.css';
 import { barChart, dotStrip, CHART_CSS } from '../shared/charts';
 import type { PracticeHost, PracticeView } from '../../src/shared/protocols/practice';
-import type { PracticeQuestion, PracticeSet } from '../../src/core/practice/types';
+import type { PracticeQuestion, PracticeSet } from '../../src/shared/protocols/practice';
 
 injectStyles(baseCss);
 injectStyles(CHART_CSS);

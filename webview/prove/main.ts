@@ -2,7 +2,7 @@ import { connect, h, injectStyles, loadState, saveState } from '../shared/host';
 import baseCss from '../shared/base.css';
 import { renderMathText } from '../shared/math';
 import type { ProveHost, ProveLive, ProveView, StepLabelView } from '../../src/shared/protocols/prove';
-import type { CandidateRecord, IterationRecord, ProveRun } from '../../src/core/prove/runSchema';
+import type { CandidateRecord, IterationRecord, ProveRun } from '../../src/shared/protocols/prove';
 import { answerCard, fmt, generationView, modeBadge, scoreCards, SCORES_CSS } from './scores';
 
 injectStyles(baseCss);

@@ -9,7 +9,7 @@ import type {
   GenerationMode,
   ProveRun,
   ScoreDistribution,
-} from '../../src/core/prove/runSchema';
+} from '../../src/shared/protocols/prove';
 
 export const SCORES_CSS = `
 .scores { display: grid; grid-template-columns: repeat(auto-fill, minmax(170px, 1fr)); gap: 10px; }

@@ -1,4 +1,4 @@
-import { TrainerEvent } from '../../shared/trainerProtocol';
+import { TrainerEvent } from './protocol';
 
 export interface TrainerRun {
   events: TrainerEvent[];

@@ -1,6 +1,8 @@
 /** Messages of the practice-set panel. */
 import type { PracticeSet } from '../../core/practice/types';
 
+export type { PracticeQuestion, PracticeSet } from '../../core/practice/types';
+
 export interface PracticeProgress {
   question: number;
   of: number;

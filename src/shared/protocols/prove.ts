@@ -2,6 +2,16 @@
 import type { ProveRun } from '../../core/prove/runSchema';
 import type { CalibrationReport } from '../../core/prove/calibration';
 
+// The run's records as the panels draw them: webviews take core types only through their protocol.
+export type {
+  CandidateRecord,
+  GenerationMode,
+  IterationRecord,
+  ProveRun,
+  ScoreDistribution,
+} from '../../core/prove/runSchema';
+export type { ScoreCalibration } from '../../core/prove/calibration';
+
 export interface ProveLive {
   iteration: number;
   phase: string;

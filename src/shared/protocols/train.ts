@@ -1,5 +1,5 @@
 /** Messages of the training panel. */
-import type { TrainerEvent } from '../trainerProtocol';
+import type { TrainerEvent } from '../../core/trainer/protocol';
 
 export interface TrainingState {
   job: string;
