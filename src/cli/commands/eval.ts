@@ -122,6 +122,16 @@ export const evalCommand: CliCommand = {
     try {
       let outcome: EvaluationOutcome<unknown>;
       if (kind === 'prove') {
+        // As `stepwise prove`: step scores read the verifier's log-probabilities over the model's own
+        // chat template, which an endpoint does not give reliably, so without a PRM they are left out
+        // (said once) rather than failing every problem at its step-scoring phase.
+        const noStepScorer = !!values.endpoint && !values['prm-dir'];
+        if (noStepScorer && values['rerank-by'] === 'prm')
+          throw new UsageError('--rerank-by prm needs step scores: with --endpoint, add --prm-dir DIR.');
+        if (noStepScorer && !values['no-step-scores'])
+          common.onNotice?.(
+            'note: no step scores with --endpoint alone (they need a local model); add --prm-dir DIR for them.',
+          );
         const prm = values['prm-dir'] ? await OnnxPrmScorer.load({ modelDir: values['prm-dir'] }) : undefined;
         if (prm) opened.push(prm);
         const model = await openModel(values);
@@ -137,7 +147,7 @@ export const evalCommand: CliCommand = {
             temperature: fraction(values.temperature, 'temperature', 2, 0.7),
             seed: int(values.seed, 'seed', 0, 1),
             rerankBy: rerankBy(values['rerank-by']),
-            stepScores: !values['no-step-scores'],
+            stepScores: !values['no-step-scores'] && !noStepScorer,
             // Meta-verification feeds only the reward R_Z, not a figure here; off saves about a fifth.
             metaVerify: !values['no-meta'],
             // Recorded in the settings, so a journal of free runs is never resumed constrained.

@@ -63,4 +63,59 @@ describe('eval against an endpoint', { skip: unavailable }, () => {
       assert.deepEqual(done, [0, 1, 2]);
     },
   );
+
+  test(
+    'eval prove with --endpoint alone runs without step scores instead of failing every problem at them',
+    {
+      timeout: 900_000,
+    },
+    async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-eval-endpoint-'));
+      const data = path.join(dir, 'math.jsonl');
+      fs.writeFileSync(
+        data,
+        JSON.stringify({ problem: 'What is $1 + 1$?', answer: '2', unique_id: 'p1' }) + '\n',
+      );
+      const notices: string[] = [];
+      const outcome = await runEvalInChild({
+        command: [
+          process.execPath,
+          '-e',
+          SCRIPT,
+          'eval',
+          'prove',
+          '--data',
+          data,
+          '--candidates',
+          '1',
+          '--iterations',
+          '1',
+          '--max-tokens',
+          '16',
+          '--no-meta',
+          '--endpoint',
+          server.origin,
+          '--model',
+          server.model,
+        ],
+        cwd: dir,
+        onNotice: (message) => notices.push(message),
+      });
+      assert.equal(outcome.exitCode, 0, outcome.output);
+      assert.ok(
+        notices.some((m) => /no step scores with --endpoint alone/.test(m)),
+        notices.join('\n'),
+      );
+      const result = JSON.parse(fs.readFileSync(outcome.done!.result, 'utf8'));
+      assert.equal(result.settings.stepScores, false);
+      assert.equal(result.items.finished, 1);
+      const journal = fs
+        .readFileSync(outcome.done!.result.replace(/\.json$/, '.items.jsonl'), 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('"type":"item"'))
+        .map((l) => JSON.parse(l));
+      assert.equal(journal.length, 1);
+      assert.notEqual(journal[0].result.status, 'failed', JSON.stringify(journal[0].result.error));
+    },
+  );
 });
