@@ -1,4 +1,5 @@
 import type { CliCommand } from '../command';
+import { convertGgufCommand } from './convertGguf';
 import { labelsCommand } from './labels';
 import { practiceCommand } from './practice';
 import { calibrationCommand, parseProofCommand, proveCommand } from './prove';
@@ -9,6 +10,7 @@ import { testsCommand } from './tests';
 // Every subcommand module registers here (one line each, alphabetical).
 export const commands: CliCommand[] = [
   calibrationCommand,
+  convertGgufCommand,
   labelsCommand,
   parseProofCommand,
   practiceCommand,

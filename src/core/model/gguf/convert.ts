@@ -12,7 +12,7 @@ import { buildDecoderGraph, type WeightSource } from './decoderGraph';
 import { readGgufFile, readTensorBytes, type GgufFile } from './ggufFile';
 import { GraphBuilder } from './graphBuilder';
 import { readHyperparameters, UnsupportedModelError } from './hyperparameters';
-import type { LinearWeight } from './linearLayer';
+import { ACCURACY_INT8, type LinearWeight } from './linearLayer';
 import { buildTokenizerFiles } from './tokenizerFiles';
 
 /** Where the graph lands inside the folder: the engine's "q4" variant. */
@@ -27,6 +27,13 @@ export interface ConversionProgress {
 export interface ConversionOptions {
   onProgress?: (p: ConversionProgress) => void;
   signal?: AbortSignal;
+  /**
+   * How the quantized matmuls treat activations: 'int8' (default) quantizes them per block as
+   * llama.cpp does, with onnxruntime's fast integer kernels; 'float' keeps them in float32, which
+   * is slower (much slower for 8-bit weights) and leaves only float rounding between the graph
+   * and the GGUF's weights: for reference runs and tests.
+   */
+  activations?: 'int8' | 'float';
 }
 
 export interface ConversionReport {
@@ -109,7 +116,8 @@ export async function convertGgufToOnnx(
   mkdirSync(join(staging, 'onnx'), { recursive: true });
   const builder = new GraphBuilder(join(staging, `${CONVERTED_MODEL_FILE}_data`));
   try {
-    await buildDecoderGraph(builder, hp, weightSource(file), async (layer, layers) => {
+    const accuracyLevel = options.activations === 'float' ? 0 : ACCURACY_INT8;
+    await buildDecoderGraph(builder, hp, weightSource(file), accuracyLevel, async (layer, layers) => {
       report({ stage: 'layers', done: layer, total: layers });
       // Yields so that an abort (or anything else on this thread) can run between layers.
       await new Promise((resolve) => setImmediate(resolve));

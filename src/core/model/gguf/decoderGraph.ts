@@ -64,9 +64,10 @@ export async function buildDecoderGraph(
   g: GraphBuilder,
   hp: Hyperparameters,
   weights: WeightSource,
+  accuracyLevel: number,
   progress: DecoderProgress,
 ): Promise<void> {
-  const linear = new LinearEmitter(g);
+  const linear = new LinearEmitter(g, accuracyLevel);
   const ids = g.input(GRAPH_INPUTS.ids, DataType.INT64, ['batch', 'sequence']);
   const seqlens = g.input(GRAPH_INPUTS.seqlens, DataType.INT32, ['batch']);
   const totalLength = g.input(GRAPH_INPUTS.totalLength, DataType.INT32, []);

@@ -6,5 +6,10 @@ export {
   type ConversionProgress,
   type ConversionReport,
 } from './convert';
+/**
+ * Changes whenever the converter's output for the same GGUF changes (graph, tokenizer, configs),
+ * so that an installer knows a folder converted earlier must be converted again.
+ */
+export const GGUF_CONVERTER_VERSION = '1';
 export { GgufFormatError, readGgufFile } from './ggufFile';
 export { UnsupportedModelError } from './hyperparameters';

@@ -25,7 +25,11 @@ export class LinearEmitter {
   /** Block sums already computed, by `${input}|${blockSize}`. */
   private readonly blockSums = new Map<string, string>();
 
-  constructor(private readonly g: GraphBuilder) {}
+  constructor(
+    private readonly g: GraphBuilder,
+    /** MatMulNBits accuracy_level: 4 (int8 activations) for speed; 0 keeps them in float. */
+    private readonly accuracyLevel = ACCURACY_INT8,
+  ) {}
 
   /**
    * `codes` names an initializer that already holds the packed codes ([rows, blocks, blob]), as the
@@ -73,7 +77,7 @@ export class LinearEmitter {
         N: q.rows,
         bits: q.bits,
         block_size: q.blockSize,
-        accuracy_level: ACCURACY_INT8,
+        accuracy_level: this.accuracyLevel,
       },
     });
     if (!q.offsets) return y;
