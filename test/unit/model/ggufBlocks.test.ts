@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import * as ort from 'onnxruntime-node';
 import {
   carryOverBlocks,
+  dequantizeRows,
   expandBlocks,
   packCodes,
   packZeroPoints,
@@ -12,6 +13,7 @@ import { readGgufFile, readTensorBytes } from '../../../src/core/model/gguf/gguf
 import { GraphBuilder } from '../../../src/core/model/gguf/graphBuilder';
 import { LinearEmitter } from '../../../src/core/model/gguf/linearLayer';
 import { DataType } from '../../../src/core/model/gguf/onnxProto';
+import { EmbeddingTable, writeEmbeddingTable } from '../../../src/core/model/onnx/embeddingTable';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -140,5 +142,38 @@ test('real tensors of the dev GGUFs carry over to gguf-py’s weights', (t) => {
       );
     }
     assert.ok(seen.size >= 2, `${path}: found ${[...seen].join(', ')}`);
+  }
+});
+
+test('the embedding table file gives the rows gguf-py dequantizes, read one token at a time', (t) => {
+  if (missing) return t.skip(missing);
+  const dir = mkdtempSync(join(tmpdir(), 'stepwise-embeddings-'));
+  try {
+    for (const type of ['Q5_0', 'Q4_K', 'Q8_0', 'Q6_K'] as const) {
+      const rows = 6;
+      const cols = 256;
+      const bytes = randomBlocks(type, rows, cols, 21);
+      const path = join(dir, `${type}.embeddings`);
+      writeEmbeddingTable(path, { type, rows, cols }, bytes);
+      const table = EmbeddingTable.open(path);
+      const reference = referenceDequantize(type, bytes, rows);
+      const got = table.lookup([4, 0, 4, 5]);
+      table.close();
+      [4, 0, 4, 5].forEach((id, i) =>
+        assert.ok(
+          relativeError(
+            got.subarray(i * cols, (i + 1) * cols),
+            reference.subarray(id * cols, (id + 1) * cols),
+          ) < 1e-7,
+          `${type} row ${id}`,
+        ),
+      );
+      assert.deepEqual(
+        [...dequantizeRows(type, bytes.subarray(0, bytes.length / rows), 1, cols)],
+        [...got.subarray(cols, 2 * cols)],
+      );
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });

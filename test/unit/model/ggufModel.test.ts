@@ -54,6 +54,7 @@ test('the converted folder is complete, with nothing left beside it', (t) => {
     'tokenizer_config.json',
     'onnx/model_q4.onnx',
     'onnx/model_q4.onnx_data',
+    'onnx/model_q4.embeddings',
   ])
     assert.ok(existsSync(join(modelDir, f)), f);
   assert.deepEqual(readdirSync(scratch).sort(), ['smollm2', 'smollm2-float']);

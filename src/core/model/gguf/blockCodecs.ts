@@ -260,6 +260,8 @@ export function carryOverBlocks(
   bytes: Buffer,
   rows: number,
   cols: number,
+  /** Move offsets into zero points (for MatMulNBits); off keeps ggml's own split of each weight. */
+  centre = true,
 ): BlockQuantized {
   const layout = LAYOUTS[type];
   if (!layout) throw new Error(`ggml type ${type} cannot be carried over into MatMulNBits blocks.`);
@@ -297,7 +299,7 @@ export function carryOverBlocks(
     zeroPoint: layout.zeroPoint,
     offsets: layout.hasOffsets ? offsets : undefined,
   };
-  return layout.hasOffsets ? centreOffsets(blocks) : blocks;
+  return layout.hasOffsets && centre ? centreOffsets(blocks) : blocks;
 }
 
 /**
@@ -349,15 +351,25 @@ export function packCodes(q: BlockQuantized): Uint8Array {
   return packed;
 }
 
-/** The weights the blocks stand for, as float32 (tests compare them against ggml's own dequantization). */
+/**
+ * The weights the blocks stand for, as float32, with float32 arithmetic in ggml's order (scale
+ * times code, then plus offset): uncentred blocks give exactly ggml's dequantized values.
+ */
 export function expandBlocks(q: BlockQuantized): Float32Array {
   const out = new Float32Array(q.rows * q.cols);
   for (let i = 0; i < out.length; i++) {
     const block = Math.floor(i / q.blockSize);
     const zp = q.blockZeroPoints ? q.blockZeroPoints[block] : q.zeroPoint;
-    out[i] = q.scales[block] * (q.codes[i] - zp) + (q.offsets ? q.offsets[block] : 0);
+    const scaled = Math.fround(q.scales[block] * (q.codes[i] - zp));
+    out[i] = q.offsets ? scaled + q.offsets[block] : scaled;
   }
   return out;
+}
+
+/** ggml's dequantization of whole rows (what llama.cpp's get_rows gives), for any carried-over or float type. */
+export function dequantizeRows(type: GgmlTypeName, bytes: Buffer, rows: number, cols: number): Float32Array {
+  if (isCarriedOver(type)) return expandBlocks(carryOverBlocks(type, bytes, rows, cols, false));
+  return floatValues(type, bytes);
 }
 
 /** Plain float tensors (F32, F16, BF16) as float32. */

@@ -14,9 +14,12 @@ import { GraphBuilder } from './graphBuilder';
 import { readHyperparameters, UnsupportedModelError } from './hyperparameters';
 import { ACCURACY_INT8, type LinearWeight } from './linearLayer';
 import { buildTokenizerFiles } from './tokenizerFiles';
+import { writeEmbeddingTable } from '../onnx/embeddingTable';
 
 /** Where the graph lands inside the folder: the engine's "q4" variant. */
 export const CONVERTED_MODEL_FILE = 'onnx/model_q4.onnx';
+/** The token embedding table beside it (read by the session, see embeddingTable.ts). */
+export const EMBEDDING_TABLE_FILE = 'onnx/model_q4.embeddings';
 
 export interface ConversionProgress {
   stage: 'reading' | 'layers' | 'writing' | 'done';
@@ -124,6 +127,12 @@ export async function convertGgufToOnnx(
       checkAbort();
     });
     report({ stage: 'writing', done: 0, total: 1 });
+    const embedding = file.tensors.get('token_embd.weight')!;
+    writeEmbeddingTable(
+      join(staging, EMBEDDING_TABLE_FILE),
+      { type: embedding.type, rows: embedding.dims[1], cols: embedding.dims[0] },
+      readTensorBytes(file, embedding),
+    );
     const model = builder.finish(hp.name, { source_gguf: basename(ggufPath), architecture: hp.architecture });
     writeFileSync(join(staging, CONVERTED_MODEL_FILE), model);
     const json = (name: string, value: unknown) =>

@@ -3,7 +3,8 @@
  * tensors carried over block for block.
  *
  * Interface (the "shared KV buffer" convention; CausalLmSession speaks it):
- *   inputs   input_ids                   int64  [batch, sequence]
+ *   inputs   inputs_embeds               float32 [batch, sequence, hidden]  token embeddings, looked
+ *                                                up outside the graph (onnx/embeddings.bin)
  *            seqlens_k                   int32  [batch]     tokens in the cache after this call, minus 1
  *            total_sequence_length       int32  scalar      the largest of seqlens_k + 1
  *            logits_positions            int64  [batch, rows] which of this call's positions get logits
@@ -16,7 +17,6 @@
  * cache is updated in place.
  */
 import type { BlockQuantized } from './blockCodecs';
-import { packCodes } from './blockCodecs';
 import type { GraphBuilder } from './graphBuilder';
 import type { Hyperparameters } from './hyperparameters';
 import { LinearEmitter, stackRows, type LinearWeight } from './linearLayer';
@@ -30,7 +30,7 @@ export interface WeightSource {
 }
 
 export const GRAPH_INPUTS = {
-  ids: 'input_ids',
+  embeds: 'inputs_embeds',
   seqlens: 'seqlens_k',
   totalLength: 'total_sequence_length',
   logitsPositions: 'logits_positions',
@@ -68,7 +68,7 @@ export async function buildDecoderGraph(
   progress: DecoderProgress,
 ): Promise<void> {
   const linear = new LinearEmitter(g, accuracyLevel);
-  const ids = g.input(GRAPH_INPUTS.ids, DataType.INT64, ['batch', 'sequence']);
+  const embedded = g.input(GRAPH_INPUTS.embeds, DataType.FLOAT, ['batch', 'sequence', hp.hidden]);
   const seqlens = g.input(GRAPH_INPUTS.seqlens, DataType.INT32, ['batch']);
   const totalLength = g.input(GRAPH_INPUTS.totalLength, DataType.INT32, []);
   const logitsPositions = g.input(GRAPH_INPUTS.logitsPositions, DataType.INT64, ['batch', 'logits_rows']);
@@ -81,9 +81,6 @@ export async function buildDecoderGraph(
   const { cos, sin } = ropeTables(hp, hp.contextLength);
   const cosCache = g.floats('rope.cos', [hp.contextLength, hp.headDim / 2], cos);
   const sinCache = g.floats('rope.sin', [hp.contextLength, hp.headDim / 2], sin);
-
-  const embeddingWeight = weights.linear('token_embd.weight');
-  const { hidden: embedded, codes: embeddingCodes } = embed(g, ids, embeddingWeight, hp);
 
   const eps = { float: hp.rmsEpsilon };
   let [normed] = g.op(
@@ -113,8 +110,7 @@ export async function buildDecoderGraph(
       ],
       { domain: 'com.microsoft', name: `${p}/ffn_norm`, outputs: 4, attributes: { epsilon: eps } },
     );
-    const gate = linear.emit(ffnIn, weights.linear(`${p}.ffn_gate.weight`), `${p}.ffn_gate`);
-    const up = linear.emit(ffnIn, weights.linear(`${p}.ffn_up.weight`), `${p}.ffn_up`);
+    const [gate, up] = gateAndUp(g, linear, weights, hp, p, ffnIn);
     const [sigmoid] = g.op('Sigmoid', [gate], { name: `${p}/silu_sigmoid` });
     const [silu] = g.op('Mul', [gate, sigmoid], { name: `${p}/silu` });
     const [act] = g.op('Mul', [silu, up], { name: `${p}/swiglu` });
@@ -140,10 +136,8 @@ export async function buildDecoderGraph(
     name: 'logits/select',
     attributes: { batch_dims: 1 },
   });
-  const outputWeight = hp.tiedEmbeddings ? embeddingWeight : weights.linear('output.weight');
-  const logits = linear.emit(selected, outputWeight, 'output', {
-    codes: hp.tiedEmbeddings ? embeddingCodes : undefined,
-  });
+  const outputWeight = weights.linear(hp.tiedEmbeddings ? 'token_embd.weight' : 'output.weight');
+  const logits = linear.emit(selected, outputWeight, 'output');
   renameOutput(g, logits, 'logits');
   g.output('logits', DataType.FLOAT, ['batch', 'logits_rows', hp.vocabSize]);
   for (let l = 0; l < hp.layers; l++) {
@@ -210,6 +204,32 @@ function attentionBlock(
   return linear.emit(attention, weights.linear(`${p}.attn_output.weight`), `${p}.attn_output`);
 }
 
+/**
+ * The gate and up projections, as one matmul over their stacked rows when their blocks have the
+ * same form (one pass over the input, one offset correction), split afterwards.
+ */
+function gateAndUp(
+  g: GraphBuilder,
+  linear: LinearEmitter,
+  weights: WeightSource,
+  hp: Hyperparameters,
+  p: string,
+  input: string,
+): [string, string] {
+  const gate = weights.linear(`${p}.ffn_gate.weight`);
+  const up = weights.linear(`${p}.ffn_up.weight`);
+  const stacked =
+    gate.kind === 'blocks' && up.kind === 'blocks' ? stackRows([gate.blocks, up.blocks]) : undefined;
+  if (!stacked) return [linear.emit(input, gate, `${p}.ffn_gate`), linear.emit(input, up, `${p}.ffn_up`)];
+  const both = linear.emit(input, { kind: 'blocks', blocks: stacked }, `${p}.ffn_gate_up`);
+  const [g0, u0] = g.op('Split', [both, g.int64s([hp.intermediate, hp.intermediate])], {
+    name: `${p}/ffn_split`,
+    outputs: 2,
+    attributes: { axis: -1 },
+  });
+  return [g0, u0];
+}
+
 function concat(parts: Float32Array[]): Float32Array {
   const out = new Float32Array(parts.reduce((s, p) => s + p.length, 0));
   let at = 0;
@@ -218,61 +238,4 @@ function concat(parts: Float32Array[]): Float32Array {
     at += p.length;
   }
   return out;
-}
-
-/**
- * Token embedding lookup. Quantized tables stay quantized (GatherBlockQuantized over the same
- * codes the output projection reads when the two are tied); the codes initializer is laid out as
- * [vocab, blocks, blob] so that MatMulNBits can share it.
- */
-function embed(
-  g: GraphBuilder,
-  ids: string,
-  weight: LinearWeight,
-  hp: Hyperparameters,
-): { hidden: string; codes?: string } {
-  if (weight.kind === 'float') {
-    const [hidden] = g.op(
-      'Gather',
-      [g.floats('token_embd.weight', [weight.rows, weight.cols], weight.values), ids],
-      {
-        name: 'embed',
-        attributes: { axis: 0 },
-      },
-    );
-    return { hidden };
-  }
-  const q = weight.blocks;
-  const blocks = q.cols / q.blockSize;
-  const codes = g.initializer(
-    'token_embd.codes',
-    DataType.UINT8,
-    [q.rows, blocks, (q.blockSize * q.bits) / 8],
-    packCodes(q),
-  );
-  const inputs = [codes, ids, g.floats('token_embd.gather_scales', [q.rows, blocks, 1], q.scales)];
-  if (q.blockZeroPoints || q.zeroPoint !== 1 << (q.bits - 1)) {
-    // One zero point per [row, block]: the quantized axis holds a single block here.
-    const zp = q.blockZeroPoints ?? new Uint8Array(q.rows * blocks).fill(q.zeroPoint);
-    inputs.push(g.initializer('token_embd.gather_zero_points', DataType.UINT8, [q.rows, blocks, 1], zp));
-  }
-  let [blocked] = g.op('GatherBlockQuantized', inputs, {
-    domain: 'com.microsoft',
-    name: 'embed',
-    attributes: { bits: q.bits, block_size: q.blockSize, gather_axis: 0, quantize_axis: 2 },
-  });
-  if (q.offsets) {
-    const [offsets] = g.op(
-      'Gather',
-      [g.floats('token_embd.block_offsets', [q.rows, blocks], q.offsets), ids],
-      {
-        name: 'embed/offsets',
-        attributes: { axis: 0 },
-      },
-    );
-    const [offsets4] = g.op('Unsqueeze', [offsets, g.int64s([-1])], { name: 'embed/offsets_unsqueeze' });
-    [blocked] = g.op('Add', [blocked, offsets4], { name: 'embed/add_offsets' });
-  }
-  const [hidden] = g.op('Reshape', [blocked, g.int64s([0, 0, hp.hidden])], { name: 'embed/reshape' });
-  return { hidden, codes };
 }

@@ -31,21 +31,12 @@ export class LinearEmitter {
     private readonly accuracyLevel = ACCURACY_INT8,
   ) {}
 
-  /**
-   * `codes` names an initializer that already holds the packed codes ([rows, blocks, blob]), as the
-   * token embedding's does when the output projection is tied to it.
-   */
-  emit(
-    input: string,
-    weight: LinearWeight,
-    name: string,
-    options: { bias?: Float32Array; codes?: string } = {},
-  ): string {
+  emit(input: string, weight: LinearWeight, name: string, options: { bias?: Float32Array } = {}): string {
     const { bias } = options;
     let y =
       weight.kind === 'float'
         ? this.floatMatMul(input, weight, name)
-        : this.blockMatMul(input, weight.blocks, name, options.codes);
+        : this.blockMatMul(input, weight.blocks, name);
     if (bias)
       y = this.g.op('Add', [y, this.g.floats(`${name}.bias`, [bias.length], bias)], {
         name: `${name}/bias`,
@@ -53,18 +44,17 @@ export class LinearEmitter {
     return y;
   }
 
-  private blockMatMul(input: string, q: BlockQuantized, name: string, sharedCodes?: string): string {
+  private blockMatMul(input: string, q: BlockQuantized, name: string): string {
     const g = this.g;
     const blocks = q.cols / q.blockSize;
     const inputs = [
       input,
-      sharedCodes ??
-        g.initializer(
-          `${name}.codes`,
-          DataType.UINT8,
-          [q.rows, blocks, (q.blockSize * q.bits) / 8],
-          packCodes(q),
-        ),
+      g.initializer(
+        `${name}.codes`,
+        DataType.UINT8,
+        [q.rows, blocks, (q.blockSize * q.bits) / 8],
+        packCodes(q),
+      ),
       g.floats(`${name}.scales`, [q.rows * blocks], q.scales),
     ];
     const zp = packZeroPoints(q);

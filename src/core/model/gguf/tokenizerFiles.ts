@@ -46,7 +46,10 @@ function strings(value: GgufValue | undefined, key: string): string[] {
   return value as string[];
 }
 
-/** Control tokens that end a generation besides the declared EOS (llama.cpp's end-of-generation list). */
+/**
+ * Control tokens that end a generation besides the declared EOS: llama.cpp's end-of-generation
+ * texts, with the fill-in-the-middle pad, repository and file separators it also stops at.
+ */
 const END_OF_GENERATION = [
   '<|eot_id|>',
   '<|im_end|>',
@@ -55,6 +58,10 @@ const END_OF_GENERATION = [
   '<|endoftext|>',
   '<|eom_id|>',
   '<EOT>',
+  '<|fim_pad|>',
+  '<|repo_name|>',
+  '<|file_sep|>',
+  '<reponame>',
 ];
 
 export interface TokenizerFiles {

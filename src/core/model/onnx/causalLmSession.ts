@@ -41,6 +41,8 @@ export interface ForwardOutput {
 /** What one graph convention implements. */
 export interface GraphRunner {
   forward(input: ForwardInput): Promise<ForwardOutput>;
+  /** Frees what the runner holds besides the session. */
+  release?(): void;
 }
 
 export type GraphKind = 'copying-cache' | 'shared-cache';
@@ -62,7 +64,12 @@ export class CausalLmSession {
     const { session, device: used } = await openInferenceSession(modelFile, device, threads);
     try {
       if (SharedKvGraph.recognises(session)) {
-        return new CausalLmSession(session, new SharedKvGraph(session, shape), 'shared-cache', used);
+        return new CausalLmSession(
+          session,
+          new SharedKvGraph(session, shape, modelFile),
+          'shared-cache',
+          used,
+        );
       }
       if (CopyingKvGraph.recognises(session)) {
         return new CausalLmSession(session, new CopyingKvGraph(session, shape), 'copying-cache', used);
@@ -92,6 +99,7 @@ export class CausalLmSession {
   }
 
   async release(): Promise<void> {
+    this.runner.release?.();
     await this.session.release();
   }
 }

@@ -8,6 +8,7 @@
 import * as ort from 'onnxruntime-node';
 import { ModelError } from '../types';
 import type { ForwardInput, ForwardOutput, GraphRunner } from './causalLmSession';
+import { EmbeddingTable } from './embeddingTable';
 import { SharedKvCache, sharedBuffers } from './kvCache';
 import type { ModelShape } from './modelFolder';
 
@@ -18,11 +19,29 @@ const shapeHint =
   'The converted ONNX graph and config.json in this folder do not belong together: convert the GGUF again.';
 
 export class SharedKvGraph implements GraphRunner {
+  private readonly embeddings: EmbeddingTable;
+
   constructor(
     private readonly session: ort.InferenceSession,
     private readonly shape: ModelShape,
+    modelFile: string,
   ) {
     checkGraph(session, shape);
+    this.embeddings = EmbeddingTable.open(embeddingTableFor(modelFile));
+    const hidden = session.inputMetadata.find((m) => m.name === 'inputs_embeds');
+    const width = hidden?.isTensor ? hidden.shape[2] : undefined;
+    if (width !== this.embeddings.info.cols) {
+      this.embeddings.close();
+      throw new ModelError(
+        `The embedding table has rows of ${this.embeddings.info.cols}, the graph takes ${String(width)}.`,
+        'model-shape',
+        shapeHint,
+      );
+    }
+  }
+
+  release(): void {
+    this.embeddings.close();
   }
 
   static recognises(session: ort.InferenceSession): boolean {
@@ -119,11 +138,16 @@ export class SharedKvGraph implements GraphRunner {
         positions[b] = BigInt(newIds[b].length - 1);
       }
     }
-    const ids = new BigInt64Array(batch * width);
-    newIds.forEach((r, b) => r.forEach((id, k) => (ids[b * width + k] = BigInt(id))));
+    // Right padding repeats a row's last token; its positions are never read.
+    const hidden = this.embeddings.info.cols;
+    const embeds = new Float32Array(batch * width * hidden);
+    newIds.forEach((r, b) => {
+      const padded = [...r, ...new Array<number>(width - r.length).fill(r[r.length - 1])];
+      embeds.set(this.embeddings.lookup(padded), b * width * hidden);
+    });
 
     const feeds: Record<string, ort.Tensor> = {
-      input_ids: new ort.Tensor('int64', ids, [batch, width]),
+      inputs_embeds: new ort.Tensor('float32', embeds, [batch, width, hidden]),
       seqlens_k: new ort.Tensor(
         'int32',
         Int32Array.from(totals, (t) => t - 1),
@@ -149,10 +173,15 @@ export class SharedKvGraph implements GraphRunner {
   }
 }
 
+/** The converter writes onnx/<graph>.embeddings beside onnx/<graph>.onnx. */
+function embeddingTableFor(modelFile: string): string {
+  return modelFile.replace(/\.onnx$/, '') + '.embeddings';
+}
+
 function checkGraph(session: ort.InferenceSession, shape: ModelShape): void {
   const inputs = new Set(session.inputNames);
   const outputs = new Set(session.outputNames);
-  const required = ['input_ids', 'seqlens_k', 'total_sequence_length', 'logits_positions'];
+  const required = ['inputs_embeds', 'seqlens_k', 'total_sequence_length', 'logits_positions'];
   for (let l = 0; l < shape.layers; l++)
     required.push(`past_key_values.${l}.key`, `past_key_values.${l}.value`);
   const missing = required.filter((n) => !inputs.has(n));
