@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { convertGgufToOnnx, ConversionAbortedError } from '../../../src/core/model/gguf/index';
 import { OnnxEngine, positionsOf } from '../../../src/core/model/onnx/engine';
-import { SharedKvCache } from '../../../src/core/model/onnx/kvCache';
+import { InPlaceKvCache } from '../../../src/core/model/onnx/kvCache';
 import { ModelError } from '../../../src/core/model/types';
 import { pythonMissing, runPython, smolLm2Gguf } from './ggufFixtures';
 
@@ -58,7 +58,7 @@ test('the converted folder is complete, with nothing left beside it', (t) => {
   ])
     assert.ok(existsSync(join(modelDir, f)), f);
   assert.deepEqual(readdirSync(scratch).sort(), ['smollm2', 'smollm2-float']);
-  assert.equal(engine!.session.graphKind, 'shared-cache');
+  assert.equal(engine!.session.graphKind, 'in-place-cache');
 });
 
 test('a cancelled conversion leaves no folder and no staging folder behind', async (t) => {
@@ -130,12 +130,12 @@ test('the KV cache is updated in place and decoding with it equals one pass over
     positions: positionsOf(mask),
     past: undefined,
   });
-  const buffer = (out.present as SharedKvCache).buffers[0].data;
+  const buffer = (out.present as InPlaceKvCache).buffers[0];
   for (let i = split; i < ids.length; i++) {
     mask.push(1);
     const past = out.present;
     out = await session.forward({ ids: [ids[i]], batch: 1, seq: 1, mask, positions: [i], past });
-    assert.equal((out.present as SharedKvCache).buffers[0].data, buffer, 'the same buffer, not a copy');
+    assert.equal((out.present as InPlaceKvCache).buffers[0], buffer, 'the same buffer, not a copy');
     assert.equal(out.rows, 1);
     const diff = maxAbsDiff(out.logits, full.rows[i]);
     assert.ok(diff < 2e-3, `position ${i}: cached and uncached logits differ by ${diff}`);
@@ -188,6 +188,9 @@ test('truncateCache rewinds in place: options scored from one point equal fresh 
 
 test('a batch of prompts of different lengths gives each prompt its greedy tokens alone', async (t) => {
   if (skip) return t.skip(skip);
+  // Float activations: with int8 ones, float rounding that differs with the padded width can tip
+  // the quantization of an activation and, on a near tie, the greedy choice.
+  const engine = exact;
   const prompts = ['Hi', 'Therefore the induction step holds for every n', 'def f(x):'];
   const batch = await engine!.generateBatch(
     prompts.map((p) => engine!.codec.encodeInput(p)),

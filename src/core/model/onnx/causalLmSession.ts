@@ -1,8 +1,8 @@
 /**
  * One onnxruntime session of a causal LM with a KV cache, and its forward pass. Two graph
  * conventions are spoken (see kvCache.ts): the onnx-community one with a copying cache, and the
- * one of GGUF conversions with GroupQueryAttention and a shared, in-place cache buffer. Which one
- * a folder holds is read off the graph's inputs.
+ * one of GGUF conversions, whose cache this session owns and appends to in place. Which one a
+ * folder holds is read off the graph's inputs.
  */
 import type * as ort from 'onnxruntime-node';
 import { ModelError } from '../types';
@@ -10,7 +10,7 @@ import { CopyingKvGraph } from './copyingKvGraph';
 import { openInferenceSession, type DeviceChoice } from './inferenceSession';
 import { truncate, type KvCache } from './kvCache';
 import type { ModelShape } from './modelFolder';
-import { SharedKvGraph } from './sharedKvGraph';
+import { InPlaceKvGraph } from './inPlaceKvGraph';
 
 export type { DeviceChoice, KvCache };
 
@@ -45,7 +45,7 @@ export interface GraphRunner {
   release?(): void;
 }
 
-export type GraphKind = 'copying-cache' | 'shared-cache';
+export type GraphKind = 'copying-cache' | 'in-place-cache';
 
 export class CausalLmSession {
   private constructor(
@@ -63,19 +63,15 @@ export class CausalLmSession {
   ): Promise<CausalLmSession> {
     const { session, device: used } = await openInferenceSession(modelFile, device, threads);
     try {
-      if (SharedKvGraph.recognises(session)) {
-        return new CausalLmSession(
-          session,
-          new SharedKvGraph(session, shape, modelFile),
-          'shared-cache',
-          used,
-        );
+      if (InPlaceKvGraph.recognises(session)) {
+        const runner = new InPlaceKvGraph(session, shape, modelFile, shape.heads);
+        return new CausalLmSession(session, runner, 'in-place-cache', used);
       }
       if (CopyingKvGraph.recognises(session)) {
         return new CausalLmSession(session, new CopyingKvGraph(session, shape), 'copying-cache', used);
       }
       throw new ModelError(
-        'The ONNX graph has neither attention_mask nor seqlens_k among its inputs; it is not a causal LM export this backend knows.',
+        'The ONNX graph has neither attention_mask nor attention_bias among its inputs; it is not a causal LM export this backend knows.',
         'model-shape',
         'Export the model with its KV cache (onnx-community layout), or convert a GGUF with `stepwise convert-gguf`.',
       );

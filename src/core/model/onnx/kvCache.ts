@@ -3,14 +3,13 @@
  *
  * - Copying (onnx-community graphs, e.g. the trainer's torch export): one tensor per layer and
  *   key/value, [batch, kvHeads, past, headDim]; every forward pass returns a new, longer copy.
- * - Shared buffer (graphs converted from GGUF, GroupQueryAttention): one buffer per layer and
- *   key/value of a fixed capacity, [batch, kvHeads, capacity, headDim], bound as both input and
- *   output so that onnxruntime appends in place. Rows hold their real tokens left-aligned, each
- *   with its own length; the caller's padded layout is remembered as masks so that it can keep
- *   speaking in padded positions.
+ * - In place (graphs converted from GGUF): one buffer per layer and key/value, [batch, kvHeads,
+ *   capacity, headDim], owned here. The graph reads it without copying and returns only the new
+ *   positions' keys and values, which are written into the buffer at their columns; capacity grows
+ *   in steps. Positions are the caller's padded columns; its mask says which are real.
  *
- * A cache passed to forward() or truncateCache() is used up: the shared buffers it names now hold
- * the new state. Using it again is a bug, reported as such.
+ * A cache passed to forward() or truncateCache() is used up: the buffers it names now hold the
+ * new state. Using it again is a bug, reported as such.
  */
 import * as ort from 'onnxruntime-node';
 import { ModelError } from '../types';
@@ -25,13 +24,14 @@ export class CopyingKvCache {
   }
 }
 
-export class SharedKvCache {
-  readonly kind = 'shared';
+export class InPlaceKvCache {
+  readonly kind = 'in-place';
   private usedUp = false;
 
   constructor(
-    /** 2 × layers tensors [batch, kvHeads, capacity, headDim]. */
-    readonly buffers: ort.Tensor[],
+    /** 2 × layers buffers [batch, kvHeads, capacity, headDim]; positions are the caller's columns. */
+    readonly buffers: Float32Array[],
+    readonly capacity: number,
     /** Per row, the caller's mask over every position fed so far (1 real, 0 padding). */
     readonly masks: number[][],
   ) {}
@@ -40,24 +40,13 @@ export class SharedKvCache {
     return this.masks.length;
   }
 
-  get capacity(): number {
-    return this.buffers[0].dims[2];
-  }
-
   /** Positions held in the caller's padded layout. */
   get length(): number {
     return this.masks[0].length;
   }
 
-  /** Real tokens in row `b`, i.e. where its next token goes in the buffer. */
-  rowLength(b: number): number {
-    let n = 0;
-    for (const m of this.masks[b]) n += m;
-    return n;
-  }
-
   /** Hands the buffers over to a successor state; this handle may not be used again. */
-  takeBuffers(): ort.Tensor[] {
+  takeBuffers(): Float32Array[] {
     if (this.usedUp) {
       throw new ModelError(
         'A KV cache was used after it was passed to forward() or truncateCache().',
@@ -70,41 +59,41 @@ export class SharedKvCache {
   }
 }
 
-export type KvCache = CopyingKvCache | SharedKvCache;
+export type KvCache = CopyingKvCache | InPlaceKvCache;
 
-/** Buffers for `batch` rows of at least `capacity` positions, holding `from`'s contents when given. */
-export function sharedBuffers(
-  layers: number,
-  kvHeads: number,
+/** Buffers for `batch` rows of `capacity` positions, holding the first `keep` positions of `from`. */
+export function growBuffers(
+  from: Float32Array[] | undefined,
+  oldCapacity: number,
+  keep: number,
+  rows: number,
   headDim: number,
-  batch: number,
   capacity: number,
-  from?: ort.Tensor[],
-): ort.Tensor[] {
-  return Array.from({ length: 2 * layers }, (_, i) => {
-    const data = new Float32Array(batch * kvHeads * capacity * headDim);
+  count: number,
+): Float32Array[] {
+  return Array.from({ length: count }, (_, i) => {
+    const data = new Float32Array(rows * capacity * headDim);
     const old = from?.[i];
     if (old) {
-      const oldCapacity = old.dims[2];
-      const src = old.data as Float32Array;
-      for (let row = 0; row < batch * kvHeads; row++) {
+      for (let r = 0; r < rows; r++) {
         data.set(
-          src.subarray(row * oldCapacity * headDim, (row + 1) * oldCapacity * headDim),
-          row * capacity * headDim,
+          old.subarray(r * oldCapacity * headDim, (r * oldCapacity + keep) * headDim),
+          r * capacity * headDim,
         );
       }
     }
-    return new ort.Tensor('float32', data, [batch, kvHeads, capacity, headDim]);
+    return data;
   });
 }
 
 /** The cache cut back to its first `length` positions (caller's padded layout). */
 export function truncate(cache: KvCache, length: number): KvCache {
   const keep = Math.max(0, Math.min(length, cache.length));
-  if (cache instanceof SharedKvCache) {
-    // Nothing moves: the rows' lengths shrink and later tokens overwrite what lies beyond.
-    return new SharedKvCache(
+  if (cache instanceof InPlaceKvCache) {
+    // Nothing moves: the positions beyond are masked out and overwritten by later tokens.
+    return new InPlaceKvCache(
       cache.takeBuffers(),
+      cache.capacity,
       cache.masks.map((m) => m.slice(0, keep)),
     );
   }
