@@ -61,6 +61,18 @@ test('the converted folder is complete, with nothing left beside it', (t) => {
   assert.equal(engine!.session.graphKind, 'in-place-cache');
 });
 
+test('the converted graph passes onnx.checker with full shape inference', (t) => {
+  if (skip) return t.skip(skip);
+  const missing = pythonMissing('onnx');
+  if (missing) return t.skip(missing);
+  const out = runPython(
+    `import onnx
+onnx.checker.check_model(${JSON.stringify(join(modelDir, 'onnx', 'model_q4.onnx'))}, full_check=True)
+print("ok")`,
+  );
+  assert.equal(out.trim(), 'ok');
+});
+
 test('a cancelled conversion leaves no folder and no staging folder behind', async (t) => {
   if (skip) return t.skip(skip);
   const controller = new AbortController();

@@ -6,30 +6,21 @@
  *   inputs   inputs_embeds       float32 [batch, sequence, hidden]   token embeddings, looked up
  *                                        outside the graph (onnx/model_q4.embeddings)
  *            position_ids        int64   [batch, sequence]           RoPE positions
- *            attention_bias      float32 [batch, 1, groups·sequence, capacity + sequence]
+ *            attention_bias      float32 [batch, 1, sequence, capacity + sequence]
  *                                        0 where a query may attend, −∞ elsewhere (see attentionGraph.ts)
  *            logits_positions    int64   [batch, rows]               which of this call's positions get logits
  *            cache.N.key/value   float32 [batch, kv_heads, capacity, head_dim]  earlier keys/values, read only
  *   outputs  logits              float32 [batch, rows, vocab]
- *            new_cache           float32 [batch, 2·layers·kv_heads, sequence, head_dim]  this call's
- *                                        keys (rotated) and values, layer by layer (key heads, then
- *                                        value heads), for the caller to append to its cache
+ *            new_cache           float32 [batch, sequence, 2·layers·kv_heads·head_dim]  this call's
+ *                                        keys (rotated) and values, layer by layer (the key heads, then
+ *                                        the value heads), for the caller to append to its cache
  */
 import type { BlockQuantized } from './blockCodecs';
 import type { GraphBuilder } from './graphBuilder';
 import type { Hyperparameters } from './hyperparameters';
 import { LinearEmitter, stackRows, type LinearWeight } from './linearLayer';
 import { DataType } from './onnxProto';
-import {
-  attention,
-  attentionShared,
-  ATTENTION_INPUTS,
-  cacheKey,
-  cacheValue,
-  newKey,
-  newValue,
-  type AttentionShared,
-} from './attentionGraph';
+import { attention, ATTENTION_INPUTS, cacheKey, cacheValue } from './attentionGraph';
 
 /** Reads one tensor of the GGUF, carried over (weights) or as floats (norms, biases). */
 export interface WeightSource {
@@ -84,27 +75,26 @@ export async function buildDecoderGraph(
   }
 
   const { cos, sin } = ropeTables(hp, hp.contextLength);
-  const shared = attentionShared(
-    g,
-    g.floats('rope.cos', [hp.contextLength, hp.headDim / 2], cos),
-    g.floats('rope.sin', [hp.contextLength, hp.headDim / 2], sin),
-    embedded,
-  );
+  const rope = {
+    cos: g.floats('rope.cos', [hp.contextLength, hp.headDim / 2], cos),
+    sin: g.floats('rope.sin', [hp.contextLength, hp.headDim / 2], sin),
+  };
+  const fresh: string[] = [];
 
   const eps = { float: hp.rmsEpsilon };
   let [normed] = g.op(
-    'SimplifiedLayerNormalization',
+    'RMSNormalization',
     [embedded, g.floats('blk.0.attn_norm.weight', [hp.hidden], weights.vector('blk.0.attn_norm.weight'))],
     {
       name: 'blk.0/attn_norm',
-      attributes: { axis: -1, epsilon: eps, stash_type: 1 },
+      attributes: { axis: -1, epsilon: eps },
     },
   );
   let residual = embedded;
 
   for (let l = 0; l < hp.layers; l++) {
     const p = `blk.${l}`;
-    const attended = attentionBlock(g, linear, weights, hp, l, normed, shared);
+    const attended = attentionBlock(g, linear, weights, hp, l, normed, rope, fresh);
     const [ffnIn, , , afterAttention] = g.op(
       'SkipSimplifiedLayerNormalization',
       [
@@ -146,9 +136,8 @@ export async function buildDecoderGraph(
   g.output('logits', DataType.FLOAT, ['batch', 'logits_rows', hp.vocabSize]);
   // One output for every layer's new keys and values: each output costs onnxruntime-node a
   // conversion (measured: 60 outputs 360 µs per call, one 150 µs).
-  const fresh = Array.from({ length: hp.layers }, (_, l) => [newKey(l), newValue(l)]).flat();
-  g.op('Concat', fresh, { name: 'new_cache', outputs: [NEW_CACHE], attributes: { axis: 1 } });
-  g.output(NEW_CACHE, DataType.FLOAT, ['batch', 2 * hp.layers * hp.kvHeads, 'sequence', hp.headDim]);
+  g.op('Concat', fresh, { name: 'new_cache', outputs: [NEW_CACHE], attributes: { axis: -1 } });
+  g.output(NEW_CACHE, DataType.FLOAT, ['batch', 'sequence', 2 * hp.layers * hp.kvHeads * hp.headDim]);
 }
 
 /** Renames a node output (the logits) to the graph output name. */
@@ -163,7 +152,8 @@ function attentionBlock(
   hp: Hyperparameters,
   l: number,
   normed: string,
-  shared: AttentionShared,
+  rope: { cos: string; sin: string },
+  fresh: string[],
 ): string {
   const p = `blk.${l}`;
   const names = ['attn_q', 'attn_k', 'attn_v'];
@@ -181,8 +171,9 @@ function attentionBlock(
     const projected = parts.map((w, i) => linear.emit(normed, w, `${p}.${names[i]}`, { bias: biases?.[i] }));
     [qkv] = g.op('Concat', projected, { name: `${p}/qkv`, attributes: { axis: -1 } });
   }
-  const attended = attention(g, hp, l, qkv, shared);
-  return linear.emit(attended, weights.linear(`${p}.attn_output.weight`), `${p}.attn_output`);
+  const { out, keys, values } = attention(g, hp, l, qkv, rope);
+  fresh.push(keys, values);
+  return linear.emit(out, weights.linear(`${p}.attn_output.weight`), `${p}.attn_output`);
 }
 
 /**

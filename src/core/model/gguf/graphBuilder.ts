@@ -128,7 +128,8 @@ export class GraphBuilder {
     return encodeModel({
       producer: 'stepwise-gguf-converter',
       opsets: [
-        { domain: '', version: 21 },
+        // 23 for Attention with grouped key/value heads and a past.
+        { domain: '', version: 23 },
         { domain: 'com.microsoft', version: 1 },
       ],
       graphName,

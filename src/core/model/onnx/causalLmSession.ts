@@ -64,7 +64,7 @@ export class CausalLmSession {
     const { session, device: used } = await openInferenceSession(modelFile, device, threads);
     try {
       if (InPlaceKvGraph.recognises(session)) {
-        const runner = new InPlaceKvGraph(session, shape, modelFile, shape.heads);
+        const runner = new InPlaceKvGraph(session, shape, modelFile);
         return new CausalLmSession(session, runner, 'in-place-cache', used);
       }
       if (CopyingKvGraph.recognises(session)) {

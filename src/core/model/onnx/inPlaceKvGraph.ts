@@ -20,24 +20,13 @@ const shapeHint =
 
 export class InPlaceKvGraph implements GraphRunner {
   private readonly embeddings: EmbeddingTable;
-  /** Query heads per key/value head. */
-  private readonly groups: number;
 
   constructor(
     private readonly session: ort.InferenceSession,
     private readonly shape: ModelShape,
     modelFile: string,
-    heads: number,
   ) {
     checkGraph(session, shape);
-    this.groups = heads / shape.kvHeads;
-    if (!Number.isInteger(this.groups)) {
-      throw new ModelError(
-        `${heads} heads do not share ${shape.kvHeads} key/value heads evenly.`,
-        'model-shape',
-        shapeHint,
-      );
-    }
     this.embeddings = EmbeddingTable.open(modelFile.replace(/\.onnx$/, '') + '.embeddings');
   }
 
@@ -117,10 +106,10 @@ export class InPlaceKvGraph implements GraphRunner {
         BigInt64Array.from(input.positions, (p) => BigInt(p)),
         [batch, seq],
       ),
-      attention_bias: new ort.Tensor('float32', this.attentionBias(masks, pastColumns, seq, readColumns), [
+      attention_bias: new ort.Tensor('float32', attentionBias(masks, pastColumns, seq, readColumns), [
         batch,
         1,
-        this.groups * seq,
+        seq,
         readColumns + seq,
       ]),
       logits_positions: new ort.Tensor('int64', positions, [batch, rowsOut]),
@@ -130,21 +119,24 @@ export class InPlaceKvGraph implements GraphRunner {
       feeds[`cache.${l}.value`] = cacheTensor(2 * l + 1);
     }
     const out = await this.session.run(feeds);
-    // new_cache is [batch, 2·layers·kvHeads, seq, headDim]: buffer i's head h of row b is plane
-    // (b·2·layers + i)·kvHeads + h.
+    // new_cache is [batch, seq, 2·layers·kvHeads·headDim]: buffer i, head h of position s of row b
+    // starts at ((b·seq + s)·2·layers + i)·kvHeads·headDim + h·headDim.
     const fresh = out.new_cache.data as Float32Array;
-    const plane = seq * headDim;
-    for (let i = 0; i < 2 * layers; i++) {
-      const buffer = buffers![i];
-      for (let b = 0; b < batch; b++)
-        for (let h = 0; h < kvHeads; h++) {
-          const from = ((b * 2 * layers + i) * kvHeads + h) * plane;
-          buffer.set(
-            fresh.subarray(from, from + plane),
-            ((b * kvHeads + h) * capacity + pastColumns) * headDim,
-          );
+    const perBuffer = kvHeads * headDim;
+    for (let b = 0; b < batch; b++)
+      for (let s = 0; s < seq; s++) {
+        const from = (b * seq + s) * 2 * layers * perBuffer;
+        for (let i = 0; i < 2 * layers; i++) {
+          const buffer = buffers![i];
+          for (let h = 0; h < kvHeads; h++) {
+            const at = from + i * perBuffer + h * headDim;
+            buffer.set(
+              fresh.subarray(at, at + headDim),
+              ((b * kvHeads + h) * capacity + pastColumns + s) * headDim,
+            );
+          }
         }
-    }
+      }
     const logits = out.logits;
     return {
       logits: logits.data as Float32Array,
@@ -153,33 +145,30 @@ export class InPlaceKvGraph implements GraphRunner {
       present: new InPlaceKvCache(buffers!, capacity, masks),
     };
   }
+}
 
-  /**
-   * [batch, 1, groups·seq, readColumns + seq]: query i of this call (row g·seq + i) may see cached
-   * column t when t < pastColumns and the caller marked it real, and new position j when j < i is
-   * real or j = i (itself, so that a padding query still has one finite score).
-   */
-  private attentionBias(
-    masks: number[][],
-    pastColumns: number,
-    seq: number,
-    readColumns: number,
-  ): Float32Array {
-    const width = readColumns + seq;
-    const perGroup = seq * width;
-    const bias = new Float32Array(masks.length * this.groups * perGroup).fill(-Infinity);
-    masks.forEach((mask, b) => {
-      const base = b * this.groups * perGroup;
-      for (let i = 0; i < seq; i++) {
-        const row = base + i * width;
-        for (let t = 0; t < pastColumns; t++) if (mask[t] === 1) bias[row + t] = 0;
-        for (let j = 0; j < i; j++) if (mask[pastColumns + j] === 1) bias[row + readColumns + j] = 0;
-        bias[row + readColumns + i] = 0;
-      }
-      for (let g = 1; g < this.groups; g++) bias.copyWithin(base + g * perGroup, base, base + perGroup);
-    });
-    return bias;
-  }
+/**
+ * [batch, 1, seq, readColumns + seq]: query i of this call may see cached column t when
+ * t < pastColumns and the caller marked it real, and new position j when j < i is real or j = i
+ * (itself, so that a padding query still has one finite score).
+ */
+function attentionBias(
+  masks: number[][],
+  pastColumns: number,
+  seq: number,
+  readColumns: number,
+): Float32Array {
+  const width = readColumns + seq;
+  const bias = new Float32Array(masks.length * seq * width).fill(-Infinity);
+  masks.forEach((mask, b) => {
+    for (let i = 0; i < seq; i++) {
+      const row = (b * seq + i) * width;
+      for (let t = 0; t < pastColumns; t++) if (mask[t] === 1) bias[row + t] = 0;
+      for (let j = 0; j < i; j++) if (mask[pastColumns + j] === 1) bias[row + readColumns + j] = 0;
+      bias[row + readColumns + i] = 0;
+    }
+  });
+  return bias;
 }
 
 function checkGraph(session: ort.InferenceSession, shape: ModelShape): void {
