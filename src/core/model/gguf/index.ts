@@ -10,6 +10,6 @@ export {
  * Changes whenever the converter's output for the same GGUF changes (graph, tokenizer, configs),
  * so that an installer knows a folder converted earlier must be converted again.
  */
-export const GGUF_CONVERTER_VERSION = '4';
+export const GGUF_CONVERTER_VERSION = '5';
 export { GgufFormatError, readGgufFile } from './ggufFile';
 export { UnsupportedModelError } from './hyperparameters';

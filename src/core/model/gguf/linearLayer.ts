@@ -21,6 +21,9 @@ export type LinearWeight =
 /** onnxruntime's MatMulNBits accuracy level 4: activations quantized to int8 per block (as llama.cpp does). */
 export const ACCURACY_INT8 = 4;
 
+/** Above this many rows a matrix is split into several matmuls (see chunkedMatMul). */
+const MAX_ROWS_PER_MATMUL = 16384;
+
 export class LinearEmitter {
   /** Block sums already computed, by `${input}|${blockSize}`. */
   private readonly blockSums = new Map<string, string>();
@@ -36,12 +39,33 @@ export class LinearEmitter {
     let y =
       weight.kind === 'float'
         ? this.floatMatMul(input, weight, name)
-        : this.blockMatMul(input, weight.blocks, name);
+        : weight.blocks.rows > MAX_ROWS_PER_MATMUL
+          ? this.chunkedMatMul(input, weight.blocks, name)
+          : this.blockMatMul(input, weight.blocks, name);
     if (bias)
       y = this.g.op('Add', [y, this.g.floats(`${name}.bias`, [bias.length], bias)], {
         name: `${name}/bias`,
       })[0];
     return y;
+  }
+
+  /**
+   * A matrix with very many rows (the output projection over a 150k vocabulary) as several
+   * matmuls over row ranges, concatenated. onnxruntime packs each weight while the raw one is still
+   * mapped; one 136 MB matrix meant 130 MB more peak memory at load, a chunk only a few.
+   */
+  private chunkedMatMul(input: string, q: BlockQuantized, name: string): string {
+    const parts: string[] = [];
+    for (let from = 0, i = 0; from < q.rows; from += MAX_ROWS_PER_MATMUL, i++) {
+      parts.push(
+        this.blockMatMul(
+          input,
+          sliceRows(q, from, Math.min(q.rows, from + MAX_ROWS_PER_MATMUL)),
+          `${name}.part${i}`,
+        ),
+      );
+    }
+    return this.g.op('Concat', parts, { name, attributes: { axis: -1 } })[0];
   }
 
   private blockMatMul(input: string, q: BlockQuantized, name: string): string {
@@ -110,6 +134,19 @@ export class LinearEmitter {
       name,
     })[0];
   }
+}
+
+/** Rows [from, to) of a block-quantized matrix. */
+export function sliceRows(q: BlockQuantized, from: number, to: number): BlockQuantized {
+  const blocks = q.cols / q.blockSize;
+  return {
+    ...q,
+    rows: to - from,
+    codes: q.codes.subarray(from * q.cols, to * q.cols),
+    scales: q.scales.subarray(from * blocks, to * blocks),
+    blockZeroPoints: q.blockZeroPoints?.subarray(from * blocks, to * blocks),
+    offsets: q.offsets?.subarray(from * blocks, to * blocks),
+  };
 }
 
 /** Row-major [rows, cols] → [cols, rows]. */
