@@ -1,4 +1,5 @@
 import type { CliCommand } from '../command';
+import { convertGgufCommand } from './convertGguf';
 import { evalCommand } from './eval';
 import { labelsCommand } from './labels';
 import { loopCommand } from './loop';
@@ -11,6 +12,7 @@ import { testsCommand } from './tests';
 // Every subcommand module registers here (one line each, alphabetical).
 export const commands: CliCommand[] = [
   calibrationCommand,
+  convertGgufCommand,
   evalCommand,
   labelsCommand,
   loopCommand,

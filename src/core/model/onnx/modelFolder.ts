@@ -17,6 +17,7 @@ export const VARIANT_FILES: Record<OnnxVariant, string> = {
 
 export interface ModelShape {
   layers: number;
+  heads: number;
   kvHeads: number;
   headDim: number;
   vocabSize: number | undefined;
@@ -92,6 +93,7 @@ export function readModelShape(config: Record<string, unknown>): ModelShape {
   }
   return {
     layers,
+    heads,
     kvHeads,
     headDim,
     vocabSize: positiveInt(config, ['vocab_size']),
