@@ -1,5 +1,6 @@
 import type { CliCommand } from '../command';
 import { labelsCommand } from './labels';
+import { modelsCommand } from './models';
 import { practiceCommand } from './practice';
 import { calibrationCommand, parseProofCommand, proveCommand } from './prove';
 import { sandboxCommand } from './sandbox';
@@ -10,6 +11,7 @@ import { testsCommand } from './tests';
 export const commands: CliCommand[] = [
   calibrationCommand,
   labelsCommand,
+  modelsCommand,
   parseProofCommand,
   practiceCommand,
   proveCommand,
