@@ -115,10 +115,10 @@ function scriptedConverter(version: string, calls: string[] = []): GgufConverter
       assert.deepEqual(readdirSync(outDir), [], 'the converter gets an empty folder');
       assert.equal(sha256(readFileSync(ggufPath)), sha256(gguf), 'the converter reads the verified GGUF');
       mkdirSync(join(outDir, 'onnx'));
-      onProgress?.({ done: 1, total: 2, stage: 'weights' });
+      onProgress?.({ stage: 'layers', done: 1, total: 2 });
       writeFileSync(join(outDir, 'onnx', 'model_q4.onnx'), `converted by ${version}`);
       writeFileSync(join(outDir, 'config.json'), '{}');
-      onProgress?.({ done: 2, total: 2, stage: 'weights' });
+      onProgress?.({ stage: 'layers', done: 2, total: 2 });
       return { converted: version };
     },
   };
@@ -311,8 +311,8 @@ test('with a converter: the converted files and the GGUF move in together; the r
   assert.deepEqual(
     progress.filter((p) => p.stage === 'convert').map((p) => [p.fraction, p.message]),
     [
-      [0.5, 'weights'],
-      [1, 'weights'],
+      [0.475, 'converting layer 1 of 2 to ONNX'],
+      [0.9, 'converting layer 2 of 2 to ONNX'],
     ],
   );
 
