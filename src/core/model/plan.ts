@@ -7,7 +7,7 @@
  * constrain says so through `planSupport()`; callers then fall back to free generation and parsing,
  * and record that the output was unconstrained.
  */
-import type { GenerateOptions, ModelInput } from './types';
+import { ModelError, type GenerateOptions, type ModelInput } from './types';
 
 /** Text the model does not choose: it is appended to the sequence as if generated. */
 export interface ForcedText {
@@ -26,6 +26,12 @@ export interface FreeText {
 /**
  * One of a fixed set of options (score values, "A" / "B"). The result carries the model's
  * probability of every option given the text before it, renormalised over the options.
+ *
+ * An option means exactly its text: where one option is the start of another ("1" and "10",
+ * "0" and "0.5"), each is scored together with the first character of the forced text that
+ * follows the choice (so "1}" and "10}" compete), or, with no forced text after it, as the
+ * option followed by anything but the longer option. Where the plan's text before a choice ends
+ * in a space, the space is scored with each option (" A" is one token in most vocabularies).
  */
 export interface Choice {
   kind: 'choice';
@@ -62,6 +68,15 @@ export interface SegmentResult {
   text: string;
   /** Choice segments: every option with its probability (they sum to 1). */
   distribution?: OptionProbability[];
+  /**
+   * Choice segments: the probability the model gave all options together before renormalising
+   * (near 0: it wanted to write something else, and the distribution says little).
+   */
+  optionMass?: number;
+  /** Assertion segments: the admitted lines, without their newlines. */
+  lines?: string[];
+  /** Assertion segments: lines left out (repeats of an earlier line, or one cut at its token budget). */
+  dropped?: number;
   /** Free and assertion segments: why the segment ended. */
   finishReason?: 'stop' | 'eos' | 'length' | 'abort';
 }
@@ -75,22 +90,37 @@ export interface PlanCompletion {
 }
 
 export interface PlanResult {
+  /** How the plan was constrained (never `none`: a backend without support throws instead). */
+  mode: ConstrainedPlanMode;
   completions: PlanCompletion[];
   promptTokens: number;
   timeToFirstTokenMs: number;
   totalMs: number;
 }
 
-/** How a backend can run plans: where it cannot, `reason` says why in words a person can act on. */
-export type PlanSupport =
-  | { mode: 'native' | 'server-grammar' | 'prefix-continuation' }
-  | { mode: 'none'; reason: string };
+/**
+ * How a plan is constrained. `native`: the local engine masks its own logits, so every segment is
+ * exactly as planned. `server-grammar`: segments are continued through the endpoint's completions
+ * API and assertion lines are held to a grammar the server enforces. `prefix-continuation`: the
+ * same continuation without a grammar, so assertion lines are generated freely and filtered.
+ */
+export type ConstrainedPlanMode = 'native' | 'server-grammar' | 'prefix-continuation';
+
+/**
+ * How a backend can run plans: where it cannot, `reason` says why in words a person can act on.
+ * Endpoints answer for chat-message input (the common case), which needs the model's chat template.
+ */
+export type PlanSupport = { mode: ConstrainedPlanMode } | { mode: 'none'; reason: string };
 
 /** Options of a plan run: sampling as for generate(), minus what the plan itself decides. */
 export type PlanOptions = Omit<GenerateOptions, 'maxTokens' | 'minTokens' | 'stop' | 'logprobs'>;
 
 export interface PlanRunner {
   planSupport(): Promise<PlanSupport>;
+  /**
+   * Runs the plan `options.n` times. Throws ModelError('endpoint-unsupported') with the reason
+   * where `planSupport()` says `none`, and ModelError('aborted') when cancelled.
+   */
   generatePlan(input: ModelInput, plan: PlanSegment[], options?: PlanOptions): Promise<PlanResult>;
 }
 
@@ -110,4 +140,23 @@ export function expectedValue(distribution: OptionProbability[]): number | undef
     sum += probability * value;
   }
   return mass > 0 ? sum / mass : undefined;
+}
+
+/**
+ * The plan half of a backend that cannot constrain decoding (a test double, a wrapper): it says
+ * why, and generatePlan refuses with the same reason.
+ */
+export function withoutPlans(reason: string): PlanRunner {
+  return {
+    async planSupport() {
+      return { mode: 'none', reason };
+    },
+    async generatePlan() {
+      throw new ModelError(
+        `This model cannot run a generation plan: ${reason}`,
+        'endpoint-unsupported',
+        reason,
+      );
+    },
+  };
 }

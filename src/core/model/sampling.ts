@@ -164,3 +164,60 @@ export function topCandidates(probs: Float64Array, topK?: number, topP?: number)
   }
   return pool;
 }
+
+/**
+ * Picks a token that `accepts` admits (a grammar's check), from the model's distribution
+ * restricted to the admitted tokens. The unconstrained pick is tried first and kept when
+ * admitted: for sampling this is exact (a rejected draw is redrawn from the restricted
+ * distribution, which is rejection sampling's result), and it checks one token in the common
+ * case. Otherwise tokens are checked in descending probability, the likely ones first. Returns
+ * undefined when no token is admitted.
+ */
+export function selectAllowed(
+  row: ArrayLike<number>,
+  params: SamplingParams,
+  random: SeededRandom,
+  accepts: (token: number) => boolean,
+): number | undefined {
+  const first = selectToken(row, params, random);
+  if (Number.isFinite(row[first]) && accepts(first)) return first;
+
+  const greedy = !(params.temperature > 0);
+  const inverse = greedy ? 1 : 1 / params.temperature;
+  let max = -Infinity;
+  for (let i = 0; i < row.length; i++) if (row[i] > max) max = row[i];
+  if (max === -Infinity) return undefined;
+  // Tokens within 20 nats of the best hold all but a negligible share of the mass.
+  for (const floor of [max - 20, -Infinity]) {
+    const pool: number[] = [];
+    for (let i = 0; i < row.length; i++) {
+      if (row[i] >= floor && Number.isFinite(row[i]) && (floor !== -Infinity || row[i] < max - 20))
+        pool.push(i);
+    }
+    pool.sort((a, b) => row[b] - row[a] || a - b);
+    const admitted: number[] = [];
+    for (const i of pool) {
+      if (!accepts(i)) continue;
+      if (greedy) return i;
+      admitted.push(i);
+    }
+    if (admitted.length === 0) continue;
+    const weights = new Float64Array(admitted.length);
+    let sum = 0;
+    for (let j = 0; j < admitted.length; j++) {
+      weights[j] = Math.exp((row[admitted[j]] - row[admitted[0]]) * inverse);
+      sum += weights[j];
+    }
+    for (let j = 0; j < weights.length; j++) weights[j] /= sum;
+    const kept = topCandidates(weights, params.topK, params.topP);
+    let mass = 0;
+    for (const j of kept) mass += weights[j];
+    let u = random.next() * mass;
+    for (const j of kept) {
+      u -= weights[j];
+      if (u < 0) return admitted[j];
+    }
+    return admitted[kept[0]];
+  }
+  return undefined;
+}

@@ -2,6 +2,7 @@
  * The one model interface every feature talks to. Backends: local ONNX (onnxruntime-node, run off
  * the caller's thread) and OpenAI-compatible HTTP. Nothing here imports vscode.
  */
+import type { PlanRunner } from './plan';
 
 export type ChatRole = 'system' | 'user' | 'assistant';
 
@@ -21,6 +22,23 @@ export interface TokenEvent {
   tokenId?: number;
   /** Natural-log probability of the sampled token under the (unwarped) model distribution. */
   logprob?: number;
+  /** Plans only: the index of the plan segment this text belongs to (forced text is streamed too). */
+  segment?: number;
+}
+
+/**
+ * Repetition control, applied to the tokens a call generates (not to the prompt, which a model
+ * may legitimately quote). Defaults: `DEFAULT_REPETITION` in repetition.ts, the one place they live.
+ */
+export interface RepetitionOptions {
+  /**
+   * CTRL-style penalty: the logit of a token generated within the last `penaltyWindow` tokens is
+   * divided by it (multiplied when negative). 1 turns it off.
+   */
+  penalty?: number;
+  penaltyWindow?: number;
+  /** A token that would repeat an n-gram of this many tokens already generated is never chosen. 0 turns it off. */
+  noRepeatNgram?: number;
 }
 
 export interface GenerateOptions {
@@ -38,8 +56,14 @@ export interface GenerateOptions {
   /** Generation of a sequence stops when its text ends with one of these; the stop text is not returned. */
   stop?: string[];
   signal?: AbortSignal;
-  /** Return per-token log-probabilities (default true where the backend can). */
+  /**
+   * Return per-token log-probabilities. The ONNX engine computes them for free and returns them
+   * unless this is false; endpoints return them only when this is true (asking costs servers
+   * such as llama-cpp-python several times the decoding time), so ask only where one is read.
+   */
   logprobs?: boolean;
+  /** Repetition control; omitted fields take `DEFAULT_REPETITION`. */
+  repetition?: RepetitionOptions;
   /** Called for every generated token, as it is produced. */
   onToken?: (event: TokenEvent) => void;
 }
@@ -85,7 +109,11 @@ export interface ModelInfo {
   contextWindow: number;
 }
 
-export interface ModelBackend {
+/**
+ * Every backend can also run generation plans (plan.ts): `planSupport()` says whether and how it
+ * constrains them; where it says `none`, callers generate freely and parse, as before plans.
+ */
+export interface ModelBackend extends PlanRunner {
   readonly info: ModelInfo;
   generate(input: ModelInput, options?: GenerateOptions): Promise<GenerateResult>;
   /** Log-probabilities of `continuation` given `prompt`, without sampling. */

@@ -5,6 +5,7 @@ import type {
   ModelInput,
   ScoreResult,
 } from '../../../src/core/model/types';
+import { withoutPlans } from '../../../src/core/model/plan';
 
 /**
  * A test double for control-flow tests: answers each generate call from a script function.
@@ -18,6 +19,7 @@ export function scriptedModel(
   const text = (input: ModelInput) =>
     typeof input === 'string' ? input : input.map((m) => m.content).join('\n');
   return {
+    ...withoutPlans('a scripted test model generates free text only'),
     calls,
     info: { backend: 'onnx', name, device: 'cpu', contextWindow: 4096 },
     async generate(input, options = {}): Promise<GenerateResult> {

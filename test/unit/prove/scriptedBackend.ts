@@ -8,6 +8,7 @@ import {
   type ModelInput,
   type ScoreResult,
 } from '../../../src/core/model/types';
+import { withoutPlans, type PlanRunner } from '../../../src/core/model/plan';
 
 /** What a scripted generate call returns: one text per requested sample (repeated when short). */
 export type Script = (call: { input: ModelInput; options: GenerateOptions; callIndex: number }) => string[];
@@ -26,6 +27,10 @@ export class ScriptedBackend implements ModelBackend {
     private readonly script: Script,
     private readonly logprobOf: (prompt: ModelInput, continuation: string) => number = () => Math.log(0.5),
   ) {}
+
+  private readonly plans = withoutPlans('a scripted test backend generates free text only');
+  readonly planSupport: PlanRunner['planSupport'] = () => this.plans.planSupport();
+  readonly generatePlan: PlanRunner['generatePlan'] = (...args) => this.plans.generatePlan(...args);
 
   async generate(input: ModelInput, options: GenerateOptions = {}): Promise<GenerateResult> {
     const callIndex = this.calls.length;

@@ -16,6 +16,7 @@ import {
   type ScoreResult,
   type TokenEvent,
 } from '../types';
+import type { PlanOptions, PlanResult, PlanSegment, PlanSupport } from '../plan';
 import type { DeviceChoice } from './causalLmSession';
 import type { EngineGenerateResult } from './engine';
 import type { OnnxVariant } from './modelFolder';
@@ -121,6 +122,37 @@ export class OnnxBackend implements ModelBackend {
     } finally {
       if (onAbort) signal?.removeEventListener('abort', onAbort);
     }
+  }
+
+  /** The engine masks its own logits: every plan runs exactly as written. */
+  async planSupport(): Promise<PlanSupport> {
+    return { mode: 'native' };
+  }
+
+  /**
+   * Runs the plan in the worker. Free text streams through `onToken` (forced text and chosen
+   * options too, with their segment index); cancelling rejects at once with ModelError('aborted')
+   * and the worker stops before its next forward pass.
+   */
+  async generatePlan(input: ModelInput, plan: PlanSegment[], options: PlanOptions = {}): Promise<PlanResult> {
+    const started = performance.now();
+    const { signal, onToken, ...engineOptions } = options;
+    let firstTokenAt: number | undefined;
+    const result = await this.client.cancellable<Omit<PlanResult, 'mode'>>(
+      (abortFlag) => ({ type: 'generatePlan', input, plan, options: engineOptions, abortFlag }),
+      signal,
+      () => new ModelError('The generation was cancelled.', 'aborted'),
+      (event) => {
+        firstTokenAt ??= performance.now();
+        onToken?.(event);
+      },
+    );
+    return {
+      mode: 'native',
+      ...result,
+      timeToFirstTokenMs: (firstTokenAt ?? performance.now()) - started,
+      totalMs: performance.now() - started,
+    };
   }
 
   async score(

@@ -72,6 +72,25 @@ export class CausalLmSession {
     );
   }
 
+  /**
+   * The cache cut back to its first `length` positions, to go on from an earlier point (a plan
+   * scoring several options from the same text). Use only the returned cache afterwards: a cache
+   * passed here or to `forward` may be reused in place.
+   */
+  truncateCache(cache: KvCache, length: number): KvCache {
+    const [batch, heads, past, dim] = cache[0].dims;
+    if (length >= past) return cache;
+    const keep = Math.max(0, length);
+    return cache.map((tensor) => {
+      const data = tensor.data as Float32Array;
+      const out = new Float32Array(batch * heads * keep * dim);
+      for (let row = 0; row < batch * heads; row++) {
+        out.set(data.subarray(row * past * dim, (row * past + keep) * dim), row * keep * dim);
+      }
+      return new ort.Tensor('float32', out, [batch, heads, keep, dim]);
+    });
+  }
+
   async forward(input: ForwardInput): Promise<ForwardOutput> {
     const past = input.past ?? this.emptyCache(input.batch);
     const pastLen = past[0].dims[2];

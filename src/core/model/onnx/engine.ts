@@ -11,16 +11,20 @@ import {
   tokenLogprob,
   type SamplingParams,
 } from '../sampling';
+import type { PlanSegment } from '../plan';
+import { RepetitionHistory, repetitionSettings } from '../repetition';
 import {
   ModelError,
   type Completion,
   type FinishReason,
   type ModelInput,
+  type RepetitionOptions,
   type ScoreResult,
   type TokenEvent,
 } from '../types';
 import { CausalLmSession, type DeviceChoice } from './causalLmSession';
 import { openModelFolder, type ModelFolder, type OnnxVariant } from './modelFolder';
+import { runPlan, type EnginePlanOptions, type EnginePlanResult } from './planRunner';
 import { SequenceText } from './sequenceText';
 import { TextCodec } from './textCodec';
 
@@ -42,6 +46,7 @@ export interface EngineGenerateOptions {
   seed?: number;
   stop?: string[];
   logprobs?: boolean;
+  repetition?: RepetitionOptions;
 }
 
 export interface EngineHooks {
@@ -60,6 +65,8 @@ export interface EngineGenerateResult {
 export const DEFAULT_MAX_TOKENS = 256;
 
 export class OnnxEngine {
+  private texts: string[] | undefined;
+
   private constructor(
     readonly folder: ModelFolder,
     readonly codec: TextCodec,
@@ -130,6 +137,8 @@ export class OnnxEngine {
     const padId = this.folder.padTokenId ?? [...this.codec.eosTokenIds][0] ?? 0;
 
     const texts = prompts.map(() => new SequenceText((ids) => this.codec.decode(ids), options.stop ?? []));
+    const repetition = repetitionSettings(options.repetition);
+    const histories = prompts.map(() => new RepetitionHistory(repetition));
     const finish: (FinishReason | undefined)[] = prompts.map(() => undefined);
     const mask: number[][] = prompts.map((p) => [
       ...new Array(promptLen - p.length).fill(0),
@@ -166,7 +175,8 @@ export class OnnxEngine {
         const offset = (b * seq + seq - 1) * out.vocab;
         const row = out.logits.subarray(offset, offset + out.vocab);
         const banned = step < minTokens ? this.codec.eosTokenIds : undefined;
-        const token = selectToken(row, params, random, banned);
+        const token = selectToken(histories[b].apply(row), params, random, banned);
+        histories[b].push(token);
         next.push(token);
         firstTokenAt ??= performance.now();
         if (this.codec.eosTokenIds.has(token)) {
@@ -201,6 +211,38 @@ export class OnnxEngine {
       timeToFirstTokenMs: (firstTokenAt ?? now) - started,
       totalMs: now - started,
     };
+  }
+
+  /** Runs a generation plan (plan.ts) by steering this engine's own decoding. */
+  generatePlan(
+    input: ModelInput,
+    plan: PlanSegment[],
+    options: EnginePlanOptions = {},
+    hooks: EngineHooks = {},
+  ): Promise<EnginePlanResult> {
+    const model = {
+      session: this.session,
+      name: this.folder.name,
+      contextWindow: this.info.contextWindow,
+      eosTokenIds: this.codec.eosTokenIds,
+      encodeInput: (i: ModelInput) => this.codec.encodeInput(i),
+      encode: (text: string) => this.codec.encodeContinuation(text),
+      decode: (ids: number[]) => this.codec.decode(ids),
+      tokenTexts: () => this.tokenTexts(),
+    };
+    return runPlan(model, input, plan, options, hooks);
+  }
+
+  /**
+   * Each token's decoded text by id, computed once: grammar checks compare candidate tokens'
+   * text without decoding in the loop. Special tokens decode to '' and are never admitted.
+   */
+  tokenTexts(): string[] {
+    if (!this.texts) {
+      const size = this.folder.shape.vocabSize ?? this.codec.vocabSize;
+      this.texts = Array.from({ length: size }, (_, id) => this.codec.decode([id]));
+    }
+    return this.texts;
   }
 
   /** Log-probabilities of the continuation's tokens after the prompt, from one forward pass. */

@@ -4,8 +4,10 @@
  * `token` messages). Cancellation: the request's shared abort flag, which the worker polls before
  * every forward pass even while its event loop is busy, and an `abort` message that sets it too.
  */
+import type { PlanSegment } from '../plan';
 import type { ModelInput, ScoreResult, TokenEvent } from '../types';
 import type { EngineGenerateOptions, EngineGenerateResult, EngineLoadOptions } from './engine';
+import type { EnginePlanOptions, EnginePlanResult } from './planRunner';
 import type { PrmInfo, PrmLoadOptions } from './prmEngine';
 
 export interface LoadedInfo {
@@ -22,6 +24,14 @@ export type WorkerRequest =
       input: ModelInput;
       options: EngineGenerateOptions;
       /** Int32Array(1) over a SharedArrayBuffer; 1 means abort. */
+      abortFlag: SharedArrayBuffer;
+    }
+  | {
+      type: 'generatePlan';
+      id: number;
+      input: ModelInput;
+      plan: PlanSegment[];
+      options: EnginePlanOptions;
       abortFlag: SharedArrayBuffer;
     }
   | { type: 'score'; id: number; prompt: ModelInput; continuation: string; abortFlag: SharedArrayBuffer }
@@ -42,7 +52,7 @@ export type WorkerReply =
   | {
       type: 'result';
       id: number;
-      result: LoadedInfo | PrmInfo | EngineGenerateResult | ScoreResult | number[] | null;
+      result: LoadedInfo | PrmInfo | EngineGenerateResult | EnginePlanResult | ScoreResult | number[] | null;
     }
   | { type: 'error'; id: number; error: SerializedError };
 

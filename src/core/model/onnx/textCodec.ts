@@ -71,6 +71,13 @@ export class TextCodec {
     return this.tokenizer.encode(text, { add_special_tokens: false }).ids;
   }
 
+  /** Tokens the tokenizer knows (the model's vocabulary may be padded beyond it). */
+  get vocabSize(): number {
+    let max = -1;
+    for (const id of this.tokenizer.get_vocab(true).values()) if (id > max) max = id;
+    return max + 1;
+  }
+
   decode(ids: number[]): string {
     if (ids.length === 0) return '';
     return this.tokenizer.decode(ids, { skip_special_tokens: true });

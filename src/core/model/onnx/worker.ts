@@ -64,6 +64,16 @@ async function serve(request: WorkerRequest): Promise<void> {
       send({ type: 'result', id: request.id, result });
       return;
     }
+    case 'generatePlan': {
+      throwIfCancelled(request.id, 'The generation');
+      const flag = abortFlags.get(request.id)!;
+      const result = await loaded().generatePlan(request.input, request.plan, request.options, {
+        isAborted: () => Atomics.load(flag, 0) === 1,
+        onToken: (event) => send({ type: 'token', id: request.id, event }),
+      });
+      send({ type: 'result', id: request.id, result });
+      return;
+    }
     case 'score': {
       throwIfCancelled(request.id, 'Scoring');
       const result = await loaded().score(request.prompt, request.continuation);
@@ -100,7 +110,7 @@ port.on('message', (request: WorkerRequest) => {
     if (flag) Atomics.store(flag, 0, 1);
     return;
   }
-  if (request.type === 'generate' || request.type === 'score' || request.type === 'scoreSteps') {
+  if ('abortFlag' in request) {
     abortFlags.set(request.id, new Int32Array(request.abortFlag));
   }
   queue = queue.then(async () => {

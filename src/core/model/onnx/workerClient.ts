@@ -61,10 +61,11 @@ export class WorkerClient {
     build: (abortFlag: SharedArrayBuffer) => WithoutId<WorkerRequest>,
     signal: AbortSignal | undefined,
     cancelled: () => ModelError,
+    onToken?: (event: TokenEvent) => void,
   ): Promise<T> {
     if (signal?.aborted) throw cancelled();
     const flag = new SharedArrayBuffer(4);
-    const { id, done } = this.request(build(flag));
+    const { id, done } = this.request(build(flag), onToken);
     const onAbort = () => {
       Atomics.store(new Int32Array(flag), 0, 1);
       this.post({ type: 'abort', id });

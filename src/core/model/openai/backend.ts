@@ -15,6 +15,7 @@ import {
   type ModelInput,
   type ScoreResult,
 } from '../types';
+import { withoutPlans, type PlanOptions, type PlanResult, type PlanSegment, type PlanSupport } from '../plan';
 import { StreamAccumulator } from './accumulator';
 import { estimateTokens, inputText, planContext } from './context';
 import { EndpointClient } from './client';
@@ -250,6 +251,14 @@ export class OpenAIBackend implements ModelBackend {
       );
     }
     return this.scorer.score(promptText, continuation, signal);
+  }
+
+  async planSupport(): Promise<PlanSupport> {
+    return { mode: 'none', reason: 'plans over endpoints are not built yet' };
+  }
+
+  async generatePlan(input: ModelInput, plan: PlanSegment[], options?: PlanOptions): Promise<PlanResult> {
+    return withoutPlans('plans over endpoints are not built yet').generatePlan(input, plan, options);
   }
 
   /** The model ids the server offers (`GET /models`). */

@@ -1,0 +1,206 @@
+/**
+ * The grammar of an assertion segment as a character automaton: lines that each hold one
+ * assertion on the function under test, brackets and quotes balanced before a line may end, no
+ * comments or statement separators, no line repeated, the segment ended by a blank line or the
+ * line limit. A decoder checks each candidate token's text against a copy of the automaton, so
+ * only tokens that keep the text inside the grammar are chosen.
+ */
+import type { AssertionLines } from './plan';
+
+/** What feeding text did: `duplicate` means a newline would end a line equal to an earlier one. */
+export type FeedOutcome = 'ok' | 'reject' | 'duplicate';
+
+const OPENERS: Record<string, string> = { '(': ')', '[': ']', '{': '}' };
+const CLOSERS = new Set([')', ']', '}']);
+
+/** The line openings the grammar admits for a language. */
+export function assertionPrefixes(spec: Pick<AssertionLines, 'language' | 'functionName'>): string[] {
+  const f = spec.functionName;
+  if (spec.language === 'python') return [`assert ${f}(`, `assert not ${f}(`];
+  return [`assert.deepStrictEqual(${f}(`, `assert.strictEqual(${f}(`];
+}
+
+/** Lines compare equal when they differ only in spacing or a trailing semicolon. */
+export function normaliseLine(line: string): string {
+  return line
+    .replace(/\s+/g, ' ')
+    .replace(/\s*;?\s*$/, '')
+    .trim();
+}
+
+type Phase = 'start' | 'prefix' | 'body' | 'tail';
+
+export class AssertionAutomaton {
+  /** Accepted text of the segment so far (dropped lines are cut out). */
+  text = '';
+  /** Where the current line starts in `text`. */
+  lineStart = 0;
+  /** Admitted lines, as written. */
+  lines: string[] = [];
+  ended = false;
+  private seen: string[] = [];
+  private phase: Phase = 'start';
+  private stack = '';
+  private quote = '';
+  private escaped = false;
+  private prev = '';
+  /** JavaScript: the outer assert call has its second argument. */
+  private hasExpected = false;
+  private semicolon = false;
+  private readonly prefixes: string[];
+  private readonly js: boolean;
+
+  constructor(private readonly spec: Pick<AssertionLines, 'language' | 'functionName' | 'maxLines'>) {
+    this.prefixes = assertionPrefixes(spec);
+    this.js = spec.language !== 'python';
+  }
+
+  clone(): AssertionAutomaton {
+    const copy = Object.create(AssertionAutomaton.prototype) as AssertionAutomaton;
+    Object.assign(copy, this);
+    return copy;
+  }
+
+  /** The current line so far. */
+  get line(): string {
+    return this.text.slice(this.lineStart);
+  }
+
+  /** Whether the segment may end here (EOS): after a blank line, or on a complete new line. */
+  canEnd(): boolean {
+    if (this.ended) return false;
+    if (this.phase === 'start') return this.lines.length > 0;
+    return this.lineComplete() && !this.isDuplicate() && this.lines.length < this.spec.maxLines;
+  }
+
+  /** Ends the segment; a complete current line is admitted first. */
+  end(): void {
+    if (this.phase !== 'start' && this.lineComplete()) this.admitLine();
+    this.ended = true;
+  }
+
+  /** Feeds text character by character; stops at the first character that breaks the grammar. */
+  feed(text: string): FeedOutcome {
+    for (const ch of text) {
+      const outcome = this.feedChar(ch);
+      if (outcome !== 'ok') return outcome;
+    }
+    return 'ok';
+  }
+
+  /** Cuts the current line out of the text and starts it over. */
+  dropLine(): void {
+    this.text = this.text.slice(0, this.lineStart);
+    this.resetLine();
+  }
+
+  private feedChar(ch: string): FeedOutcome {
+    if (this.ended) return 'reject';
+    if (ch === '\n') return this.newline();
+    if (ch === '\r' || (ch < ' ' && ch !== '\t')) return 'reject';
+    if (this.phase === 'start' || this.phase === 'prefix') return this.prefixChar(ch);
+    if (this.phase === 'tail') {
+      if (ch !== ';' && ch !== ' ') return 'reject';
+      if (ch === ';' && this.semicolon) return 'reject';
+      if (ch === ';') this.semicolon = true;
+      return this.accept(ch);
+    }
+    return this.bodyChar(ch);
+  }
+
+  private newline(): FeedOutcome {
+    if (this.phase === 'start') {
+      if (this.lines.length === 0) return 'reject';
+      this.text += '\n';
+      this.ended = true;
+      return 'ok';
+    }
+    if (!this.lineComplete()) return 'reject';
+    if (this.isDuplicate()) return 'duplicate';
+    this.admitLine();
+    this.text += '\n';
+    this.lineStart = this.text.length;
+    if (this.lines.length >= this.spec.maxLines) this.ended = true;
+    return 'ok';
+  }
+
+  private prefixChar(ch: string): FeedOutcome {
+    const typed = this.line + ch;
+    if (!this.prefixes.some((p) => p.startsWith(typed))) return 'reject';
+    this.text += ch;
+    this.phase = 'prefix';
+    if (this.prefixes.includes(typed)) {
+      this.phase = 'body';
+      // Python: `assert f(` leaves one bracket open; JavaScript: `assert.x(f(` leaves two.
+      this.stack = this.js ? '((' : '(';
+    }
+    return 'ok';
+  }
+
+  private bodyChar(ch: string): FeedOutcome {
+    if (this.quote) {
+      if (this.escaped) this.escaped = false;
+      else if (ch === '\\') this.escaped = true;
+      else if (ch === this.quote) this.quote = '';
+      return this.accept(ch);
+    }
+    if (ch === '"' || ch === "'" || (this.js && ch === '`')) {
+      this.quote = ch;
+      return this.accept(ch);
+    }
+    // Comments, line continuations and statement separators would let a line say something
+    // other than one assertion.
+    if (ch === '\\') return 'reject';
+    if (!this.js && (ch === '#' || ch === ';')) return 'reject';
+    if (this.js && this.prev === '/' && (ch === '/' || ch === '*')) return 'reject';
+    if (this.js && ch === ';') return 'reject';
+    if (ch in OPENERS) {
+      this.stack += ch;
+      return this.accept(ch);
+    }
+    if (CLOSERS.has(ch)) {
+      const open = this.stack.at(-1);
+      if (open === undefined || OPENERS[open] !== ch) return 'reject';
+      // The assert call needs its expected value before it closes.
+      if (this.js && this.stack.length === 1 && !this.hasExpected) return 'reject';
+      this.stack = this.stack.slice(0, -1);
+      if (this.js && this.stack === '') this.phase = 'tail';
+      return this.accept(ch);
+    }
+    if (this.js && ch === ',' && this.stack.length === 1) this.hasExpected = true;
+    return this.accept(ch);
+  }
+
+  private accept(ch: string): FeedOutcome {
+    this.text += ch;
+    this.prev = ch;
+    return 'ok';
+  }
+
+  private lineComplete(): boolean {
+    if (this.quote || this.stack !== '') return false;
+    return this.js ? this.phase === 'tail' : this.phase === 'body';
+  }
+
+  private isDuplicate(): boolean {
+    return this.seen.includes(normaliseLine(this.line));
+  }
+
+  private admitLine(): void {
+    // Arrays are replaced, not mutated, so clones made for candidate checks stay independent.
+    this.lines = [...this.lines, this.line];
+    this.seen = [...this.seen, normaliseLine(this.line)];
+    this.resetLine();
+  }
+
+  private resetLine(): void {
+    this.phase = 'start';
+    this.stack = '';
+    this.quote = '';
+    this.escaped = false;
+    this.prev = '';
+    this.hasExpected = false;
+    this.semicolon = false;
+    this.lineStart = this.text.length;
+  }
+}

@@ -1,0 +1,151 @@
+/**
+ * One sequence being decoded under a plan: its tokens, its KV cache, the logits for its next
+ * token, and the text waiting to be fed. Forced text is fed lazily, in one forward pass with
+ * whatever else is pending, so consecutive forced pieces are tokenised together as a model would
+ * have written them. Rewinding cuts the cache back to an earlier token (a stop string, a dropped
+ * assertion line, another choice option) and re-feeds one token to get that point's logits.
+ */
+import { ModelError } from '../types';
+import { RepetitionHistory } from '../repetition';
+import type { CausalLmSession, KvCache } from './causalLmSession';
+
+export interface CursorModel {
+  session: CausalLmSession;
+  encode(text: string): number[];
+  contextWindow: number;
+  modelName: string;
+  isAborted(): boolean;
+}
+
+export class PlanCursor {
+  /** Prompt and plan tokens the cache holds (plus `pendingIds` once fed). */
+  readonly ids: number[];
+  private pendingIds: number[] = [];
+  private pendingText = '';
+  private logitsRow: Float32Array;
+
+  constructor(
+    private readonly model: CursorModel,
+    readonly promptLength: number,
+    prompt: number[],
+    private cache: KvCache,
+    logits: Float32Array,
+    readonly history: RepetitionHistory,
+  ) {
+    this.ids = [...prompt];
+    this.logitsRow = logits;
+  }
+
+  /** Tokens in the sequence once everything pending is fed (pending text is tokenised now). */
+  get length(): number {
+    if (this.pendingText) this.flushTextIntoIds();
+    return this.ids.length + this.pendingIds.length;
+  }
+
+  /** Tokens the cache holds (what `rewind` positions refer to). */
+  get fedLength(): number {
+    return this.ids.length;
+  }
+
+  queueText(text: string): void {
+    this.pendingText += text;
+  }
+
+  queueToken(id: number): void {
+    if (this.pendingText) this.flushTextIntoIds();
+    this.pendingIds.push(id);
+  }
+
+  /** Pending text, taken back (a choice scores a trailing space with its options). */
+  takeTrailingSpace(): string {
+    if (!this.pendingText.endsWith(' ')) return '';
+    this.pendingText = this.pendingText.slice(0, -1);
+    return ' ';
+  }
+
+  /** The next-token logits after everything queued, feeding it first. */
+  async logits(): Promise<Float32Array> {
+    if (this.pendingText) this.flushTextIntoIds();
+    if (this.pendingIds.length > 0) {
+      const ids = this.pendingIds;
+      this.pendingIds = [];
+      const rows = await this.forward(ids);
+      this.logitsRow = rows[rows.length - 1];
+    }
+    return this.logitsRow;
+  }
+
+  /** Cuts the sequence back to its first `length` tokens (`length` >= the prompt's). */
+  rewind(length: number): void {
+    if (this.pendingText) this.flushTextIntoIds();
+    if (length < this.promptLength) throw new Error('rewind into the prompt');
+    if (length >= this.ids.length) {
+      this.pendingIds = this.pendingIds.slice(0, length - this.ids.length);
+      return;
+    }
+    // One token before the cut is fed again, so that the cut point has its logits.
+    const keep = length - 1;
+    const refeed = this.ids[keep];
+    this.cache = this.model.session.truncateCache(this.cache, keep);
+    this.ids.length = keep;
+    this.history.rewind(Math.max(0, keep - this.promptLength));
+    this.pendingIds = [refeed];
+  }
+
+  /** A point to come back to with `rewindKeepingLogits`, without re-feeding anything. */
+  mark(): { length: number; logits: Float32Array } {
+    if (this.pendingIds.length > 0 || this.pendingText) throw new Error('mark() with pending input');
+    return { length: this.ids.length, logits: this.logitsRow };
+  }
+
+  rewindKeepingLogits(point: { length: number; logits: Float32Array }): void {
+    this.cache = this.model.session.truncateCache(this.cache, point.length);
+    this.ids.length = point.length;
+    this.history.rewind(point.length - this.promptLength);
+    this.pendingIds = [];
+    this.pendingText = '';
+    this.logitsRow = point.logits;
+  }
+
+  private flushTextIntoIds(): void {
+    this.pendingIds.push(...this.model.encode(this.pendingText));
+    this.pendingText = '';
+  }
+
+  /** Runs `ids` through the model after the cache and records them as fed; the logits after each. */
+  async feed(ids: number[]): Promise<Float32Array[]> {
+    if (this.pendingText || this.pendingIds.length > 0) throw new Error('feed() with pending input');
+    const rows = await this.forward(ids, true);
+    this.logitsRow = rows[rows.length - 1];
+    return rows;
+  }
+
+  /** Feeds `ids`; returns the logits after each of them (`allRows`) or after the last only. */
+  private async forward(ids: number[], allRows = false): Promise<Float32Array[]> {
+    if (this.model.isAborted()) throw new ModelError('The generation was cancelled.', 'aborted');
+    const total = this.ids.length + ids.length;
+    if (total >= this.model.contextWindow) {
+      throw new ModelError(
+        `The plan needs more than the ${this.model.contextWindow} tokens ${this.model.modelName} reads at once.`,
+        'context-overflow',
+        'Shorten the prompt or lower the token budgets of the free segments.',
+      );
+    }
+    const out = await this.model.session.forward({
+      ids,
+      batch: 1,
+      seq: ids.length,
+      mask: new Array<number>(total).fill(1),
+      positions: ids.map((_, i) => this.ids.length + i),
+      past: this.cache,
+    });
+    this.cache = out.present;
+    for (const id of ids) {
+      this.ids.push(id);
+      // Prompt tokens fed again after a rewind are not the model's own output.
+      if (this.ids.length > this.promptLength) this.history.push(id);
+    }
+    const row = (i: number) => out.logits.slice(i * out.vocab, (i + 1) * out.vocab);
+    return allRows ? ids.map((_, i) => row(i)) : [row(ids.length - 1)];
+  }
+}
