@@ -38,6 +38,15 @@ fi
 echo "${packages[*]} present" >&2
 took $t
 
+# code-server compiles native modules for minutes and needs nothing from the steps below: it
+# installs in the background meanwhile, in its own process group so that a failure here stops it.
+step "code-server (real VS Code): installing in the background"
+cs_log=$(mktemp)
+setsid bash scripts/install-code-server.sh >"$cs_log" 2>&1 &
+cs_pid=$!
+cs_started=$SECONDS
+trap 'kill -- -"$cs_pid" 2>/dev/null || true; rm -f "$cs_log"' EXIT
+
 step "npm dependencies"
 t=$SECONDS
 # onnxruntime-node's install script would download CUDA libraries; the CPU binary ships in the package.
@@ -66,9 +75,16 @@ if [ "$WANT_TEST_TOOLS" = 1 ]; then
   took $t
 fi
 
-step "Build (TypeScript, bundles)"
-t=$SECONDS
-npm run build --silent
+if [ "$WANT_TEST_TOOLS" = 1 ]; then
+  step "Build (TypeScript for the tests, bundles)"
+  t=$SECONDS
+  npm run build --silent
+else
+  # The editor and the CLI run from the bundles; the TypeScript output (out/) is for the tests.
+  step "Build (bundles)"
+  t=$SECONDS
+  node esbuild.mjs >/dev/null
+fi
 took $t
 
 step "Default model"
@@ -85,9 +101,16 @@ if [ "$WANT_TEST_TOOLS" = 1 ]; then
 fi
 
 step "code-server (real VS Code)"
-t=$SECONDS
-bash scripts/install-code-server.sh
-took $t
+if wait "$cs_pid"; then
+  tail -n 1 "$cs_log" >&2
+else
+  cat "$cs_log" >&2
+  echo "Installing code-server failed (output above)." >&2
+  exit 1
+fi
+trap - EXIT
+rm -f "$cs_log"
+took $cs_started
 
 step "VSIX (linux-x64)"
 t=$SECONDS
