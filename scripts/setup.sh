@@ -100,6 +100,11 @@ if [ "$WANT_TEST_TOOLS" = 1 ]; then
   took $t
 fi
 
+step "VSIX (linux-x64)"
+t=$SECONDS
+bash scripts/package-vsix.sh
+took $t
+
 step "code-server (real VS Code)"
 if wait "$cs_pid"; then
   tail -n 1 "$cs_log" >&2
@@ -111,9 +116,4 @@ fi
 trap - EXIT
 rm -f "$cs_log"
 took $cs_started
-
-step "VSIX (linux-x64)"
-t=$SECONDS
-bash scripts/package-vsix.sh
-took $t
 echo "Set-up complete in $((SECONDS - started)) s." >&2
