@@ -1,20 +1,19 @@
 /**
- * `npm run eval:humaneval` — the sandbox and the five-stage pipeline measured on HumanEval.
+ * `npm run eval:humaneval` — the sandbox measured on HumanEval.
  *  (1) every canonical solution with its official tests (all must pass);
- *  (2) known-wrong variants (AST mutants of the canonical solutions) that the official tests must fail;
- *  (3) the five-stage pipeline on a sample of problems with the default model: validity of its tests
- *      and the share of wrong variants they catch.
+ *  (2) known-wrong variants (AST mutants of the canonical solutions, made by the product's
+ *      python/mutants.py) that the official tests must fail.
+ * The five-stage pipeline's tests on HumanEval are scored by `stepwise eval tests` (src/core/eval).
  * Reads ../shared/data/HumanEval.jsonl.gz (or --data PATH); writes bench/results/humaneval-sandbox.json.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
-import { spawnSync } from 'node:child_process';
-import { confinement, runSuite, resolvePython } from '../src/core/sandbox/index';
+import { confinement, runSuite } from '../src/core/sandbox/index';
 import type { SandboxTest, TestVerdict } from '../src/core/sandbox/types';
 import { findPackageRoot } from '../src/core/resources';
-import { scoreGeneratedTests } from './humaneval-score';
+import { pythonMutants } from '../src/core/eval/mutants';
 
 interface Problem {
   task_id: string;
@@ -31,7 +30,6 @@ const arg = (name: string, fallback: string) => {
   return i >= 0 ? args[i + 1] : fallback;
 };
 const dataPath = arg('data', path.join(root, '..', 'shared', 'data', 'HumanEval.jsonl.gz'));
-const sample = Number(arg('sample', '0')); // the model-driven part (3) is opt-in: ~2 min per problem
 
 /**
  * One candidate with its official tests as a self-contained test module. The sandbox gives every
@@ -109,17 +107,11 @@ async function main(): Promise<number> {
     `(1) canonical solutions: ${problems.length - failedCanonical.length}/${problems.length} pass their official tests`,
   );
 
-  // (2) mutants
-  const python = resolvePython();
-  const gen = spawnSync(python, [path.join(root, 'bench', 'humaneval_mutants.py')], {
-    input: JSON.stringify(
-      Object.fromEntries(problems.map((p) => [p.task_id, p.prompt + p.canonical_solution])),
-    ),
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  if (gen.status !== 0) throw new Error(`mutant generation failed: ${gen.stderr}`);
-  const mutants = JSON.parse(gen.stdout) as Record<string, { kind: string; code: string }[]>;
+  // (2) mutants: three per problem, as this benchmark has always measured
+  const mutants = await pythonMutants(
+    Object.fromEntries(problems.map((p) => [p.task_id, p.prompt + p.canonical_solution])),
+    { limit: 3 },
+  );
   const jobs = problems.flatMap((p) => (mutants[p.task_id] ?? []).map((m, i) => ({ p, m, i })));
   const mutantVerdicts = await judge(jobs.map((j) => ({ p: j.p, code: j.m.code })));
   const mutantResults = jobs.map((j, k) => ({ ...j, v: mutantVerdicts[k] }));
@@ -130,63 +122,6 @@ async function main(): Promise<number> {
   console.log(
     `(2) mutants: ${killed.length}/${mutantResults.length} killed by the official tests (${survivors.length} survive: equivalent or untested)`,
   );
-
-  // (3) the five-stage pipeline on a sample, with the default model
-  let pipeline: Record<string, unknown> = { skipped: 'run with --sample N to score the five-stage pipeline' };
-  if (sample > 0) {
-    const { createModelBackend } = await import('../src/core/model/factory.js');
-    const { defaultModelDir } = await import('../src/core/model/defaults.js');
-    const { findFunctions } = await import('../src/core/code/functions.js');
-    const { runFiveStages } = await import('../src/core/code/pipeline.js');
-    const { createSandboxSuiteRunner } = await import('../src/core/code/sandboxRunner.js');
-    const model = await createModelBackend({
-      backend: 'onnx',
-      modelDir: defaultModelDir(),
-      variant: 'fp32',
-      device: 'cpu',
-    });
-    const runner = createSandboxSuiteRunner({
-      perTestTimeoutMs: 5000,
-      suiteTimeoutMs: 60_000,
-      memoryMb: 512,
-    });
-    const perProblem = [];
-    try {
-      for (const p of problems.slice(0, sample)) {
-        const source = p.prompt + p.canonical_solution;
-        const fn = (await findFunctions(source, 'python')).find((f) => f.name === p.entry_point)!;
-        const r = await runFiveStages({
-          model,
-          target: fn,
-          fileSource: source,
-          runSuite: runner,
-          referenceMode: 'user',
-          maxTokens: 128,
-        });
-        const score = await scoreGeneratedTests(
-          p,
-          r.accumulatedSuite.map((t) => ({ name: t.name, source: t.source })),
-          (mutants[p.task_id] ?? []).map((m) => m.code),
-        );
-        perProblem.push(score);
-        console.log(
-          `(3) ${p.task_id}: ${score.tests} tests, ${score.valid} valid, catch ${score.caught}/${score.mutants} mutants`,
-        );
-      }
-    } finally {
-      await model.dispose();
-    }
-    const totalTests = perProblem.reduce((n, x) => n + x.tests, 0);
-    const totalMutants = perProblem.reduce((n, x) => n + x.mutants, 0);
-    pipeline = {
-      model: 'SmolLM2-135M-Instruct (fp32)',
-      problems: perProblem,
-      meanValidity: perProblem.reduce((n, x) => n + x.validity, 0) / Math.max(1, perProblem.length),
-      testsGenerated: totalTests,
-      mutantsCaught: perProblem.reduce((n, x) => n + x.caught, 0),
-      mutants: totalMutants,
-    };
-  }
 
   const result = {
     machine: {
@@ -209,7 +144,9 @@ async function main(): Promise<number> {
       killRate: killed.length / Math.max(1, mutantResults.length),
       survivors,
     },
-    pipeline,
+    pipeline: {
+      moved: 'stepwise eval tests --data HumanEval.jsonl.gz (bench/results/eval-tests-humaneval.json)',
+    },
     seconds: Math.round((Date.now() - started) / 1000),
     measuredAt: new Date().toISOString(),
   };

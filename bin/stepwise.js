@@ -10,8 +10,5 @@ if (!fs.existsSync(entry)) {
   );
   process.exit(2);
 }
-require(entry)
-  .main(process.argv.slice(2))
-  .then((code) => {
-    process.exitCode = code;
-  });
+// runCli also removes sandbox folders on Ctrl-C and ends quietly when stdout's reader goes away.
+require(entry).runCli(process.argv.slice(2));

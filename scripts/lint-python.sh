@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Lints and format-checks the Python code (trainer and benchmarks) with ruff from the project's
+# Lints and format-checks the Python code (trainer, benchmarks and the product's python/ helpers) with ruff from the project's
 # .venv (installed by scripts/setup.sh with the trainer's test extras), using the trainer's rules.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,5 +8,5 @@ if [ ! -x "$RUFF" ]; then
   echo "ruff is not installed in .venv: run bash scripts/setup.sh first." >&2
   exit 1
 fi
-"$RUFF" check --config trainer/pyproject.toml trainer bench
-"$RUFF" format --check --config trainer/pyproject.toml trainer bench
+"$RUFF" check --config trainer/pyproject.toml trainer bench python
+"$RUFF" format --check --config trainer/pyproject.toml trainer bench python

@@ -59,6 +59,18 @@ const layers = [
       const code = await run(process.execPath, ['scripts/run-unit-tests.mjs'], { STEPWISE_UNIT_TAP: tap });
       const counts = countTap(tap);
       if (code !== 0 && counts.failed === 0) counts.failed = 1;
+      // The sandbox tests again as an unprivileged user (most people run Stepwise that way): no
+      // pids cgroup, no root-owned interpreter, user namespaces only.
+      if (process.platform === 'linux') {
+        const unprivileged = join(RESULTS, 'unit-unprivileged.tap');
+        rmSync(unprivileged, { force: true });
+        const code2 = await run('bash', ['scripts/run-sandbox-tests-unprivileged.sh'], {
+          STEPWISE_UNIT_TAP: unprivileged,
+        });
+        const more = countTap(unprivileged);
+        if (code2 !== 0 && more.failed === 0) more.failed = 1;
+        for (const k of ['passed', 'failed', 'skipped']) counts[k] += more[k];
+      }
       return counts;
     },
   },

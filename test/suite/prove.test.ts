@@ -28,8 +28,20 @@ suite('Prove and self-verify (default model)', () => {
       `iterations: ${run.iterations.length}`,
     );
     assert.ok(['self-score-1', 'max-iterations'].includes(run.stopReason), run.stopReason);
+    // The embedded model runs plans in its worker: every answer is constrained.
+    assert.deepEqual(run.generation.generator, {
+      mode: 'constrained',
+      planMode: 'native',
+      fallbackReason: null,
+    });
     for (const it of run.iterations) {
       for (const c of it.candidates) {
+        assert.equal(c.constrained, true);
+        assert.ok(
+          c.selfScoreDistribution && c.selfScoreDistribution.source === 'choice',
+          'a self-score distribution',
+        );
+        assert.equal(c.parsed.selfScore, c.selfScoreDistribution.expected);
         assert.ok(c.parsed.formatReward === 0 || c.parsed.formatReward === 1);
         assert.ok(Array.isArray(c.parsed.problems));
         assert.equal(c.rewards.rFormat, c.parsed.formatReward);

@@ -24,21 +24,50 @@ export const tests: UiTest[] = [
     },
   },
   {
-    name: 'Prove and Self-Verify shows steps, scores and rewards',
+    name: 'Prove and Self-Verify shows steps, score distributions, the answer check and rewards',
     timeoutMs: 300_000,
     async run(wb) {
       await wb.runCommand('View: Close All Editors');
-      await wb.openFile('proofs/sqrt-two-irrational.md');
+      await wb.openFile('proofs/units-digit.md');
       await wb.runCommand('Stepwise: Prove and Self-Verify');
       const frame = await wb.webviewWith('Prove and Self-Verify');
       await frame.locator('#rewards').waitFor({ timeout: 280_000 });
       const text = await frame.locator('body').innerText();
-      assert.match(text, /Self-score/);
-      assert.match(text, /Verifier score/);
+      assert.match(text, /Self-score \(expected\)/);
+      assert.match(text, /Verifier score \(expected\)/);
       assert.match(text, /R_format/);
       assert.match(text, /Iterations/);
+      // Which mode produced the proof, and why when it was not constrained.
+      const generation = await frame.locator('#generation').innerText();
+      assert.match(generation, /Generator: (constrained \(\w[\w-]*\)|free — .+)/);
+      assert.match(await frame.locator('#proof-mode').innerText(), /constrained|free generation/);
+      // The reference answer of the document's "Answer:" line, and the proof's answer against it.
+      assert.match(await frame.locator('#problem').innerText(), /Reference answer: 4/);
+      assert.doesNotMatch(await frame.locator('#problem').innerText(), /Answer: 4\s*$/m);
+      assert.match(await frame.locator('#answer-check').innerText(), /reference 4/);
       assert.ok((await frame.locator('#steps').count()) === 1, 'the proof section is shown');
       await wb.screenshot('prove-panel');
+      // A constrained answer always has a self-score, shown with one bar per option (a free one
+      // only when its text had a readable box).
+      const options = await frame.locator('#self-score-distribution [data-option]').count();
+      if (/Generator: constrained/.test(generation))
+        assert.equal(options, 3, 'one bar per self-score option');
+      else assert.ok(options === 0 || options === 3, `${options} self-score options`);
+    },
+  },
+  {
+    name: 'Show Calibration draws reliability diagrams from the saved Prove runs',
+    timeoutMs: 60_000,
+    async run(wb) {
+      await wb.runCommand('Stepwise: Show Calibration');
+      const frame = await wb.webviewWith('Calibration');
+      await frame.locator('#summary').waitFor({ timeout: 30_000 });
+      assert.match(await frame.locator('#summary').innerText(), /[1-9]\d* saved run\(s\)/);
+      for (const id of ['#self-vs-answer', '#verifier-vs-answer', '#self-vs-verifier'])
+        assert.equal(await frame.locator(id).count(), 1, id);
+      // The Prove run above had a reference answer, so correctness is known for its candidate.
+      assert.match(await frame.locator('#self-vs-answer').innerText(), /candidates\s*[1-9]/);
+      await wb.screenshot('calibration');
     },
   },
   {

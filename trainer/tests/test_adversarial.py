@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from conftest import TINY_RL, run_job
-from stepwise_trainer.sandbox import DEFAULT_CLI, SandboxRunner, code_block
+from stepwise_trainer.sandbox import DEFAULT_CLI, InProcessVerdicts, SandboxRunner, code_block
 
 needs_sandbox = pytest.mark.skipif(not Path(DEFAULT_CLI).exists() or shutil.which("node") is None, reason="bin/stepwise.js or node missing")
 
@@ -17,14 +17,48 @@ PROBLEMS = [
 
 
 @needs_sandbox
-def test_sandbox_runner_counts_passing_tests_of_model_written_code():
+def test_sandbox_runner_counts_passing_assertions_of_model_written_code():
     runner = SandboxRunner()
-    tests = code_block("Tests:\n```python\ndef test_small():\n    assert add(1, 2) == 3\n\ndef test_wrong():\n    assert add(1, 1) == 3\n```")
-    result = runner.run("def add(a, b):\n    return a + b\n", tests)
-    assert (result.passed, result.total) == (1, 2)
-    broken = runner.run("def add(a, b) return", tests)  # code that does not even parse
+    tests = code_block("Tests:\n```python\nassert add(1, 2) == 3\nassert add(1, 1) == 3\n```")
+    result = runner.run("def add(a, b):\n    return a + b\n", tests, "add")
+    assert (result.passed, result.total, result.status) == (1, 2, "ok")
+    broken = runner.run("def add(a, b) return", tests, "add")  # code that does not even parse
     assert broken.passed == 0 and broken.total == 2
-    assert runner.run("def add(a, b):\n    return 0\n", "no tests here").total == 0
+    assert runner.run("def add(a, b):\n    return 0\n", "no tests here", "add").total == 0
+
+
+FORGING_ADD = """import atexit, os
+FAKE = '<testsuites><testsuite><testcase classname="test_0000" name="t"/><testcase classname="test_0001" name="t"/></testsuite></testsuites>'
+atexit.register(lambda: open(os.path.join(os.environ.get("TMPDIR", "."), "report.xml"), "w").write(FAKE))
+def add(a, b):
+    return a - b
+"""
+
+
+@needs_sandbox
+def test_wrong_code_that_forges_its_verdict_earns_no_reward():
+    """Issue 16: `add = a - b` that wrote a passing report scored 2/2; the oracle judges it 0/2."""
+    result = SandboxRunner().run(FORGING_ADD, "assert add(1, 2) == 3\nassert add(2, 2) == 4\n", "add")
+    assert (result.passed, result.total) == (0, 2)
+
+
+@needs_sandbox
+def test_a_sandbox_that_does_not_answer_in_time_is_a_failed_timeout_not_a_crash():
+    runner = SandboxRunner(timeout_s=3)
+    result = runner.run("def add(a, b):\n    while True:\n        pass\n", "assert add(1, 2) == 3\n", "add")
+    assert (result.passed, result.total, result.status) == (0, 1, "timeout")
+    assert "did not answer" in result.message and runner.timeouts == 1
+    assert result.pass_rate == 0.0
+
+
+def test_verdicts_from_inside_the_process_under_test_are_refused(tmp_path):
+    """A sandbox CLI that answers with in-process verdicts (an old build) never becomes a reward."""
+    if shutil.which("node") is None:
+        pytest.skip("node missing")
+    old_cli = tmp_path / "old-cli.js"
+    old_cli.write_text("process.stdout.write(JSON.stringify({verdicts: [], summary: {passed: 1, total: 1}, inProcess: true}));\n")
+    with pytest.raises(InProcessVerdicts, match="never used as a reward"):
+        SandboxRunner(cli=str(old_cli)).run("def add(a, b):\n    return a + b\n", "assert add(1, 2) == 3\n", "add")
 
 
 def test_missing_sandbox_cli_is_a_clear_config_error(tmp_path):

@@ -2,25 +2,43 @@ import { connect, h, injectStyles } from '../shared/host';
 import baseCss from '../shared/base.css';
 import { CHART_CSS } from '../shared/charts';
 import type { CalibrationHost, ProveView } from '../../src/shared/protocols/prove';
-import type { Calibration } from '../../src/core/prove/calibration';
+import type { ScoreCalibration } from '../../src/core/prove/calibration';
 
 injectStyles(baseCss);
 injectStyles(CHART_CSS);
-injectStyles(
-  `.diagram text { fill: var(--vscode-foreground); font-size: 11px; } .ideal { stroke: var(--vscode-descriptionForeground); stroke-dasharray: 4 3; }`,
-);
+injectStyles(`
+.diagram text { fill: var(--vscode-foreground); font-size: 11px; }
+.ideal { stroke: var(--vscode-descriptionForeground); stroke-dasharray: 4 3; }
+.gap { fill: var(--vscode-charts-red); fill-opacity: 0.12; stroke: var(--vscode-charts-red); stroke-dasharray: 3 2; }
+.panels { display: flex; flex-wrap: wrap; gap: 18px; }
+.panel { border: 1px solid var(--vscode-panel-border); border-radius: 6px; padding: 8px 12px; }
+.panel h2 { margin-top: 4px; }
+.figures { display: flex; gap: 16px; margin: 4px 0; }
+.figures div strong { font-size: 1.3em; }
+`);
 
 const rpc = connect<ProveView, CalibrationHost>();
 const app = document.getElementById('app')!;
 const SVG = 'http://www.w3.org/2000/svg';
-const el = (tag: string, attrs: Record<string, string | number>) => {
+const el = (tag: string, attrs: Record<string, string | number>, text?: string) => {
   const n = document.createElementNS(SVG, tag);
   for (const [k, v] of Object.entries(attrs)) n.setAttribute(k, String(v));
+  if (text !== undefined) n.textContent = text;
   return n;
 };
+const f = (v: number | null, digits = 3) => (v === null ? '—' : v.toFixed(digits));
+const percentRight = (v: number) => `${Math.round(v * 100)}% right`;
 
-/** Reliability diagram: for each self-score bin, the mean verifier score; the diagonal is perfect honesty. */
-function diagram(c: Calibration): SVGElement {
+/**
+ * Reliability diagram: one bar per confidence bin, as tall as the share that was right (the mean
+ * outcome); the red band is the gap to the diagonal, where a calibrated score would sit.
+ */
+function diagram(
+  c: ScoreCalibration,
+  xLabel: string,
+  yLabel: string,
+  outcome: (v: number) => string,
+): SVGElement {
   const W = 360;
   const H = 260;
   const pad = 40;
@@ -36,78 +54,112 @@ function diagram(c: Calibration): SVGElement {
   svg.append(
     el('line', { x1: x(0), y1: y(0), x2: x(1), y2: y(0), class: 'chart-axis' }),
     el('line', { x1: x(0), y1: y(0), x2: x(0), y2: y(1), class: 'chart-axis' }),
+    el('line', { x1: x(0), y1: y(0), x2: x(1), y2: y(1), class: 'ideal' }),
   );
-  svg.append(el('line', { x1: x(0), y1: y(0), x2: x(1), y2: y(1), class: 'ideal' }));
   for (const t of [0, 0.5, 1]) {
-    const tx = el('text', { x: x(t) - 6, y: H - pad + 16 });
-    tx.textContent = String(t);
-    const ty = el('text', { x: pad - 28, y: y(t) + 4 });
-    ty.textContent = String(t);
-    svg.append(tx, ty);
+    svg.append(
+      el('text', { x: x(t) - 6, y: H - pad + 16 }, String(t)),
+      el('text', { x: pad - 28, y: y(t) + 4 }, String(t)),
+    );
   }
-  const xl = el('text', { x: W / 2 - 40, y: H - 6 });
-  xl.textContent = 'self-score';
-  const yl = el('text', { x: 4, y: 14 });
-  yl.textContent = 'mean verifier score';
-  svg.append(xl, yl);
+  svg.append(el('text', { x: W / 2 - 60, y: H - 6 }, xLabel), el('text', { x: 4, y: 14 }, yLabel));
   for (const b of c.bins) {
-    if (b.meanVerifier === null) continue;
-    const bw = 36;
+    if (b.meanOutcome === null || b.meanConfidence === null) continue;
+    const left = x(b.lower) + 1;
+    const width = x(b.upper) - x(b.lower) - 2;
     svg.append(
       el('rect', {
-        x: x(b.selfScore) - bw / 2,
-        y: y(b.meanVerifier),
-        width: bw,
-        height: Math.max(1, y(0) - y(b.meanVerifier)),
-        class: `chart-bar ${Math.abs(b.gap ?? 0) > 0.25 ? 'bar-bad' : 'bar-strong'}`,
+        x: left,
+        y: y(b.meanOutcome),
+        width,
+        height: Math.max(1, y(0) - y(b.meanOutcome)),
+        class: `chart-bar ${Math.abs(b.meanConfidence - b.meanOutcome) > 0.25 ? 'bar-bad' : 'bar-strong'}`,
         'fill-opacity': 0.8,
+        'data-bin': b.lower.toFixed(1),
       }),
+      el('rect', {
+        x: left,
+        y: y(Math.max(b.meanConfidence, b.meanOutcome)),
+        width,
+        height: Math.abs(y(b.meanConfidence) - y(b.meanOutcome)),
+        class: 'gap',
+      }),
+      el(
+        'text',
+        { x: left, y: y(Math.max(b.meanConfidence, b.meanOutcome)) - 4 },
+        `n=${b.count} · ${outcome(b.meanOutcome)}`,
+      ),
     );
-    const n = el('text', { x: x(b.selfScore) - 10, y: y(b.meanVerifier) - 4 });
-    n.textContent = `n=${b.count}`;
-    svg.append(n);
   }
   return svg as SVGElement;
 }
 
+function section(
+  id: string,
+  title: string,
+  c: ScoreCalibration,
+  labels: { x: string; y: string; outcome: (v: number) => string },
+  note: string,
+) {
+  return h(
+    'div',
+    { class: 'panel', id },
+    h('h2', {}, title),
+    h(
+      'div',
+      { class: 'figures' },
+      h('div', { class: 'ece' }, h('div', { class: 'muted' }, 'ECE'), h('strong', {}, f(c.ece))),
+      h('div', { class: 'auroc' }, h('div', { class: 'muted' }, 'AUROC'), h('strong', {}, f(c.auroc))),
+      h('div', {}, h('div', { class: 'muted' }, 'bias'), h('strong', {}, f(c.bias))),
+      h('div', {}, h('div', { class: 'muted' }, 'candidates'), h('strong', {}, String(c.count))),
+    ),
+    c.count ? diagram(c, labels.x, labels.y, labels.outcome) : h('p', { class: 'muted' }, 'No data yet.'),
+    c.count
+      ? h(
+          'p',
+          { class: 'muted' },
+          `Bars: ${labels.y} per bin of the ${labels.x}; dashed red: the gap to the diagonal, where a calibrated score would be.`,
+        )
+      : null,
+    h('p', { class: 'muted' }, note),
+  );
+}
+
 rpc.request('calibration', null, 60_000).then(
-  ({ calibration: c, runs, skipped }) => {
-    const f = (v: number | null) => (v === null ? '—' : v.toFixed(3));
+  ({ report, runs, skipped }) => {
     app.replaceChildren(
-      h('h1', {}, 'Calibration of self-evaluation'),
+      h('h1', {}, 'Calibration of scores'),
       h(
         'p',
-        { class: 'muted' },
-        `${c.count} proofs with both a self-score and a verifier score, from ${runs} saved run(s).`,
+        { class: 'muted', id: 'summary' },
+        `${runs} saved run(s): ${report.constrained} constrained and ${report.free} free candidate(s). ` +
+          'Scores are expected values of their distributions. Correctness is the final boxed answer against the reference answer ' +
+          '(MATH-style problems, or an "Answer:" line in the proof document).',
       ),
       h(
         'div',
-        { class: 'row' },
-        h(
-          'div',
-          { class: 'card', id: 'mae' },
-          h('div', { class: 'muted' }, 'mean |self − verifier|'),
-          h('strong', {}, f(c.meanAbsoluteError)),
+        { class: 'panels' },
+        section(
+          'self-vs-answer',
+          'Self-score against correctness',
+          report.selfVsAnswer,
+          { x: 'expected self-score', y: 'share correct', outcome: percentRight },
+          'A calibrated generator that claims 0.8 is right 8 times in 10. AUROC: how well the self-score separates right answers from wrong ones (0.5 is chance).',
         ),
-        h(
-          'div',
-          { class: 'card', id: 'bias' },
-          h('div', { class: 'muted' }, 'bias (self − verifier)'),
-          h('strong', {}, f(c.bias)),
-          h(
-            'div',
-            { class: 'muted' },
-            c.bias !== null && c.bias > 0 ? 'optimistic' : c.bias !== null && c.bias < 0 ? 'pessimistic' : '',
-          ),
+        section(
+          'verifier-vs-answer',
+          'Verifier score against correctness',
+          report.verifierVsAnswer,
+          { x: 'expected verifier score', y: 'share correct', outcome: percentRight },
+          'The same for the verifier: does its score predict whether the answer is right?',
         ),
-      ),
-      c.count
-        ? diagram(c)
-        : h('p', {}, 'No calibration data yet: run "Stepwise: Prove and Self-Verify" a few times.'),
-      h(
-        'p',
-        { class: 'muted' },
-        'An honest generator sits on the dashed diagonal: when it claims 1, the verifier agrees; when it claims 0, the verifier finds the flaw.',
+        section(
+          'self-vs-verifier',
+          'Self-score against the verifier',
+          report.selfVsVerifier,
+          { x: 'expected self-score', y: 'mean verifier score', outcome: (v) => `verifier ${v.toFixed(2)}` },
+          'Every judged candidate, also without a reference answer: does the generator agree with its verifier? (No AUROC: verifier scores are not right/wrong labels.)',
+        ),
       ),
       ...(skipped.length
         ? [
@@ -115,6 +167,15 @@ rpc.request('calibration', null, 60_000).then(
               'p',
               { class: 'error' },
               `Skipped ${skipped.length} unreadable run file(s): ${skipped.join('; ')}`,
+            ),
+          ]
+        : []),
+      ...(runs === 0
+        ? [
+            h(
+              'p',
+              {},
+              'No runs yet: run "Stepwise: Prove and Self-Verify" a few times, on problems with an "Answer:" line.',
             ),
           ]
         : []),

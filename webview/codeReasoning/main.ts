@@ -164,12 +164,27 @@ function render(): void {
       bar.style.width = pct([s.validity, s.generatorReward, s.testWriterReward][i]);
     });
     parts.push(h('h2', {}, 'Validity and rewards'), metrics, h('p', { class: 'muted' }, s.referenceReason));
-    if (s.suspectedBugs.length) {
+    if (s.disagreements.length) {
       parts.push(
         h(
-          'p',
-          { class: 'notice' },
-          `Your function fails ${s.suspectedBugs.length} valid test(s): ${s.suspectedBugs.join(', ')}. This may be a bug in your code.`,
+          'div',
+          { class: 'notice', id: 'disagreements' },
+          h(
+            'p',
+            {},
+            `${s.disagreements.length} test(s) disagree with your function. Review each: the test may be wrong, or your function may be.`,
+          ),
+          h(
+            'ul',
+            {},
+            ...s.disagreements.map((d) =>
+              h(
+                'li',
+                { title: d.userOutput?.slice(0, 2000) ?? '' },
+                `${d.input}: your function ${VERDICT_TEXT[d.onUser] ?? d.onUser}; ${d.samplesPassing} of ${d.samples} independently generated implementation(s) pass it`,
+              ),
+            ),
+          ),
         ),
       );
     }

@@ -98,7 +98,7 @@ function questionCard(q: PracticeQuestion, t: PracticeSet['options']['thresholds
         {},
         h('strong', {}, 'Repeated judge scores (0–1)'),
         scores,
-        h('p', { class: 'muted' }, `${q.judgeFailures} unparseable judgments`),
+        h('p', { class: 'muted' }, `${q.judgeFailures} unreadable judgments`),
       ),
     ),
     h('strong', {}, 'Answers by regime'),
@@ -141,6 +141,15 @@ function render(): void {
       { class: 'muted', id: 'summary' },
       `${kept} of ${set.questions.length} questions kept · ${set.model} · ${(set.totalMs / 1000).toFixed(0)} s${state.file ? ` · ${state.file}` : ''}`,
     ),
+    set.judging
+      ? h(
+          'p',
+          { class: 'muted', id: 'judging' },
+          set.judging.mode === 'constrained'
+            ? `Judge: constrained (${set.judging.planMode}): every score is a distribution over 0–10 (its expected value is shown), every verdict P(A) from both orders.`
+            : `Judge: free text, parsed — ${set.judging.fallbackReason ?? ''}`,
+        )
+      : h('span'),
     h('div', { class: 'row' }, exportButton, note),
     h('h2', {}, 'Question reward R_G'),
     overview,

@@ -3,15 +3,14 @@ import baseCss from '../shared/base.css';
 import { renderMathText } from '../shared/math';
 import type { ProveHost, ProveLive, ProveView, StepLabelView } from '../../src/shared/protocols/prove';
 import type { CandidateRecord, IterationRecord, ProveRun } from '../../src/core/prove/runSchema';
+import { answerCard, fmt, generationView, modeBadge, scoreCards, SCORES_CSS } from './scores';
 
 injectStyles(baseCss);
+injectStyles(SCORES_CSS);
 injectStyles(`
 .timeline { display: flex; gap: 8px; flex-wrap: wrap; margin: 8px 0; }
 .round { border: 1px solid var(--vscode-panel-border); border-radius: 14px; padding: 3px 12px; cursor: pointer; background: transparent; color: var(--vscode-foreground); font: inherit; }
 .round.selected { border-color: var(--vscode-focusBorder); background: var(--vscode-list-activeSelectionBackground); color: var(--vscode-list-activeSelectionForeground); }
-.scores { display: grid; grid-template-columns: repeat(auto-fill, minmax(150px, 1fr)); gap: 10px; }
-.score { border: 1px solid var(--vscode-panel-border); border-radius: 6px; padding: 8px 12px; }
-.score .value { font-size: 1.7em; font-weight: 600; }
 .step { display: grid; grid-template-columns: 56px 1fr auto; gap: 10px; align-items: start; border-left: 5px solid var(--vscode-panel-border); padding: 4px 8px; margin: 3px 0; background: var(--vscode-editorWidget-background); border-radius: 3px; }
 .step .p { font-variant-numeric: tabular-nums; font-weight: 600; }
 .step .text { white-space: pre-wrap; overflow-wrap: anywhere; }
@@ -41,21 +40,8 @@ let live: ProveLive | null = null;
 let partial = false;
 let labels: StepLabelView[] = [];
 
-const fmt = (x: number | null | undefined, digits = 2) =>
-  x === null || x === undefined ? '—' : x.toFixed(digits);
-
 function scoreColour(p: number): string {
   return `hsl(${Math.round(p * 120)}, 65%, 42%)`;
-}
-
-function scoreBox(label: string, value: string, note: string, id: string): HTMLElement {
-  return h(
-    'div',
-    { class: 'score', id },
-    h('div', { class: 'muted' }, label),
-    h('div', { class: 'value' }, value),
-    h('div', { class: 'muted' }, note),
-  );
 }
 
 function rewardTable(c: CandidateRecord, alpha: number, beta: number): HTMLElement {
@@ -69,9 +55,9 @@ function rewardTable(c: CandidateRecord, alpha: number, beta: number): HTMLEleme
       'tbody',
       {},
       row('R_format', 'both sections, boxed self-score in {0, 0.5, 1}', r.rFormat),
-      row('R_Y', 'verifier score of the proof', r.rY),
-      row('R_score', '1 − |self-score − R_Y|', r.rScore),
-      row('R_meta', 'meta-verifier: are the claimed issues real?', r.rMeta),
+      row('R_Y', 'expected verifier score of the proof', r.rY),
+      row('R_score', '1 − |E[self-score] − R_Y|', r.rScore),
+      row('R_meta', 'expected meta-verifier score: are the claimed issues real?', r.rMeta),
       row('R_Z', 'R_score · R_meta', r.rZ),
       row('R', `R_format · (${alpha}·R_Y + ${beta}·R_Z)`, r.r),
     ),
@@ -144,32 +130,11 @@ function legend(): HTMLElement {
 }
 
 function candidateView(run: ProveRun, it: IterationRecord, c: CandidateRecord): HTMLElement[] {
-  const scorer = c.stepScores?.scorer;
+  const cut = c.finishReason === 'length' ? ' · cut at its token limit' : '';
   return [
-    h(
-      'div',
-      { class: 'scores' },
-      scoreBox(
-        'Self-score',
-        fmt(c.parsed.selfScore, 1),
-        c.parsed.selfScore === null ? (c.parsed.problems[0] ?? 'none found') : "the generator's own verdict",
-        'self-score',
-      ),
-      scoreBox(
-        'Verifier score',
-        fmt(c.verifier?.score),
-        `${c.verifier?.passes.length ?? 0} pass(es) averaged`,
-        'verifier-score',
-      ),
-      scoreBox(
-        'Solution score',
-        fmt(c.stepScores?.solutionScore),
-        scorer ? `${run.options.stepAggregate} of step scores (${scorer.kind})` : 'steps not scored',
-        'solution-score',
-      ),
-      scoreBox('Reward R', fmt(c.rewards.r, 3), `R_format ${c.rewards.rFormat}`, 'reward'),
-    ),
-    h('h2', {}, 'Proof, step by step'),
+    answerCard(c) ?? h('span'),
+    scoreCards(run, c),
+    h('h2', {}, 'Proof, step by step ', modeBadge(c), h('span', { class: 'muted' }, cut)),
     legend(),
     stepsView(c, it.index),
     h('h2', {}, 'Self evaluation'),
@@ -188,10 +153,18 @@ function candidateView(run: ProveRun, it: IterationRecord, c: CandidateRecord): 
       {},
       h('summary', {}, 'Verifier and meta-verifier output'),
       ...(c.verifier?.passes ?? []).map((p, i) =>
-        h('pre', {}, `Verifier pass ${i + 1} (score ${fmt(p.score)}):\n${p.raw}`),
+        h(
+          'pre',
+          {},
+          `Verifier pass ${i + 1} (expected score ${fmt(p.score)}${p.withoutReasons ? ', without reasons' : ''}):\n${p.raw}`,
+        ),
       ),
       ...(c.meta?.passes ?? []).map((p, i) =>
-        h('pre', {}, `Meta-verifier pass ${i + 1} (R_meta ${fmt(p.score)}):\n${p.raw}`),
+        h(
+          'pre',
+          {},
+          `Meta-verifier pass ${i + 1} (R_meta ${fmt(p.score)}${p.withoutReasons ? ', without reasons' : ''}):\n${p.raw}`,
+        ),
       ),
     ),
   ];
@@ -219,7 +192,11 @@ function render(): void {
         { class: 'card', id: 'problem' },
         h('strong', {}, 'Problem. '),
         renderMathText(run.problem.text),
+        run.problem.referenceAnswer
+          ? h('div', { class: 'muted' }, `Reference answer: ${run.problem.referenceAnswer}`)
+          : null,
       ),
+      generationView(run),
     );
     if (run.error)
       parts.push(
@@ -257,7 +234,7 @@ function render(): void {
       const b = h(
         'button',
         { class: `round${it.index === sel.iteration ? ' selected' : ''}` },
-        `${it.index + 1}. ${it.kind === 'initial' ? 'initial' : 'refinement'} · self ${fmt(c?.parsed.selfScore, 1)} · verifier ${fmt(c?.verifier?.score)}`,
+        `${it.index + 1}. ${it.kind === 'initial' ? 'initial' : 'refinement'} · self ${fmt(c?.parsed.selfScore)} · verifier ${fmt(c?.verifier?.score)}${c?.answerCheck ? (c.answerCheck.matches ? ' · answer ✓' : ' · answer ✗') : ''}`,
       );
       b.addEventListener('click', () => {
         state.selected = { iteration: it.index, candidate: it.chosen };
@@ -276,7 +253,7 @@ function render(): void {
           { class: ci === sel.candidate ? 'selected' : '' },
           h('td', {}, String(rank + 1)),
           h('td', {}, `candidate ${ci + 1}`),
-          h('td', {}, fmt(c.parsed.selfScore, 1)),
+          h('td', {}, fmt(c.parsed.selfScore)),
           h('td', {}, fmt(c.verifier?.score)),
           h('td', {}, fmt(c.stepScores?.solutionScore)),
           h('td', {}, fmt(c.rewards.r, 3)),

@@ -1,4 +1,5 @@
 import type { CliCommand } from '../command';
+import { evalCommand } from './eval';
 import { labelsCommand } from './labels';
 import { modelsCommand } from './models';
 import { practiceCommand } from './practice';
@@ -10,6 +11,7 @@ import { testsCommand } from './tests';
 // Every subcommand module registers here (one line each, alphabetical).
 export const commands: CliCommand[] = [
   calibrationCommand,
+  evalCommand,
   labelsCommand,
   modelsCommand,
   parseProofCommand,

@@ -5,8 +5,8 @@ import { parseCommandLine, UsageError } from '../command';
 import {
   LabelStore,
   currentLabels,
+  exportableSolutions,
   fromPrm800k,
-  labelledSolutions,
   nextToLabel,
   placeLabels,
   readRunFiles,
@@ -44,6 +44,13 @@ function storeOf(values: Record<string, unknown>): LabelStore {
   return new LabelStore((values.store as string | undefined) ?? path.join('.stepwise', 'labels'));
 }
 
+/** Reads the store, saying on stderr what opening it repaired. */
+async function readStore(store: LabelStore) {
+  const contents = await store.read();
+  for (const r of contents.repairs) process.stderr.write(`${r}\n`);
+  return contents;
+}
+
 /** The label store from the command line: the same store the editor writes. */
 export const labelsCommand: CliCommand = {
   name: 'labels',
@@ -67,13 +74,15 @@ export const labelsCommand: CliCommand = {
       if (![-1, 0, 1].includes(rating) || !/^-?[01]$/.test(String(values.rating)))
         throw new UsageError(`--rating must be -1, 0 or 1, not "${values.rating}".`);
       const stepIndex = values['step-index'] === undefined ? 0 : Number(values['step-index']);
-      if (!Number.isInteger(stepIndex) || stepIndex < 0)
-        throw new UsageError('--step-index must be a whole number ≥ 0.');
+      if (!Number.isSafeInteger(stepIndex) || stepIndex < 0)
+        throw new UsageError(
+          `--step-index must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}, not "${values['step-index']}".`,
+        );
       const text = String(values['step-text']);
       const store = storeOf(values);
       const solutionId = (values['solution-id'] as string | undefined) ?? `cli:${values.problem}`;
       // Relabelling a step supersedes the label in force, as the editor does.
-      const previous = currentLabels((await store.read()).records).get(`${solutionId}#${stepIndex}`);
+      const previous = currentLabels((await readStore(store)).records).get(`${solutionId}#${stepIndex}`);
       // Printed only once the record is durable (append resolves after fsync).
       const record = await store.append({
         problemId: String(values.problem),
@@ -87,6 +96,7 @@ export const labelsCommand: CliCommand = {
         labeller: values.labeller as string | undefined,
         supersedes: previous?.id,
       });
+      for (const r of store.lastRepairs) process.stderr.write(`${r}\n`);
       process.stdout.write(JSON.stringify(record) + '\n');
       return 0;
     }
@@ -101,17 +111,24 @@ export const labelsCommand: CliCommand = {
       const neutral = (values.neutral ?? 'positive') as NeutralAs;
       if (!['positive', 'negative', 'drop'].includes(neutral))
         throw new UsageError('--neutral must be positive, negative or drop.');
-      const { records, corrupt } = await storeOf(values).read();
-      const solutions = labelledSolutions(records);
+      const { records, corrupt } = await readStore(storeOf(values));
+      const { solutions, skipped } = exportableSolutions(records);
       const rows = values.format === 'trl' ? toTrlStepwise(solutions, neutral) : toPrm800k(solutions);
       const text = rows.map((r) => JSON.stringify(r)).join('\n') + (rows.length ? '\n' : '');
+      // What was left out is said, never silently dropped: on stderr, so stdout stays the export.
+      for (const c of corrupt) process.stderr.write(`skipped line ${c.line} of labels.jsonl: ${c.reason}\n`);
+      for (const k of skipped)
+        process.stderr.write(
+          `solution ${k.solutionId} (problem ${k.problemId}): ${k.exported ? `exported steps 0-${k.exported - 1}; ` : ''}${k.reason}\n`,
+        );
       if (values.out) {
         fs.mkdirSync(path.dirname(path.resolve(String(values.out))), { recursive: true });
         fs.writeFileSync(String(values.out), text);
-        process.stderr.write(
-          `${rows.length} solutions written to ${values.out}${corrupt.length ? ` (${corrupt.length} corrupt lines skipped)` : ''}\n`,
-        );
       } else process.stdout.write(text);
+      const leftOut = skipped.reduce((n, k) => n + k.steps.length, 0);
+      process.stderr.write(
+        `${rows.length} solution(s) exported${values.out ? ` to ${values.out}` : ''}${leftOut ? `; ${leftOut} label(s) of ${skipped.length} solution(s) left out (see above)` : ''}${corrupt.length ? `; ${corrupt.length} corrupt line(s) skipped` : ''}\n`,
+      );
       return 0;
     }
     if (sub === 'import') {
@@ -133,7 +150,7 @@ export const labelsCommand: CliCommand = {
     }
     if (sub === 'check') {
       const { values } = parse(rest, { document: { type: 'string' }, 'solution-id': { type: 'string' } });
-      const { records, corrupt } = await storeOf(values).read();
+      const { records, corrupt, repairs } = await readStore(storeOf(values));
       const superseded = records.filter((r) => r.supersedes).length;
       const retracted = records.filter((r) => r.rating === null).length;
       let placed: { stale: number; moved: number } | undefined;
@@ -159,6 +176,7 @@ export const labelsCommand: CliCommand = {
             valid: records.length,
             corrupt: corrupt.length,
             corruptLines: corrupt,
+            repaired: repairs,
             superseded,
             retracted,
             ...(placed ?? {}),
@@ -181,7 +199,7 @@ export const labelsCommand: CliCommand = {
         (values.runs as string | undefined) ?? path.join('.stepwise', 'runs'),
       );
       for (const s of skipped) process.stderr.write(`${s.file} skipped: ${s.error}\n`);
-      const labelled = new Set((await storeOf(values).read()).records.map((r) => r.solutionId));
+      const labelled = new Set((await readStore(storeOf(values))).records.map((r) => r.solutionId));
       const knownAnswer = values['known-answer'] as string | undefined;
       const queue = nextToLabel(
         runs.map((r) => ({ ...r, knownAnswer })),

@@ -7,16 +7,16 @@ import { problemFromDocument } from '../../core/steps/document';
 import { parseProofOutput } from '../../core/prove/parse';
 import { proveAndVerify, resolveProveOptions, type ProveOptionsInput } from '../../core/prove/prove';
 import type { ProveEvent } from '../../core/prove/events';
-import type { ProveRun } from '../../core/prove/runSchema';
+import type { ProveRun, ScoreDistribution } from '../../core/prove/runSchema';
 import type { ModelBackend } from '../../core/model/types';
 import { loadRuns, runsDir, saveRun } from '../../core/prove/runStore';
-import { calibrationOf, calibrationPoints } from '../../core/prove/calibration';
+import { calibrationReport, type ScoreCalibration } from '../../core/prove/calibration';
 import { OnnxPrmScorer } from '../../core/prove/prmScorer';
 
 const PROVE_USAGE =
   'stepwise prove FILE [--json] [--iterations N] [--candidates N] [--rerank-by prm|verifier|self] [--verifier-passes K] ' +
   '[--rubric unit|olympiad] [--no-meta] [--no-step-scores] [--aggregate product|min] [--max-tokens N] [--temperature T] ' +
-  `[--seed S] [--prompts-dir DIR] [--save-dir DIR] [--verifier-model-dir DIR] [--prm-dir DIR] ${MODEL_USAGE}`;
+  `[--seed S] [--free] [--self-eval-max-tokens N] [--answer TEXT] [--prompts-dir DIR] [--save-dir DIR] [--verifier-model-dir DIR] [--prm-dir DIR] ${MODEL_USAGE}`;
 
 function int(value: string | undefined, name: string, min: number): number | undefined {
   if (value === undefined) return undefined;
@@ -68,13 +68,29 @@ function summary(run: ProveRun, file: string): string {
   if (run.error)
     lines.push(`error: ${run.error.message}${run.error.hint ? `\nhint: ${run.error.hint}` : ''}`);
   const fmt = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(2));
+  const mode = (role: string, m: ProveRun['generation']['generator']) =>
+    `${role}: ${m.mode === 'constrained' ? `constrained (${m.planMode})` : `free — ${m.fallbackReason}`}`;
+  lines.push(`${mode('generator', run.generation.generator)}; ${mode('verifier', run.generation.verifier)}`);
+  // The probabilities of a constrained score, e.g. "0.75 [0 10%, 0.5 30%, 1 60%]".
+  const dist = (d: ScoreDistribution | null | undefined) =>
+    d && d.source === 'choice'
+      ? ` [${d.options.map((o) => `${o.option} ${(o.probability * 100).toFixed(0)}%`).join(', ')}]`
+      : '';
   for (const it of run.iterations) {
     for (const rank of it.ranking) {
       const c = it.candidates[rank];
       const mark = rank === it.chosen ? '*' : ' ';
+      const unreasoned = [...(c.verifier?.passes ?? []), ...(c.meta?.passes ?? [])].filter(
+        (p) => p.withoutReasons,
+      );
       lines.push(
-        `${mark} round ${it.index + 1} candidate ${c.index + 1}: self ${fmt(c.parsed.selfScore)}, verifier ${fmt(c.verifier?.score)}, ` +
+        `${mark} round ${it.index + 1} candidate ${c.index + 1} (${c.constrained ? 'constrained' : 'free'}): ` +
+          `self ${fmt(c.parsed.selfScore)}${dist(c.selfScoreDistribution)}, verifier ${fmt(c.verifier?.score)}${dist(c.verifier?.passes[0]?.distribution)}, ` +
           `meta ${fmt(c.meta?.score)}, steps ${fmt(c.stepScores?.solutionScore)}, R ${fmt(c.rewards.r)}` +
+          (c.answerCheck
+            ? `; answer ${c.answerCheck.answer ?? '(none)'} ${c.answerCheck.matches ? '=' : '≠'} reference ${c.answerCheck.reference}`
+            : '') +
+          (unreasoned.length ? `; ${unreasoned.length} verdict(s) without reasons` : '') +
           (c.parsed.problems.length ? `; format: ${c.parsed.problems.join('; ')}` : ''),
       );
     }
@@ -117,6 +133,9 @@ export const proveCommand: CliCommand = {
       'save-dir': { type: 'string' },
       'verifier-model-dir': { type: 'string' },
       'prm-dir': { type: 'string' },
+      free: { type: 'boolean' },
+      'self-eval-max-tokens': { type: 'string' },
+      answer: { type: 'string' },
     });
     if (positionals.length !== 1)
       throw new UsageError(
@@ -130,6 +149,17 @@ export const proveCommand: CliCommand = {
     if (temperature !== undefined && !(temperature >= 0 && temperature <= 2)) {
       throw new UsageError(`--temperature must be a number from 0 to 2, not "${values.temperature}".`);
     }
+    // Step scores are log-probabilities of the verifier's judgement over the model's chat template;
+    // an endpoint gives neither, so without a local verifier or PRM the run goes on without them.
+    const noStepScorer = !!values.endpoint && !values['verifier-model-dir'] && !values['prm-dir'];
+    if (noStepScorer && values['rerank-by'] === 'prm')
+      throw new UsageError(
+        '--rerank-by prm needs step scores: with --endpoint, add --prm-dir DIR or --verifier-model-dir DIR.',
+      );
+    if (noStepScorer && !values['no-step-scores'])
+      process.stderr.write(
+        'note: no step scores with --endpoint alone (they need a local model); add --prm-dir DIR or --verifier-model-dir DIR for them.\n',
+      );
     const options: ProveOptionsInput = {
       maxIterations: int(values.iterations, 'iterations', 1),
       candidates: int(values.candidates, 'candidates', 1),
@@ -137,12 +167,14 @@ export const proveCommand: CliCommand = {
       verifierPasses: int(values['verifier-passes'], 'verifier-passes', 1),
       rubric: oneOf(values.rubric, 'rubric', ['unit', 'olympiad'] as const),
       metaVerify: values['no-meta'] ? false : undefined,
-      stepScores: values['no-step-scores'] ? false : undefined,
+      stepScores: values['no-step-scores'] || noStepScorer ? false : undefined,
       stepAggregate: oneOf(values.aggregate, 'aggregate', ['product', 'min'] as const),
       maxTokens: int(values['max-tokens'], 'max-tokens', 16),
       temperature,
       seed: int(values.seed, 'seed', 0),
       promptDir: values['prompts-dir'],
+      constrained: values.free ? false : undefined,
+      selfEvalMaxTokens: int(values['self-eval-max-tokens'], 'self-eval-max-tokens', 16),
     };
     try {
       resolveProveOptions(options); // refuse bad options before a model is loaded
@@ -174,6 +206,7 @@ export const proveCommand: CliCommand = {
       const run = await proveAndVerify(
         {
           problem: problem.text,
+          referenceAnswer: values.answer,
           file: path.resolve(file),
           options,
           signal: controller.signal,
@@ -223,7 +256,8 @@ export const parseProofCommand: CliCommand = {
 
 export const calibrationCommand: CliCommand = {
   name: 'calibration',
-  summary: 'Reliability of self-scores against verifier scores over the saved prove runs',
+  summary:
+    'Calibration of self-scores and verifier scores (reliability, ECE, AUROC) over the saved prove runs',
   usage: 'stepwise calibration [--runs-dir DIR] [--json]',
   async run(argv) {
     const parsedArgs = parseCommandLine(
@@ -235,24 +269,31 @@ export const calibrationCommand: CliCommand = {
     const dir = path.resolve(values['runs-dir'] ?? runsDir(process.cwd()));
     const loaded = await loadRuns(dir);
     for (const s of loaded.skipped) process.stderr.write(`skipped ${s.file}: ${s.error}\n`);
-    const calibration = calibrationOf(calibrationPoints(loaded.runs.map((r) => r.run)));
+    const report = calibrationReport(loaded.runs.map((r) => r.run));
     if (values.json) {
       process.stdout.write(
-        JSON.stringify({ runsDir: dir, runs: loaded.runs.length, ...calibration }, null, 2) + '\n',
+        JSON.stringify({ runsDir: dir, runs: loaded.runs.length, ...report }, null, 2) + '\n',
       );
       return 0;
     }
     const fmt = (x: number | null) => (x === null ? '—' : x.toFixed(3));
-    const rows = calibration.bins.map(
-      (b) =>
-        `  self ${b.selfScore.toFixed(1)}: ${String(b.count).padStart(4)} proofs, mean verifier ${fmt(b.meanVerifier)}, gap ${fmt(b.gap)}`,
-    );
+    const line = (name: string, c: ScoreCalibration) =>
+      `${name}: ${c.count} candidate(s), ECE ${fmt(c.ece)}, AUROC ${fmt(c.auroc)}, bias ${fmt(c.bias)}`;
+    const bins = report.selfVsAnswer.bins
+      .filter((b) => b.count > 0)
+      .map(
+        (b) =>
+          `  self-score ${b.lower.toFixed(1)}–${b.upper.toFixed(1)}: ${String(b.count).padStart(4)}, mean ${fmt(b.meanConfidence)}, correct ${fmt(b.meanOutcome)}`,
+      );
     process.stdout.write(
       [
-        `${loaded.runs.length} run(s) in ${dir}, ${calibration.count} scored proof(s)`,
-        ...rows,
-        `mean |self − verifier|: ${fmt(calibration.meanAbsoluteError)}`,
-        `bias (self − verifier): ${fmt(calibration.bias)}`,
+        `${loaded.runs.length} run(s) in ${dir}: ${report.constrained} constrained and ${report.free} free candidate(s)`,
+        line('self-score vs answer correctness', report.selfVsAnswer),
+        line('verifier score vs answer correctness', report.verifierVsAnswer),
+        line('self-score vs verifier score', report.selfVsVerifier),
+        ...(bins.length
+          ? ['reliability of the self-score (problems with a reference answer):', ...bins]
+          : []),
       ].join('\n') + '\n',
     );
     return 0;

@@ -2,12 +2,14 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CliCommand } from '../command';
 import { parseCommandLine, UsageError } from '../command';
-import { runSuite } from '../../core/sandbox/index';
-import type { SandboxLanguage, SandboxTest } from '../../core/sandbox/types';
+import { runAssertions, runSuite } from '../../core/sandbox/index';
+import type { SandboxLanguage, SandboxTest, SuiteResult } from '../../core/sandbox/types';
 import { extractTests } from '../../core/code/extractTests';
+import { parseAssertionLines, type RejectedLine } from '../../core/code/assertions';
+import { findFunctions } from '../../core/code/functions';
 
 const USAGE =
-  'stepwise sandbox --code FILE --tests FILE [--lang python|javascript|typescript] [--timeout-ms N] [--suite-timeout-ms N] [--memory-mb N] [--json]';
+  'stepwise sandbox --code FILE (--assertions FILE [--function NAME] | --tests FILE) [--lang python|javascript|typescript] [--timeout-ms N] [--suite-timeout-ms N] [--memory-mb N] [--disk-mb N] [--python PATH] [--json]';
 
 function languageOf(file: string): SandboxLanguage | undefined {
   const ext = path.extname(file);
@@ -20,18 +22,41 @@ function languageOf(file: string): SandboxLanguage | undefined {
 function positiveInt(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0)
-    throw new UsageError(`--${name} must be a positive integer, not "${value}".`);
+  if (!Number.isSafeInteger(n) || n <= 0)
+    throw new UsageError(`--${name} must be a positive whole number, not "${value}".`);
   return n;
 }
 
+function read(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(
+      `Cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
+  }
+}
+
+/** The function the assertions are about: --function, else the only function the code defines. */
+async function functionUnderTest(code: string, language: SandboxLanguage, given?: string): Promise<string> {
+  if (given) return given;
+  const functions = (await findFunctions(code, language)).filter((f) => f.kind !== 'method');
+  if (functions.length === 1) return functions[0].name;
+  throw new UsageError(
+    `--assertions needs --function NAME: the code defines ${functions.length ? functions.map((f) => f.name).join(', ') : 'no function'}.`,
+  );
+}
+
 /**
- * Runs a tests file against a code file in the sandbox. Exit code 0 whenever the sandbox itself
- * worked, whatever the tests did; the trainer calls this to score generated code and tests.
+ * Runs tests against a code file in the sandbox. `--assertions` lines (`assert f(x) == y`) are
+ * judged by the oracle runner in the host, out of reach of the code under test: those verdicts
+ * are forge-proof (`inProcess: false`) and are what the trainer rewards. `--tests` files (pytest
+ * functions, node:test calls) run in-process (`inProcess: true`). Exit code 0 whenever the
+ * sandbox itself worked, whatever the tests did.
  */
 export const sandboxCommand: CliCommand = {
   name: 'sandbox',
-  summary: 'Run a tests file against a code file in the sandbox; one verdict per test',
+  summary: 'Run assertion lines or a tests file against a code file in the sandbox; one verdict per test',
   usage: USAGE,
   async run(argv) {
     const { values } = parseCommandLine(
@@ -39,50 +64,53 @@ export const sandboxCommand: CliCommand = {
       {
         code: { type: 'string' },
         tests: { type: 'string' },
+        assertions: { type: 'string' },
+        function: { type: 'string' },
         lang: { type: 'string' },
         'timeout-ms': { type: 'string' },
         'suite-timeout-ms': { type: 'string' },
         'memory-mb': { type: 'string' },
+        'disk-mb': { type: 'string' },
+        python: { type: 'string' },
         json: { type: 'boolean' },
       },
       false,
     );
-    if (!values.code || !values.tests) throw new UsageError('--code and --tests are required.');
+    if (!values.code || !(values.tests || values.assertions))
+      throw new UsageError('--code and one of --assertions or --tests are required.');
+    if (values.tests && values.assertions) throw new UsageError('Give --assertions or --tests, not both.');
     const language = (values.lang as SandboxLanguage | undefined) ?? languageOf(values.code);
     if (!language || !['python', 'javascript', 'typescript'].includes(language)) {
       throw new UsageError(
         `Cannot tell the language of ${values.code}: pass --lang python, javascript or typescript.`,
       );
     }
-    const read = (file: string) => {
-      try {
-        return fs.readFileSync(file, 'utf8');
-      } catch (err) {
-        throw new UsageError(
-          `Cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-        );
-      }
-    };
     const code = read(values.code);
-    const testsSource = read(values.tests);
-    const tests: SandboxTest[] = await extractTests(
-      testsSource,
-      language === 'typescript' ? 'typescript' : language,
-      0,
-    );
-    if (!tests.length) {
-      throw new UsageError(
-        `No tests found in ${values.tests}: write pytest functions named test_* (Python) or test('name', ...) calls (JavaScript/TypeScript).`,
-      );
-    }
-    const result = await runSuite({
-      language,
-      code,
-      tests,
+    const limits = {
       timeoutMs: positiveInt(values['timeout-ms'], 'timeout-ms'),
       suiteTimeoutMs: positiveInt(values['suite-timeout-ms'], 'suite-timeout-ms'),
       memoryMb: positiveInt(values['memory-mb'], 'memory-mb'),
-    });
+      diskMb: positiveInt(values['disk-mb'], 'disk-mb'),
+      pythonPath: values.python,
+    };
+    let result: SuiteResult;
+    let rejected: RejectedLine[] | undefined;
+    const lines = new Map<string, string>();
+    if (values.assertions) {
+      const fn = await functionUnderTest(code, language, values.function);
+      const parsed = await parseAssertionLines(read(values.assertions), language, fn);
+      rejected = parsed.rejected;
+      for (const t of parsed.tests) lines.set(t.name, t.line);
+      result = await runAssertions({ language, code, tests: parsed.tests, ...limits });
+    } else {
+      const tests: SandboxTest[] = await extractTests(read(String(values.tests)), language, 0);
+      if (!tests.length) {
+        throw new UsageError(
+          `No tests found in ${values.tests}: write pytest functions named test_* (Python) or test('name', ...) calls (JavaScript/TypeScript).`,
+        );
+      }
+      result = await runSuite({ language, code, tests, ...limits });
+    }
     if (values.json) {
       process.stdout.write(
         JSON.stringify(
@@ -92,8 +120,11 @@ export const sandboxCommand: CliCommand = {
               status: v.status,
               output: v.output,
               durationMs: v.durationMs,
+              inProcess: v.inProcess,
             })),
             summary: result.summary,
+            inProcess: result.inProcess,
+            ...(rejected ? { rejected } : {}),
             isolation: result.isolation,
           },
           null,
@@ -101,10 +132,19 @@ export const sandboxCommand: CliCommand = {
         ) + '\n',
       );
     } else {
-      for (const v of result.verdicts) process.stdout.write(`${v.status.padEnd(13)} ${v.name}\n`);
+      for (const r of rejected ?? [])
+        process.stdout.write(`${'rejected'.padEnd(13)} ${r.line}  (${r.reason})\n`);
+      for (const v of result.verdicts) {
+        process.stdout.write(`${v.status.padEnd(13)} ${lines.get(v.name) ?? v.name}\n`);
+        if (v.status !== 'passed' && lines.has(v.name) && v.output)
+          process.stdout.write(`${v.output.replace(/^/gm, '              ')}\n`);
+      }
       const s = result.summary;
+      const trust = result.inProcess
+        ? 'Verdicts came from inside the process under test (in-process): they could be forged.'
+        : 'Verdicts were judged by the host, out of reach of the code under test.';
       process.stdout.write(
-        `\n${s.passed} passed, ${s.failed} failed, ${s.error} errors, ${s.timeout} timed out, ${s.uncollectable} uncollectable\n${result.isolation.summary}\n`,
+        `\n${s.passed} passed, ${s.failed} failed, ${s.error} errors, ${s.timeout} timed out, ${s.uncollectable} uncollectable\n${trust}\n${result.isolation.summary}\n`,
       );
     }
     return 0;

@@ -5,8 +5,10 @@ import { MODEL_USAGE, openModel, parseWithModel } from '../modelOptions';
 import { findFunctions, languageForFile } from '../../core/code/functions';
 import { runFiveStages } from '../../core/code/pipeline';
 import { createSandboxSuiteRunner } from '../../core/code/sandboxRunner';
+import { DEFAULT_AGREEMENT_SAMPLES } from '../../core/code/rewards';
+import { DEFAULT_DISK_MB } from '../../core/sandbox/types';
 
-const USAGE = `stepwise tests FILE::FUNCTION [--reference user|agreement] [--max-tokens N] [--json] ${MODEL_USAGE}`;
+const USAGE = `stepwise tests FILE::FUNCTION [--reference user|agreement] [--samples N] [--max-tokens N] [--python PATH] [--disk-mb N] [--json] ${MODEL_USAGE}`;
 
 /** Five-stage reasoning about one function, with tests written at every stage and run in the sandbox. */
 export const testsCommand: CliCommand = {
@@ -16,7 +18,10 @@ export const testsCommand: CliCommand = {
   async run(argv) {
     const { values, positionals } = parseWithModel(argv, {
       reference: { type: 'string' },
+      samples: { type: 'string' },
       'max-tokens': { type: 'string' },
+      python: { type: 'string' },
+      'disk-mb': { type: 'string' },
       json: { type: 'boolean' },
     });
     const target = positionals[0];
@@ -43,10 +48,20 @@ export const testsCommand: CliCommand = {
       throw new UsageError(
         `No function "${name}" in ${file}. Found: ${functions.map((f) => f.qualifiedName).join(', ') || 'none'}.`,
       );
-    const reference = values.reference ?? 'agreement';
+    // Your function is the reference unless you ask for consensus among generated implementations.
+    const reference = values.reference ?? 'user';
     if (reference !== 'user' && reference !== 'agreement')
       throw new UsageError('--reference must be user or agreement.');
-    const maxTokens = values['max-tokens'] ? Number(values['max-tokens']) : 256;
+    const whole = (value: string | undefined, name: string, fallback: number, min: number) => {
+      if (value === undefined) return fallback;
+      const n = Number(value);
+      if (!Number.isSafeInteger(n) || n < min)
+        throw new UsageError(`--${name} must be a whole number ≥ ${min}, not "${value}".`);
+      return n;
+    };
+    const maxTokens = whole(values['max-tokens'], 'max-tokens', 256, 16);
+    const samples = whole(values.samples, 'samples', DEFAULT_AGREEMENT_SAMPLES, 2);
+    const diskMb = whole(values['disk-mb'], 'disk-mb', DEFAULT_DISK_MB, 16);
     const model = await openModel(values);
     try {
       const run = await runFiveStages({
@@ -55,10 +70,19 @@ export const testsCommand: CliCommand = {
         fileSource: source,
         file,
         referenceMode: reference,
+        agreementSamples: samples,
         maxTokens,
-        runSuite: createSandboxSuiteRunner({ perTestTimeoutMs: 5000, suiteTimeoutMs: 60_000, memoryMb: 512 }),
+        runSuite: createSandboxSuiteRunner({
+          perTestTimeoutMs: 5000,
+          suiteTimeoutMs: 60_000,
+          memoryMb: 512,
+          diskMb,
+          pythonPath: values.python,
+        }),
         onEvent: (e) => {
           if (e.type === 'stage-start') process.stderr.write(`stage ${e.stage}: ${e.role}\n`);
+          if (e.type === 'sampling')
+            process.stderr.write(`sampling implementation ${e.sample} of ${e.of} for agreement\n`);
           if (e.type === 'running-suite')
             process.stderr.write(
               `running ${e.tests} tests against ${e.against === 'user' ? 'your function' : 'the generated code'}\n`,
@@ -76,6 +100,15 @@ export const testsCommand: CliCommand = {
         process.stdout.write(
           `\n${s.total} tests, ${s.valid} valid (validity ${s.validity.toFixed(2)}); generator reward ${s.generatorReward.toFixed(2)}, test-writer reward ${s.testWriterReward.toFixed(2)}\n${s.referenceReason}\n`,
         );
+        if (s.disagreements.length) {
+          process.stdout.write(
+            `\n${s.disagreements.length} test(s) disagree with your function (review them; the test may be wrong):\n`,
+          );
+          for (const d of s.disagreements)
+            process.stdout.write(
+              `  ${d.input}: yours ${d.onUser}; ${d.samplesPassing} of ${d.samples} generated implementation(s) pass it\n`,
+            );
+        }
       }
       return 0;
     } finally {

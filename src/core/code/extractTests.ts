@@ -1,16 +1,33 @@
+import type { AssertionTest } from './assertions';
 import type { CodeLanguage } from './functions';
 
 /** A test the test writer produced, with the stage it came from. */
 export interface GeneratedTest {
   /** Unique within the accumulated suite (renamed on collision). */
   name: string;
+  /** A runnable test function (for an assertion test: one wrapped around its line). */
   source: string;
   stage: number;
+  /** Present for an assertion test, which the oracle judges out of reach of the code under test. */
+  assertion?: AssertionTest;
 }
 
 /** What the model wrote, reduced to the code it meant: fenced blocks if any, else the whole text. */
 export function codeBlocks(text: string): string[] {
-  const blocks = [...text.matchAll(/```[\w+-]*[^\n]*\n([\s\S]*?)(?:```|$)/g)].map((m) => m[1]);
+  // Substring search, one pass: a fence with no newline after it ends the search, as it would end
+  // a regular expression's, without the rescans a regex makes for every fence on a long line.
+  const blocks: string[] = [];
+  let from = 0;
+  for (;;) {
+    const fence = text.indexOf('```', from);
+    if (fence < 0) break;
+    const lineEnd = text.indexOf('\n', fence + 3);
+    if (lineEnd < 0) break;
+    const close = text.indexOf('```', lineEnd + 1);
+    blocks.push(text.slice(lineEnd + 1, close < 0 ? text.length : close));
+    if (close < 0) break;
+    from = close + 3;
+  }
   return blocks.length ? blocks : [text];
 }
 

@@ -60,7 +60,8 @@ function grammarPath(language: CodeLanguage): string {
   return wasm;
 }
 
-async function parserFor(language: CodeLanguage) {
+/** A tree-sitter parser for one language; the caller deletes it. */
+export async function parserFor(language: CodeLanguage) {
   runtime ??= (async () => {
     // Loaded on first use only: the parser runtime is WebAssembly and costs time at start-up.
     const ts = (await import('web-tree-sitter')) as TreeSitter;

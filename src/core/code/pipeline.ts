@@ -1,13 +1,16 @@
 import type { ModelBackend } from '../model/types';
-import { extractTests, codeBlocks, type GeneratedTest } from './extractTests';
+import type { RejectedLine } from './assertions';
+import { codeBlocks, type GeneratedTest } from './extractTests';
 import type { CodeLanguage, FoundFunction } from './functions';
 import {
+  DEFAULT_AGREEMENT_SAMPLES,
   scoreSuite,
   type DualVerdict,
   type ReferenceMode,
   type SuiteScores,
   type VerdictStatus,
 } from './rewards';
+import { testsFromStage } from './stageTests';
 import { fillTemplate, loadStageDefinitions, type StageDefinition } from './stages';
 
 /** Runs an accumulated suite against one implementation (the sandbox, in production). */
@@ -18,7 +21,7 @@ export type SuiteRunner = (request: {
   tests: GeneratedTest[];
   signal?: AbortSignal;
 }) => Promise<{
-  verdicts: { name: string; status: VerdictStatus; output?: string; message?: string }[];
+  verdicts: { name: string; status: VerdictStatus; output?: string; message?: string; inProcess?: boolean }[];
   isolation?: string;
 }>;
 
@@ -27,6 +30,8 @@ export interface StageResult {
   reasoning: string;
   testWriterOutput: string;
   tests: GeneratedTest[];
+  /** Lines of the test writer's output that were not admitted, with why (duplicates included). */
+  rejected: RejectedLine[];
   ms: number;
 }
 
@@ -34,6 +39,7 @@ export type FiveStageEvent =
   | { type: 'stage-start'; stage: number; role: 'generator' | 'test-writer' }
   | { type: 'token'; stage: number; role: 'generator' | 'test-writer'; text: string }
   | { type: 'stage-done'; result: StageResult }
+  | { type: 'sampling'; sample: number; of: number }
   | { type: 'running-suite'; against: 'user' | 'generated'; tests: number }
   | { type: 'done'; run: FiveStageRun };
 
@@ -45,8 +51,10 @@ export interface FiveStageRun {
   stages: StageResult[];
   /** The stage-5 code block: the generated implementation. */
   generatedCode: string;
+  /** Agreement mode: further implementations sampled independently from the stage-5 prompt. */
+  samples?: string[];
   accumulatedSuite: GeneratedTest[];
-  verdicts: (DualVerdict & { userOutput?: string; generatedOutput?: string })[];
+  verdicts: (DualVerdict & { userOutput?: string; generatedOutput?: string; inProcess?: boolean })[];
   /** Null when the suite was not executed. */
   scores: SuiteScores | null;
   referenceMode: ReferenceMode;
@@ -64,6 +72,8 @@ export interface FiveStageOptions {
   /** Runs the suite in the sandbox; absent (e.g. an untrusted workspace) means generate without executing. */
   runSuite?: SuiteRunner;
   referenceMode?: ReferenceMode;
+  /** Agreement mode: independent implementations that must agree (default 3). */
+  agreementSamples?: number;
   maxTokens?: number;
   temperature?: number;
   seed?: number;
@@ -71,6 +81,16 @@ export interface FiveStageOptions {
   onEvent?: (event: FiveStageEvent) => void;
   stages?: StageDefinition[];
 }
+
+const ASSERTION_FORM: Record<CodeLanguage, (fn: string) => string> = {
+  python: (fn) => `\`assert ${fn}(...) == expected\` (or \`with pytest.raises(SomeError): ${fn}(...)\`)`,
+  javascript: (fn) =>
+    `\`assert.deepStrictEqual(${fn}(...), expected);\` (or \`assert.throws(() => ${fn}(...), TypeError);\`)`,
+  typescript: (fn) =>
+    `\`assert.deepStrictEqual(${fn}(...), expected);\` (or \`assert.throws(() => ${fn}(...), TypeError);\`)`,
+  tsx: (fn) =>
+    `\`assert.deepStrictEqual(${fn}(...), expected);\` (or \`assert.throws(() => ${fn}(...), TypeError);\`)`,
+};
 
 const FRAMEWORK: Record<CodeLanguage, string> = {
   python: 'pytest',
@@ -98,8 +118,10 @@ export function specOf(fn: FoundFunction): string {
 
 /**
  * The five-stage chain: at each stage the generator writes that stage's reasoning (seeing the
- * stages before) and the test writer adds tests with the stage's focus. Tests accumulate; the whole
- * accumulated suite then runs against the user's function and the stage-5 code.
+ * stages before) and the test writer adds tests with the stage's focus. Tests accumulate (an
+ * identical test never twice); the whole accumulated suite then runs against the user's function
+ * and the stage-5 code, and in agreement mode against further independently sampled
+ * implementations, so that a generated reference rests on consensus (see rewards.ts).
  */
 export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRun> {
   const started = Date.now();
@@ -110,22 +132,24 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
     spec: specOf(target),
     language: LANGUAGE_NAME[target.language],
     framework: FRAMEWORK[target.language],
+    assertion_form: ASSERTION_FORM[target.language](target.name),
     function_name: target.name,
   };
   const results: StageResult[] = [];
   const accumulated: GeneratedTest[] = [];
   const taken = new Set<string>();
+  // Keys of every admitted test: an identical test is never admitted twice, whatever the stage.
+  const seen = new Set<string>();
+  let finalPrompt = '';
   for (const stage of stages) {
     signal?.throwIfAborted();
     const t0 = Date.now();
     const previous =
       results.map((r) => `### ${r.stage.name}\n${r.reasoning.trim()}`).join('\n\n') || '(none yet)';
     emit({ type: 'stage-start', stage: stage.id, role: 'generator' });
-    const reasoning = await complete(
-      model,
-      fillTemplate(stage.generatorPrompt, { ...values, previous }),
-      opts,
-      (text) => emit({ type: 'token', stage: stage.id, role: 'generator', text }),
+    finalPrompt = fillTemplate(stage.generatorPrompt, { ...values, previous });
+    const reasoning = await complete(model, finalPrompt, opts, (text) =>
+      emit({ type: 'token', stage: stage.id, role: 'generator', text }),
     );
     emit({ type: 'stage-start', stage: stage.id, role: 'test-writer' });
     const testWriterOutput = await complete(
@@ -139,15 +163,31 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
       opts,
       (text) => emit({ type: 'token', stage: stage.id, role: 'test-writer', text }),
     );
-    const tests = await extractTests(testWriterOutput, target.language, stage.id, taken);
+    const { tests, rejected } = await testsFromStage(testWriterOutput, target, stage.id, seen, taken);
     accumulated.push(...tests);
-    const result: StageResult = { stage, reasoning, testWriterOutput, tests, ms: Date.now() - t0 };
+    const result: StageResult = { stage, reasoning, testWriterOutput, tests, rejected, ms: Date.now() - t0 };
     results.push(result);
     emit({ type: 'stage-done', result });
   }
 
   const generatedCode = codeBlocks(results[results.length - 1]?.reasoning ?? '')[0]?.trim() ?? '';
-  const referenceMode = opts.referenceMode ?? 'agreement';
+  const referenceMode = opts.referenceMode ?? 'user';
+  const required = opts.agreementSamples ?? DEFAULT_AGREEMENT_SAMPLES;
+  // Agreement needs independent implementations: the stage-5 one, and more sampled from its prompt.
+  const samples: string[] = [];
+  if (referenceMode === 'agreement' && opts.runSuite) {
+    for (let k = 1; k < required; k++) {
+      signal?.throwIfAborted();
+      emit({ type: 'sampling', sample: k + 1, of: required });
+      const text = await complete(
+        model,
+        finalPrompt,
+        { ...opts, temperature: 0.8, seed: (opts.seed ?? 0) + k },
+        () => undefined,
+      );
+      samples.push(codeBlocks(text)[0]?.trim() ?? '');
+    }
+  }
   const base = {
     version: 1 as const,
     function: {
@@ -161,6 +201,7 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
     model: { name: model.info.name, backend: model.info.backend, device: model.info.device },
     stages: results,
     generatedCode,
+    ...(samples.length ? { samples } : {}),
     accumulatedSuite: accumulated,
     referenceMode,
     startedAt: new Date(started).toISOString(),
@@ -184,21 +225,35 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
     tests: accumulated,
     signal,
   });
+  const onSamples = [];
+  for (const code of samples) {
+    signal?.throwIfAborted();
+    onSamples.push(await opts.runSuite({ language: target.language, code, tests: accumulated, signal }));
+  }
   const byName = (list: typeof onUser.verdicts) => new Map(list.map((v) => [v.name, v]));
   const u = byName(onUser.verdicts);
   const g = byName(onGenerated.verdicts);
-  const verdicts = accumulated.map((t) => ({
-    name: t.name,
-    stage: t.stage,
-    onUser: u.get(t.name)?.status ?? 'error',
-    onGenerated: g.get(t.name)?.status ?? 'error',
-    userOutput: u.get(t.name)?.output ?? u.get(t.name)?.message,
-    generatedOutput: g.get(t.name)?.output ?? g.get(t.name)?.message,
-  }));
+  const s = onSamples.map((r) => byName(r.verdicts));
+  const verdicts = accumulated.map((t) => {
+    const onGeneratedStatus = g.get(t.name)?.status ?? 'error';
+    return {
+      name: t.name,
+      stage: t.stage,
+      onUser: u.get(t.name)?.status ?? 'error',
+      onGenerated: onGeneratedStatus,
+      ...(samples.length
+        ? { onSamples: [onGeneratedStatus, ...s.map((m) => m.get(t.name)?.status ?? ('error' as const))] }
+        : {}),
+      input: t.assertion?.call ?? t.source,
+      userOutput: u.get(t.name)?.output ?? u.get(t.name)?.message,
+      generatedOutput: g.get(t.name)?.output ?? g.get(t.name)?.message,
+      inProcess: u.get(t.name)?.inProcess ?? !t.assertion,
+    };
+  });
   const run: FiveStageRun = {
     ...base,
     verdicts,
-    scores: scoreSuite(verdicts, referenceMode),
+    scores: scoreSuite(verdicts, referenceMode, required),
     isolation: onUser.isolation,
     totalMs: Date.now() - started,
   };

@@ -5,6 +5,9 @@
  * - Generator reward: pass rate of the generated code on the valid tests; 0.5 when there are none.
  * - Test-writer reward: (1 − pass rate of the generated code on all tests) · validity, so tests
  *   that break the generated code pay only as far as they are themselves correct.
+ *
+ * The reference is the user's function unless real consensus says otherwise (chooseReference);
+ * tests the user's function fails are disagreements to review, with their evidence.
  */
 
 export type VerdictStatus = 'passed' | 'failed' | 'error' | 'timeout' | 'uncollectable';
@@ -14,11 +17,33 @@ export interface DualVerdict {
   stage: number;
   /** Verdict against the user's function. */
   onUser: VerdictStatus;
-  /** Verdict against the stage-5 generated code. */
+  /** Verdict against the stage-5 generated code (the generator's reward is computed on it). */
   onGenerated: VerdictStatus;
+  /**
+   * Verdicts against every independently sampled implementation (agreement mode), the stage-5
+   * code first; absent when only one was generated.
+   */
+  onSamples?: VerdictStatus[];
+  /** What the test feeds the function (the call of an assertion test), for a person to review. */
+  input?: string;
+  /** What the user's function did, when the test failed on it. */
+  userOutput?: string;
 }
 
 export type ReferenceMode = 'user' | 'agreement';
+
+/** A test the user's function fails: shown for review with the evidence, never called a bug. */
+export interface Disagreement {
+  name: string;
+  /** The input (call) the test makes, or the test itself. */
+  input: string;
+  /** How the user's function fared, and what it did. */
+  onUser: VerdictStatus;
+  userOutput?: string;
+  /** How many independently generated implementations pass this test, of how many. */
+  samplesPassing: number;
+  samples: number;
+}
 
 export interface SuiteScores {
   /** Which implementation served as ground truth, and why. */
@@ -31,45 +56,64 @@ export interface SuiteScores {
   generatorPassRateValid: number;
   generatorReward: number;
   testWriterReward: number;
-  /** Valid tests the user's function fails: likely bugs in the user's code (agreement mode only). */
-  suspectedBugs: string[];
+  /** Tests the user's function fails, with the evidence for each: for a person to review. */
+  disagreements: Disagreement[];
 }
 
 const passed = (s: VerdictStatus) => s === 'passed';
 
+const samplesOf = (v: DualVerdict) => v.onSamples ?? [v.onGenerated];
+
+/** Independent generated implementations required to agree before one replaces the user's function. */
+export const DEFAULT_AGREEMENT_SAMPLES = 3;
+
 /**
- * Picks the reference. With `user`, the user's function is ground truth. With `agreement`, dual
- * execution agreement (CodeT) decides: each implementation's score is the number of tests it
- * passes times the number of implementations passing exactly the same set; the higher score is
- * the reference, ties going to the user's function.
+ * Picks the reference. With `user` (the default), the user's function is ground truth. With
+ * `agreement`, a generated implementation is trusted instead only on real consensus: at least
+ * `required` independently sampled implementations pass exactly the same tests (dual execution
+ * agreement, CodeT), and that set is larger than the user's. Agreement between one generated
+ * implementation and generated tests is weak evidence; without consensus the user's function stays.
  */
 export function chooseReference(
   verdicts: DualVerdict[],
   mode: ReferenceMode,
+  required = DEFAULT_AGREEMENT_SAMPLES,
 ): { reference: 'user' | 'generated'; reason: string } {
-  if (mode === 'user') return { reference: 'user', reason: 'You marked your function as the reference.' };
-  const userSet = verdicts.filter((v) => passed(v.onUser)).map((v) => v.name);
-  const genSet = verdicts.filter((v) => passed(v.onGenerated)).map((v) => v.name);
-  const same = userSet.length === genSet.length && userSet.every((n, i) => n === genSet[i]);
-  const cluster = same ? 2 : 1;
-  const userScore = userSet.length * cluster;
-  const genScore = genSet.length * cluster;
-  if (genScore > userScore) {
+  if (mode === 'user') return { reference: 'user', reason: 'Your function is the reference.' };
+  const samples = verdicts.length ? samplesOf(verdicts[0]).length : 0;
+  const passSet = (k: number) =>
+    verdicts
+      .filter((v) => passed(samplesOf(v)[k] ?? 'error'))
+      .map((v) => v.name)
+      .join('\u0000');
+  const sets = Array.from({ length: samples }, (_, k) => passSet(k));
+  const agreeing = sets.filter((s) => s === sets[0]).length;
+  const consensusPasses = verdicts.filter((v) => passed(samplesOf(v)[0] ?? 'error')).length;
+  const userPasses = verdicts.filter((v) => passed(v.onUser)).length;
+  if (samples < required || agreeing < required) {
+    return {
+      reference: 'user',
+      reason: `Agreement mode needs ${required} independent implementations that pass the same tests; ${agreeing} of ${samples} agree, so your function stays the reference.`,
+    };
+  }
+  if (consensusPasses > userPasses) {
     return {
       reference: 'generated',
-      reason: `Dual execution agreement: the generated code passes ${genSet.length} tests, your function ${userSet.length}; the generated code is taken as reference.`,
+      reason: `${agreeing} independent generated implementations agree (each passes the same ${consensusPasses} tests); your function passes ${userPasses}. The generated consensus is the reference: review the disagreements below.`,
     };
   }
   return {
     reference: 'user',
-    reason: same
-      ? `Dual execution agreement: both implementations pass the same ${userSet.length} tests.`
-      : `Dual execution agreement: your function passes ${userSet.length} tests, the generated code ${genSet.length}; your function is taken as reference.`,
+    reason: `${agreeing} independent generated implementations agree and pass ${consensusPasses} tests; your function passes ${userPasses}, so it stays the reference.`,
   };
 }
 
-export function scoreSuite(verdicts: DualVerdict[], mode: ReferenceMode): SuiteScores {
-  const { reference, reason } = chooseReference(verdicts, mode);
+export function scoreSuite(
+  verdicts: DualVerdict[],
+  mode: ReferenceMode,
+  required = DEFAULT_AGREEMENT_SAMPLES,
+): SuiteScores {
+  const { reference, reason } = chooseReference(verdicts, mode, required);
   const onRef = (v: DualVerdict) => (reference === 'user' ? v.onUser : v.onGenerated);
   const total = verdicts.length;
   const validTests = verdicts.filter((v) => passed(onRef(v)));
@@ -88,8 +132,16 @@ export function scoreSuite(verdicts: DualVerdict[], mode: ReferenceMode): SuiteS
     generatorPassRateValid,
     generatorReward: generatorRewardFromPassRate(valid, generatorPassRateValid),
     testWriterReward: testWriterReward(generatorPassRateAll, validity, total),
-    suspectedBugs:
-      reference === 'generated' ? validTests.filter((v) => !passed(v.onUser)).map((v) => v.name) : [],
+    disagreements: verdicts
+      .filter((v) => !passed(v.onUser))
+      .map((v) => ({
+        name: v.name,
+        input: v.input ?? v.name,
+        onUser: v.onUser,
+        userOutput: v.userOutput,
+        samplesPassing: samplesOf(v).filter(passed).length,
+        samples: samplesOf(v).length,
+      })),
   };
 }
 

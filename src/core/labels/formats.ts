@@ -15,8 +15,26 @@ export interface LabelledSolution {
   meta?: Record<string, unknown>;
 }
 
-/** Groups the labels in force by solution, steps in order; only a gap-free prefix from step 0 is kept. */
-export function labelledSolutions(records: LabelRecord[]): LabelledSolution[] {
+/** A solution whose labels could not all be exported, and why. */
+export interface SkippedLabels {
+  solutionId: string;
+  problemId: string;
+  /** Step indexes whose labels were left out. */
+  steps: number[];
+  /** Steps that were exported (the gap-free run from step 0). */
+  exported: number;
+  reason: string;
+}
+
+/**
+ * Groups the labels in force by solution, steps in order. A solution is exported as the gap-free
+ * run of steps from step 0 (a step's label means something only after the steps before it);
+ * labels after a gap, or of a solution without step 0, are left out and reported in `skipped`.
+ */
+export function exportableSolutions(records: LabelRecord[]): {
+  solutions: LabelledSolution[];
+  skipped: SkippedLabels[];
+} {
   const bySolution = new Map<string, LabelRecord[]>();
   for (const r of currentLabels(records).values())
     bySolution.set(r.solutionId, [...(bySolution.get(r.solutionId) ?? []), r]);
@@ -24,7 +42,8 @@ export function labelledSolutions(records: LabelRecord[]): LabelledSolution[] {
   // replaces that one must not lose it, so it is looked up across every record of the problem.
   const problemTexts = new Map<string, string>();
   for (const r of records) if (r.problemText) problemTexts.set(r.problemId, r.problemText);
-  const out: LabelledSolution[] = [];
+  const solutions: LabelledSolution[] = [];
+  const skipped: SkippedLabels[] = [];
   for (const [solutionId, labels] of bySolution) {
     labels.sort((a, b) => a.stepIndex - b.stepIndex);
     const steps: LabelledSolution['steps'] = [];
@@ -32,9 +51,21 @@ export function labelledSolutions(records: LabelRecord[]): LabelledSolution[] {
       if (l.stepIndex !== steps.length) break;
       steps.push({ index: l.stepIndex, text: l.stepText, rating: l.rating as Rating });
     }
+    const left = labels.slice(steps.length).map((l) => l.stepIndex);
+    if (left.length) {
+      skipped.push({
+        solutionId,
+        problemId: labels[0].problemId,
+        steps: left,
+        exported: steps.length,
+        reason: steps.length
+          ? `no label on step ${steps.length}, so the labels of step${left.length > 1 ? 's' : ''} ${left.join(', ')} after the gap are left out`
+          : `no label on step 0, so none of its ${left.length} labelled step${left.length > 1 ? 's' : ''} (${left.join(', ')}) can be exported`,
+      });
+    }
     if (!steps.length) continue;
     const first = labels[0];
-    out.push({
+    solutions.push({
       problemId: first.problemId,
       problemText:
         labels.find((l) => l.problemText)?.problemText ?? problemTexts.get(labels[0].problemId) ?? '',
@@ -44,7 +75,12 @@ export function labelledSolutions(records: LabelRecord[]): LabelledSolution[] {
       meta: first.meta,
     });
   }
-  return out;
+  return { solutions, skipped };
+}
+
+/** The exportable solutions alone (see exportableSolutions for what is left out and why). */
+export function labelledSolutions(records: LabelRecord[]): LabelledSolution[] {
+  return exportableSolutions(records).solutions;
 }
 
 export type NeutralAs = 'positive' | 'negative' | 'drop';

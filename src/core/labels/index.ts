@@ -11,11 +11,13 @@ export {
 } from './store';
 export { LabelRecordSchema, LABEL_SCHEMA_VERSION, type LabelRecord, type Rating } from './schema';
 export {
+  exportableSolutions,
   labelledSolutions,
   toTrlStepwise,
   toPrm800k,
   fromPrm800k,
   type LabelledSolution,
+  type SkippedLabels,
   type NeutralAs,
 } from './formats';
 export { nextToLabel, readRunFiles, finalAnswerOf, QueueRunSchema, type QueueItem } from './queue';

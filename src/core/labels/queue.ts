@@ -2,6 +2,7 @@ import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { lastBoxedAnswer } from './answers';
+import { answersEquivalent } from '../eval/answers';
 import { solutionIdOf } from '../steps/document';
 
 /**
@@ -145,7 +146,7 @@ export function nextToLabel(
       let wrong: number;
       let why: string;
       if (known !== undefined && answer !== null) {
-        const agrees = sameAnswer(answer, known);
+        const agrees = answersEquivalent(answer, known);
         wrong = agrees ? 0 : 1;
         why = agrees
           ? `final answer ${answer} matches the known answer`
@@ -199,22 +200,4 @@ export async function readRunFiles(
     }
   }
   return out;
-}
-
-function normalise(answer: string): string {
-  return answer
-    .replace(/\s+/g, '')
-    .replace(/\\left|\\right|\\!|\\,|\$/g, '')
-    .replace(/^\\text\{(.*)\}$/, '$1')
-    .toLowerCase();
-}
-
-function sameAnswer(a: string, b: string): boolean {
-  const x = normalise(a);
-  const y = normalise(b);
-  if (x === y) return true;
-  // "40,000" and "40000" are the same number.
-  const nx = Number(x.replace(/,/g, ''));
-  const ny = Number(y.replace(/,/g, ''));
-  return x !== '' && y !== '' && Number.isFinite(nx) && Number.isFinite(ny) && nx === ny;
 }

@@ -1,7 +1,7 @@
-import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { FileLock, writeError } from './lock';
 import { LABEL_SCHEMA_VERSION, LabelRecordSchema, type LabelRecord } from './schema';
 
 export type NewLabel = Omit<LabelRecord, 'schemaVersion' | 'id' | 'createdAt'> &
@@ -15,32 +15,42 @@ export interface CorruptLine {
 export interface StoreContents {
   records: LabelRecord[];
   corrupt: CorruptLine[];
+  /** What opening the store repaired (a cut-short last line), in words a person can act on. */
+  repairs: string[];
 }
-
-const LOCK_STALE_MS = 10_000;
 
 /**
  * The append-only label store. Durability: each record is one `write` of a whole line to a file
  * opened with O_APPEND, then `fsync`, before `append` resolves — a label shown as saved survives a
- * crash. Two writers (two VS Code windows): O_APPEND alone keeps a single write's bytes together
- * on local filesystems, and an advisory lock file (created with O_EXCL) serialises writers on
- * filesystems where it does not, e.g. network mounts. A lock left by a killed writer is taken
- * over once it is older than ten seconds or its process is gone. Corrupt lines are reported
- * and skipped; the store never rewrites or deletes a line.
+ * crash. A write that fails (a full disk) is cut back to where it started, so the store stays as
+ * it was. Two writers (two VS Code windows): O_APPEND alone keeps a single write's bytes together
+ * on local filesystems, and an advisory lock file serialises writers on filesystems where it does
+ * not, e.g. network mounts. The lock is written in full under a private name, then linked into
+ * place, so a lock that is empty or unreadable was never a working lock: it is stale at once. A
+ * lock left by a killed writer is taken over once it is older than ten seconds or its process is
+ * gone. Corrupt lines are reported and skipped; the store never rewrites or deletes a complete
+ * line. A last line cut short (a writer killed or out of disk mid-write) is moved to
+ * `labels.jsonl.quarantine` on the next open, with every label before it intact, and the open
+ * says so.
  *
  * Why a hand-made lock rather than `proper-lockfile`: the critical section is one write and one
  * fsync (milliseconds), so the mtime-refresh machinery that library adds for long-held locks buys
- * nothing, and O_EXCL create is the same primitive it relies on. Two writers taking over the same
- * stale lock at once could both proceed; that is harmless here because the O_APPEND single write
- * still keeps each line whole, which the two-process crash test checks.
+ * nothing, and an atomic create is the same primitive it relies on. Two writers taking over the
+ * same stale lock at once could both proceed; that is harmless here because the O_APPEND single
+ * write still keeps each line whole, which the two-process crash test checks.
  */
 export class LabelStore {
   readonly file: string;
-  private readonly lockFile: string;
+  private readonly lock: FileLock;
 
   constructor(readonly dir: string) {
     this.file = path.join(dir, 'labels.jsonl');
-    this.lockFile = `${this.file}.lock`;
+    this.lock = new FileLock(`${this.file}.lock`, this.file);
+  }
+
+  /** Where cut-short last lines go: kept for a person to look at, out of the store's way. */
+  get quarantineFile(): string {
+    return `${this.file}.quarantine`;
   }
 
   async append(label: NewLabel): Promise<LabelRecord> {
@@ -68,82 +78,63 @@ export class LabelStore {
     return records;
   }
 
+  /** Repairs made by the last append (a cut-short last line quarantined first). */
+  lastRepairs: string[] = [];
+
   private async appendLines(lines: string[]): Promise<void> {
     await fsp.mkdir(this.dir, { recursive: true });
     const payload = Buffer.from(lines.map((l) => `${l}\n`).join(''), 'utf8');
-    await this.withLock(async () => {
+    await this.lock.hold(async () => {
+      this.lastRepairs = await this.repairTail();
       const handle = await fsp.open(this.file, 'a');
       try {
-        // A line is never started on a line another (killed) writer left unfinished.
         const { size } = await handle.stat();
-        let prefix = Buffer.alloc(0);
-        if (size > 0) {
-          const last = Buffer.alloc(1);
-          const fd = fs.openSync(this.file, 'r');
-          try {
-            fs.readSync(fd, last, 0, 1, size - 1);
-          } finally {
-            fs.closeSync(fd);
-          }
-          if (last[0] !== 0x0a) prefix = Buffer.from('\n');
+        try {
+          let written = 0;
+          while (written < payload.length) written += (await handle.write(payload, written)).bytesWritten;
+          await handle.sync();
+        } catch (err) {
+          // Cut the store back to where this write started: no half line is left behind.
+          await handle.truncate(size).catch(() => undefined);
+          throw writeError(err, this.file);
         }
-        const data = Buffer.concat([prefix, payload]);
-        let written = 0;
-        while (written < data.length) written += (await handle.write(data, written)).bytesWritten;
-        await handle.sync();
       } finally {
         await handle.close();
       }
     });
   }
 
-  private async withLock<T>(work: () => Promise<T>): Promise<T> {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      try {
-        const fd = fs.openSync(this.lockFile, 'wx');
-        fs.writeSync(fd, `${process.pid} ${Date.now()}`);
-        fs.closeSync(fd);
-        break;
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-        if (this.lockIsStale()) {
-          fs.rmSync(this.lockFile, { force: true });
-          continue;
-        }
-        if (Date.now() > deadline)
-          throw new Error(
-            `The label store ${this.file} stayed locked for 30 s by another writer. If no other Stepwise window or CLI is labelling, delete ${this.lockFile} and try again; nothing was written.`,
-            { cause: err },
-          );
-        await new Promise((r) => setTimeout(r, 2 + Math.random() * 8));
-      }
-    }
+  /**
+   * A last line without its newline is a write that was cut short. A complete record only lacks
+   * the newline, which is added; anything else is moved to the quarantine file and cut from the
+   * store. Runs under the lock, so no writer is mid-line.
+   */
+  private async repairTail(): Promise<string[]> {
+    let data: Buffer;
     try {
-      return await work();
-    } finally {
-      fs.rmSync(this.lockFile, { force: true });
+      data = await fsp.readFile(this.file);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw err;
     }
-  }
-
-  private lockIsStale(): boolean {
-    try {
-      const [pid, at] = fs.readFileSync(this.lockFile, 'utf8').split(' ').map(Number);
-      if (Date.now() - at > LOCK_STALE_MS) return true;
-      try {
-        process.kill(pid, 0);
-        return false;
-      } catch (err) {
-        return (err as NodeJS.ErrnoException).code === 'ESRCH';
-      }
-    } catch {
-      // An empty or half-written lock file: its writer died between create and write.
-      try {
-        return Date.now() - fs.statSync(this.lockFile).mtimeMs > 1000;
-      } catch {
-        return true;
-      }
+    if (data.length === 0 || data[data.length - 1] === 0x0a) return [];
+    const cut = data.lastIndexOf(0x0a) + 1;
+    const tail = data.subarray(cut).toString('utf8');
+    const name = path.basename(this.file);
+    if (isCompleteRecord(tail)) {
+      await fsp.appendFile(this.file, '\n');
+      return [
+        `The last label in ${name} lacked its line end (a write was cut short); the line end was added.`,
+      ];
     }
+    await fsp.appendFile(
+      this.quarantineFile,
+      `${JSON.stringify({ quarantinedAt: new Date().toISOString(), from: name, bytes: data.length - cut, text: tail })}\n`,
+    );
+    await fsp.truncate(this.file, cut);
+    return [
+      `The last line of ${name} was cut short by a failed write (${data.length - cut} bytes, not a complete label); it was moved to ${path.basename(this.quarantineFile)}, and every label before it is intact.`,
+    ];
   }
 
   /** Every valid record in file order, and every corrupt line with why. */
@@ -152,10 +143,21 @@ export class LabelStore {
     try {
       text = await fsp.readFile(this.file, 'utf8');
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], corrupt: [] };
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], corrupt: [], repairs: [] };
       throw err;
     }
-    return parseStoreText(text);
+    if (text === '' || text.endsWith('\n')) return parseStoreText(text);
+    // A cut-short last line: repaired under the lock (no writer is mid-line then), then read again.
+    const repairs = await this.lock.hold(() => this.repairTail());
+    return { ...parseStoreText(await fsp.readFile(this.file, 'utf8')), repairs };
+  }
+}
+
+function isCompleteRecord(line: string): boolean {
+  try {
+    return LabelRecordSchema.safeParse(JSON.parse(line)).success;
+  } catch {
+    return false;
   }
 }
 
@@ -183,7 +185,7 @@ export function parseStoreText(text: string): StoreContents {
         reason: parsed.error.issues.map((x) => `${x.path.join('.') || 'record'}: ${x.message}`).join('; '),
       });
   });
-  return { records, corrupt };
+  return { records, corrupt, repairs: [] };
 }
 
 /** The label in force for each step: the last record per (solution, step); retractions remove it. */

@@ -18,7 +18,8 @@ export function lastBoxed(text: string): string | null {
 /** A 0–10 judge score mapped to [0, 1]; null when no valid score is given. */
 export function parseJudgeScore(text: string): number | null {
   const boxed = lastBoxed(stripThink(text));
-  const raw = boxed ?? /score\s*(?:is|:)?\s*(\d+(?:\.\d+)?)\s*(?:\/\s*10)?/i.exec(text)?.[1] ?? null;
+  // `\s*(?:is|:)?\s*` would let two space runs share the same spaces (quadratic backtracking).
+  const raw = boxed ?? /score\s*(?:(?:is|:)\s*)?(\d+(?:\.\d+)?)/i.exec(text)?.[1] ?? null;
   if (raw === null) return null;
   const m = /^(\d+(?:\.\d+)?)\s*(?:\/\s*10)?$/.exec(raw.trim());
   if (!m) return null;
@@ -37,7 +38,8 @@ export function parsePairVerdict(text: string): 'A' | 'B' | null {
 export function parseQuestion(text: string): string | null {
   const clean = stripThink(text).trim();
   const m = /Problem\s*:\s*([\s\S]+)/i.exec(clean);
-  const q = (m ? m[1] : clean).split(/\n\s*(?:Solution|Answer)\s*:/i)[0].trim();
+  // `[ \t]*`, not `\s*`: a run of blank lines would otherwise be rescanned from each of them.
+  const q = (m ? m[1] : clean).split(/\n[ \t]*(?:Solution|Answer)[ \t]*:/i)[0].trim();
   if (q.length < 10) return null;
   // Without the "Problem:" marker, only text that reads as a task counts as a question.
   if (!m && !/\?|\b(find|compute|calculate|prove|show|determine|solve|what|how|evaluate|simplify)\b/i.test(q))

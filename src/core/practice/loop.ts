@@ -1,12 +1,10 @@
-import * as fs from 'node:fs';
 import { createHash } from 'node:crypto';
 import type { ModelBackend } from '../model/types';
-import { resourcePath } from '../resources';
-import { fillTemplate } from '../code/stages';
-import { parseJudgeScore, parsePairVerdict, parseQuestion } from './judge';
+import { resolvePlanSupport } from '../model/planCapability';
+import { parseQuestion } from './judge';
+import { practicePrompt as prompt } from './prompts';
+import { judgePair, judgeScores, type ScoreJudgment } from './judging';
 import {
-  majorityWinner,
-  groupPairs,
   passesThresholds,
   reliability,
   weightedQuestionReward,
@@ -18,6 +16,7 @@ import {
 import type { PracticeAnswer, PracticeQuestion, PracticeSet } from './types';
 
 export type { PracticeAnswer, PracticeQuestion, PracticeSet } from './types';
+export { dpoPairs, generatorRewards, type DpoPair } from './pairs';
 
 export interface PracticeOptions {
   generator: ModelBackend;
@@ -36,6 +35,8 @@ export interface PracticeOptions {
   weights: ReliabilityWeights;
   thresholds: ReliabilityWeights;
   maxTokens?: { question: number; answer: number; judge: number };
+  /** Judge with generation plans where the judge backend can (default true). */
+  constrained?: boolean;
   seed?: number;
   signal?: AbortSignal;
   onEvent?: (e: PracticeEvent) => void;
@@ -44,10 +45,6 @@ export interface PracticeOptions {
 export type PracticeEvent =
   | { type: 'phase'; question: number; of: number; phase: 'proposing' | 'solving' | 'judging' | 'comparing' }
   | { type: 'question-done'; question: PracticeQuestion };
-
-function prompt(name: string, values: Record<string, string>): string {
-  return fillTemplate(fs.readFileSync(resourcePath('prompts', 'practice', `${name}.md`), 'utf8'), values);
-}
 
 const idOf = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 12);
 
@@ -63,6 +60,12 @@ export async function generatePracticeSet(o: PracticeOptions): Promise<PracticeS
   const tokens = o.maxTokens ?? { question: 96, answer: 192, judge: 64 };
   const emit = o.onEvent ?? (() => undefined);
   let seed = o.seed ?? 1;
+  const support = await resolvePlanSupport(judge, o.constrained ?? true);
+  const constrained = support.mode !== 'none';
+  const judging: NonNullable<PracticeSet['judging']> =
+    support.mode === 'none'
+      ? { mode: 'free', planMode: null, fallbackReason: support.reason }
+      : { mode: 'constrained', planMode: support.mode, fallbackReason: null };
   const questions: PracticeQuestion[] = [];
   let proposalsWithoutQuestion = 0;
 
@@ -138,24 +141,24 @@ export async function generatePracticeSet(o: PracticeOptions): Promise<PracticeS
 
     emit({ type: 'phase', question: qi + 1, of: proposed.length, phase: 'judging' });
     const scores: Record<string, number[]> = {};
+    const spreads: Record<string, number[]> = {};
+    const scoreJudgments: Record<string, ScoreJudgment[]> = {};
     let judgeFailures = 0;
     for (const a of answers) {
-      const r = await judge.generate(
-        [{ role: 'user', content: prompt('judge-score', { question, answer: a.text }) }],
-        {
-          n: o.judgePasses,
-          temperature: o.judgePasses > 1 ? 0.7 : 0,
-          maxTokens: tokens.judge,
-          seed: seed++,
-          signal: o.signal,
-        },
-      );
-      scores[a.id] = [];
-      for (const c of r.completions) {
-        const s = parseJudgeScore(c.text);
-        if (s === null) judgeFailures++;
-        else scores[a.id].push(s);
-      }
+      const judgments = await judgeScores({
+        judge,
+        prompt: prompt('judge-score', { question, answer: a.text }),
+        passes: o.judgePasses,
+        maxTokens: tokens.judge,
+        constrained,
+        seed: seed++,
+        signal: o.signal,
+      });
+      scoreJudgments[a.id] = judgments;
+      const readable = judgments.filter((j) => j.expected !== null);
+      judgeFailures += judgments.length - readable.length;
+      scores[a.id] = readable.map((j) => j.expected as number);
+      spreads[a.id] = readable.map((j) => j.spread);
     }
 
     emit({ type: 'phase', question: qi + 1, of: proposed.length, phase: 'comparing' });
@@ -166,28 +169,25 @@ export async function generatePracticeSet(o: PracticeOptions): Promise<PracticeS
       for (const w of weak) {
         for (const order of ['ab', 'ba'] as const) {
           const [A, B] = order === 'ab' ? [s, w] : [w, s];
-          const r = await judge.generate(
-            [
-              {
-                role: 'user',
-                content: prompt('judge-pair', { question, answer_a: A.text, answer_b: B.text }),
-              },
-            ],
-            {
-              n: o.pairPasses,
-              temperature: o.pairPasses > 1 ? 0.7 : 0,
-              maxTokens: tokens.judge,
-              seed: seed++,
-              signal: o.signal,
-            },
-          );
-          for (const c of r.completions) {
-            const v = parsePairVerdict(c.text);
+          const verdicts = await judgePair({
+            judge,
+            prompt: prompt('judge-pair', { question, answer_a: A.text, answer_b: B.text }),
+            passes: o.pairPasses,
+            maxTokens: tokens.judge,
+            constrained,
+            seed: seed++,
+            signal: o.signal,
+          });
+          for (const v of verdicts) {
+            // P(the strong answer is better), whichever position it was shown in.
+            const pFirst = v.pA === null ? null : order === 'ab' ? v.pA : 1 - v.pA;
+            const winner = pFirst === null || pFirst === 0.5 ? null : pFirst > 0.5 ? s.id : w.id;
             pairJudgments.push({
               first: s.id,
               second: w.id,
               order,
-              winner: v === null ? null : v === 'A' ? A.id : B.id,
+              winner,
+              ...(v.constrained ? { pFirst } : {}),
             });
           }
         }
@@ -199,6 +199,7 @@ export async function generatePracticeSet(o: PracticeOptions): Promise<PracticeS
       regime: a.regime,
       strength: a.strength,
       scores: scores[a.id] ?? [],
+      spreads: spreads[a.id] ?? [],
     }));
     const rel = reliability(judged, pairJudgments);
     const decision = passesThresholds(rel, o.thresholds);
@@ -208,6 +209,7 @@ export async function generatePracticeSet(o: PracticeOptions): Promise<PracticeS
       generatorPrompt,
       answers,
       scores,
+      scoreJudgments,
       judgeFailures,
       pairJudgments,
       reliability: rel,
@@ -233,6 +235,7 @@ export async function generatePracticeSet(o: PracticeOptions): Promise<PracticeS
       thresholds: o.thresholds,
     },
     questions,
+    judging,
     proposalsWithoutQuestion,
     totalMs: Date.now() - started,
   };
@@ -241,53 +244,6 @@ export async function generatePracticeSet(o: PracticeOptions): Promise<PracticeS
 function meanLogprob(tokens: { logprob: number | null }[]): number {
   const lp = tokens.map((t) => t.logprob).filter((x): x is number => x !== null);
   return lp.length ? lp.reduce((a, b) => a + b, 0) / lp.length : -Infinity;
-}
-
-export interface DpoPair {
-  prompt: string;
-  chosen: string;
-  rejected: string;
-  question_id: string;
-  r_cons: number;
-  r_sep: number | null;
-  r_stab: number;
-  r_g: number;
-}
-
-/** Judged preferences of the kept questions as DPO pairs (majority winner of each answer pair). */
-export function dpoPairs(set: PracticeSet): DpoPair[] {
-  const pairs: DpoPair[] = [];
-  for (const q of set.questions.filter((x) => x.kept)) {
-    const text = new Map(q.answers.map((a) => [a.id, a.text]));
-    for (const judgments of groupPairs(q.pairJudgments).values()) {
-      const winner = majorityWinner(judgments);
-      if (!winner) continue;
-      const loser = judgments[0].first === winner ? judgments[0].second : judgments[0].first;
-      pairs.push({
-        prompt: prompt('solver', { question: q.question }),
-        chosen: text.get(winner) ?? '',
-        rejected: text.get(loser) ?? '',
-        question_id: q.id,
-        r_cons: q.reliability.rCons,
-        r_sep: q.reliability.rSep,
-        r_stab: q.reliability.rStab,
-        r_g: q.rG,
-      });
-    }
-  }
-  return pairs;
-}
-
-/** Every proposed question with its reliability reward R_G, for the question generator's GRPO. */
-export function generatorRewards(
-  set: PracticeSet,
-): { prompt: string; completion: string; reward: number; kept: boolean }[] {
-  return set.questions.map((q) => ({
-    prompt: q.generatorPrompt,
-    completion: `Problem: ${q.question}`,
-    reward: q.rG,
-    kept: q.kept,
-  }));
 }
 
 /** Summary statistics of a metric over questions (for the judge-consistency report). */

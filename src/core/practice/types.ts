@@ -1,4 +1,5 @@
 /** The saved practice set (`.stepwise/practice/*.json`). Pure types: the panel compiles them too. */
+import type { ScoreJudgment } from './judging';
 import type { PairJudgment, Reliability, ReliabilityWeights, RegimeStrength } from './metrics';
 
 export interface PracticeAnswer {
@@ -13,8 +14,11 @@ export interface PracticeQuestion {
   question: string;
   generatorPrompt: string;
   answers: PracticeAnswer[];
-  /** Repeated judge scores per answer id, in [0, 1]. */
+  /** Repeated judge scores per answer id, in [0, 1]: the expected values of the readable judgments. */
   scores: Record<string, number[]>;
+  /** Every judgment per answer id, with its distribution over 0–10 where it was constrained. */
+  scoreJudgments?: Record<string, ScoreJudgment[]>;
+  /** Score judgments that could not be read (free generation only; constrained ones always can). */
   judgeFailures: number;
   pairJudgments: PairJudgment[];
   reliability: Reliability;
@@ -37,6 +41,8 @@ export interface PracticeSet {
     thresholds: ReliabilityWeights;
   };
   questions: PracticeQuestion[];
+  /** How the judge's verdicts were generated; absent in sets saved before constrained judging. */
+  judging?: { mode: 'constrained' | 'free'; planMode: string | null; fallbackReason: string | null };
   proposalsWithoutQuestion: number;
   totalMs: number;
 }

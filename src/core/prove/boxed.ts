@@ -39,10 +39,7 @@ export function findBoxed(text: string): BoxedValue[] {
  * optionally wrapped in `$`, `\text{}` or spaces. Anything else gives null.
  */
 export function boxedNumber(content: string): number | null {
-  let s = content
-    .trim()
-    .replace(/^\$+|\$+$/g, '')
-    .trim();
+  let s = trimChar(content.trim(), '$').trim();
   const text = /^\\(?:text|mathrm|textbf)\s*\{([^{}]*)\}$/.exec(s);
   if (text) s = text[1].trim();
   s = s.replace(/\\,|\\ |~/g, '').replace(/\s+/g, '');
@@ -50,4 +47,13 @@ export function boxedNumber(content: string): number | null {
   const frac = /^\\d?frac\{(\d+)\}\{(\d+)\}$/.exec(s) ?? /^(\d+)\/(\d+)$/.exec(s);
   if (frac && Number(frac[2]) !== 0) return Number(frac[1]) / Number(frac[2]);
   return null;
+}
+
+/** `text` without `char` repeated at either end (a `^x+|x+$` pattern backtracks on long inner runs). */
+function trimChar(text: string, char: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && text[start] === char) start++;
+  while (end > start && text[end - 1] === char) end--;
+  return text.slice(start, end);
 }

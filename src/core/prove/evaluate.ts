@@ -1,11 +1,14 @@
 import { performance } from 'node:perf_hooks';
-import type { FinishReason, ModelBackend } from '../model/types';
+import type { ModelBackend } from '../model/types';
 import { splitSteps } from '../steps/split';
+import { answersEquivalent, finalAnswerOf } from './answers';
+import { mostLikely, pointMass } from './distribution';
 import type { ProveEventListener } from './events';
-import { parseProofOutput } from './parse';
+import type { GeneratedAnswer } from './generate';
+import { OPENING_SENTENCE, parseProofOutput } from './parse';
 import { renderPrompt, type PromptTemplate } from './prompts';
 import { computeRewards } from './rewards';
-import type { CandidateRecord, ProveOptions } from './runSchema';
+import type { AnswerCheck, CandidateRecord, ProveOptions } from './runSchema';
 import { aggregateStepScores, type StepScorer } from './stepScores';
 import { meanScore, runJudge, type RubricScale } from './verify';
 
@@ -13,6 +16,8 @@ export interface EvaluationContext {
   problem: string;
   options: ProveOptions;
   verifier: ModelBackend;
+  /** Whether the judges' verdicts run as plans on the verifier backend. */
+  constrained: boolean;
   stepScorer: StepScorer | null;
   prompts: { verifier: PromptTemplate; metaVerifier: PromptTemplate };
   scale: RubricScale;
@@ -21,14 +26,29 @@ export interface EvaluationContext {
   emit: ProveEventListener;
 }
 
-/** A candidate as generated: parsed, not yet judged (its reward is 0 or unknown until it is). */
-export function newCandidate(index: number, raw: string, finishReason: FinishReason): CandidateRecord {
-  const parsed = parseProofOutput(raw);
+/**
+ * A candidate as generated: parsed, not yet judged (its reward is 0 or unknown until it is). The
+ * text is parsed the same way whichever way it was generated, so R_format means the same thing;
+ * a constrained answer's self-score is its choice's distribution and `parsed.selfScore` holds the
+ * expected value, a free answer's is the boxed number (all the mass on it).
+ */
+export function newCandidate(
+  index: number,
+  answer: GeneratedAnswer,
+  referenceAnswer: string | null,
+): CandidateRecord {
+  const parsed = parseProofOutput(answer.text);
+  const selfScoreDistribution =
+    answer.selfScore ?? (parsed.selfScore === null ? null : pointMass(parsed.selfScore, 'unit'));
+  if (answer.selfScore) parsed.selfScore = answer.selfScore.expected;
   return {
     index,
-    raw,
-    finishReason,
+    raw: answer.text,
+    finishReason: answer.finishReason,
     parsed,
+    constrained: answer.constrained,
+    selfScoreDistribution,
+    answerCheck: referenceAnswer === null ? null : checkAnswer(parsed.proof, referenceAnswer),
     verifier: null,
     meta: null,
     stepScores: null,
@@ -41,6 +61,22 @@ export function newCandidate(index: number, raw: string, finishReason: FinishRea
   };
 }
 
+export function checkAnswer(proof: string, reference: string): AnswerCheck {
+  const answer = finalAnswerOf(proof);
+  return { answer, reference, matches: answer !== null && answersEquivalent(answer, reference) };
+}
+
+/**
+ * Whether a candidate ends the refinement: its format was accepted and its self-evaluation's
+ * verdict is 1 — the most likely value of the self-score (for free text, the value written; for a
+ * constrained choice, the mode of the distribution, which a sampled box need not be). A rejected
+ * format is never "done", whatever score it boxes, since the next round is what can fix it.
+ */
+export function isDone(c: CandidateRecord): boolean {
+  const d = c.selfScoreDistribution;
+  return c.parsed.formatReward === 1 && d !== null && mostLikely(d) === '1';
+}
+
 /**
  * Judges one parsed candidate: verifier passes (R_Y), meta-verification (R_meta),
  * step scores and the rewards. Each part is written into `record` as soon as it is known, so that
@@ -49,9 +85,11 @@ export function newCandidate(index: number, raw: string, finishReason: FinishRea
 export async function evaluateCandidate(record: CandidateRecord, ctx: EvaluationContext): Promise<void> {
   const { options, iteration, emit, signal } = ctx;
   const { proof, selfAnalysis } = record.parsed;
-  const judgeOptions = (phase: 'verify' | 'meta-verify', scale: RubricScale) => ({
+  const judgeOptions = (phase: 'verify' | 'meta-verify', scale: RubricScale, prompt: PromptTemplate) => ({
     passes: options.verifierPasses,
     scale,
+    constrained: ctx.constrained,
+    opening: prompt.meta.opening || OPENING_SENTENCE,
     maxTokens: options.verifierMaxTokens,
     temperature: options.verifierTemperature,
     seed: options.seed,
@@ -59,6 +97,7 @@ export async function evaluateCandidate(record: CandidateRecord, ctx: Evaluation
     onToken: (sequence: number, text: string) =>
       emit({ type: 'token', iteration, phase, candidate: record.index, sequence, text }),
   });
+  // Every score below is an expected value (see rewards.ts for how that relates to the formula).
   const updateRewards = () => {
     record.rewards = computeRewards(
       {
@@ -79,7 +118,11 @@ export async function evaluateCandidate(record: CandidateRecord, ctx: Evaluation
   const verifierPrompt = [
     { role: 'user' as const, content: renderPrompt(ctx.prompts.verifier, { problem: ctx.problem, proof }) },
   ];
-  const passes = await runJudge(ctx.verifier, verifierPrompt, judgeOptions('verify', ctx.scale));
+  const passes = await runJudge(
+    ctx.verifier,
+    verifierPrompt,
+    judgeOptions('verify', ctx.scale, ctx.prompts.verifier),
+  );
   record.verifier = { passes, score: meanScore(passes), ms: performance.now() - started };
   updateRewards();
   // A backend may end a cancelled generation normally (finish reason "abort"): stop here too.
@@ -94,7 +137,11 @@ export async function evaluateCandidate(record: CandidateRecord, ctx: Evaluation
         content: renderPrompt(ctx.prompts.metaVerifier, { problem: ctx.problem, proof, selfAnalysis }),
       },
     ];
-    const metaPasses = await runJudge(ctx.verifier, metaPrompt, judgeOptions('meta-verify', 'unit'));
+    const metaPasses = await runJudge(
+      ctx.verifier,
+      metaPrompt,
+      judgeOptions('meta-verify', 'unit', ctx.prompts.metaVerifier),
+    );
     record.meta = { passes: metaPasses, score: meanScore(metaPasses), ms: performance.now() - started };
     updateRewards();
     signal?.throwIfAborted();

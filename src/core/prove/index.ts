@@ -42,12 +42,18 @@ export {
 export { OnnxPrmScorer, type PrmScorerOptions } from './prmScorer';
 export { rankCandidates, type RerankBy } from './rank';
 export {
-  calibrationOf,
-  calibrationPoints,
-  type Calibration,
-  type CalibrationPoint,
+  auroc,
+  calibrationReport,
+  expectedCalibrationError,
+  reliabilityBins,
+  scoreCalibration,
+  type CalibrationReport,
+  type CalibrationSample,
   type ReliabilityBin,
+  type ScoreCalibration,
 } from './calibration';
+export { answersEquivalent, finalAnswerOf, splitReferenceAnswer } from './answers';
+export { readScore, olympiadToUnit as pointsToUnit, type ScoreReading, type ScoreScale } from './score';
 export { loadPrompt, renderPrompt, defaultPromptDir, type PromptName, type PromptTemplate } from './prompts';
 export { saveRun, loadRuns, runsDir, runFileName, problemSlug } from './runStore';
 export { problemAt, problemFromDocument } from '../steps/document';
@@ -62,4 +68,7 @@ export {
   type ProveOptions,
   type IterationRecord,
   type CandidateRecord,
+  type ScoreDistribution,
+  type AnswerCheck,
+  type GenerationMode,
 } from './runSchema';

@@ -1,4 +1,5 @@
-import { boxedNumber, findBoxed } from './boxed';
+import { indexOfIgnoreCase, removeClosedSpans } from '../text/spans';
+import { CLOSING_SENTENCE, readScore } from './score';
 
 /**
  * Parsing the generator's output protocol:
@@ -23,18 +24,18 @@ export interface ParsedProofOutput {
 
 export const SELF_SCORES = [0, 0.5, 1] as const;
 export const OPENING_SENTENCE = 'Here is my evaluation of the solution:';
-export const CLOSING_SENTENCE = 'Based on my evaluation, the final overall score should be:';
+export { CLOSING_SENTENCE };
 
 /** Removes `<think>…</think>` blocks (reasoning models emit them; they are never the answer). */
 export function stripThinking(text: string): { text: string; problems: string[] } {
   const problems: string[] = [];
-  let out = text.replace(/<think>[\s\S]*?<\/think>/gi, '');
+  let out = removeClosedSpans(text, '<think>', '</think>', true);
   // Some chat templates put the opening tag in the prompt, so the output starts inside the block.
-  const strayClose = out.search(/<\/think>/i);
+  const strayClose = indexOfIgnoreCase(out, '</think>');
   if (strayClose >= 0) {
     out = out.slice(strayClose + '</think>'.length);
   }
-  const unclosed = out.search(/<think>/i);
+  const unclosed = indexOfIgnoreCase(out, '<think>');
   if (unclosed >= 0) {
     problems.push('a <think> block is never closed; the text after it was ignored');
     out = out.slice(0, unclosed);
@@ -51,8 +52,10 @@ interface Heading {
 }
 
 // Lenient on purpose (any level, any case, a trailing colon) so that a near-miss is still split
-// into its sections; `exact` records whether it was the protocol's own spelling.
-const HEADING = /^[ \t]{0,3}(#{1,6})[ \t]*(solution|self[ \t-]*evaluation)[ \t]*:?[ \t]*#*[ \t]*$/gim;
+// into its sections; `exact` records whether it was the protocol's own spelling. The tail is one
+// character class: separate optional runs of spaces, colons and hashes backtrack polynomially on
+// a heading followed by thousands of spaces.
+const HEADING = /^[ \t]{0,3}(#{1,6})[ \t]*(solution|self[ \t-]*evaluation)[ \t:#]*$/gim;
 
 function findHeadings(text: string): Heading[] {
   const headings: Heading[] = [];
@@ -124,9 +127,8 @@ export function parseProofOutput(raw: string): ParsedProofOutput {
   return { proof, selfAnalysis, selfScore, formatReward: problems.length === 0 ? 1 : 0, problems };
 }
 
-// The closing sentence, allowing `$…$` around the box and a final period.
-const CLOSING = /Based on my evaluation, the final overall score should be:\s*(?:\$+\s*)?(\\boxed\s*\{)/g;
-
+// The score is read by the reader every role shares; the format check adds what the protocol
+// demands of a self-evaluation: its opening sentence, one box, and the closing sentence last.
 function readSelfScore(selfAnalysis: string, hasSection: boolean, problems: string[]): number | null {
   if (!hasSection) return null;
   if (selfAnalysis === '') {
@@ -136,40 +138,27 @@ function readSelfScore(selfAnalysis: string, hasSection: boolean, problems: stri
   if (!selfAnalysis.startsWith(OPENING_SENTENCE)) {
     problems.push(`the Self Evaluation does not start with "${OPENING_SENTENCE}"`);
   }
-  const boxes = findBoxed(selfAnalysis);
-  if (boxes.length === 0) {
+  const reading = readScore(selfAnalysis, 'unit');
+  if (reading.boxes === 0) {
     problems.push('no \\boxed{} score in the Self Evaluation');
     return null;
   }
-  if (boxes.length > 1)
-    problems.push(`${boxes.length} \\boxed{} values in the Self Evaluation; expected one`);
-
-  // The score is the box of the closing sentence; without that sentence, a lone box is still read.
-  const closings = [...selfAnalysis.matchAll(CLOSING)];
-  const closing = closings[closings.length - 1];
-  let box = boxes.length === 1 ? boxes[0] : undefined;
-  if (closing) {
-    const boxStart = (closing.index ?? 0) + closing[0].length - closing[1].length;
-    box = boxes.find((b) => b.start === boxStart) ?? box;
-    const after = box ? selfAnalysis.slice(box.end) : '';
-    if (!box || !/^[\s$.]*$/.test(after)) {
-      problems.push('the Self Evaluation does not end with its closing sentence and score');
-    }
-  } else {
+  if (reading.boxes > 1)
+    problems.push(`${reading.boxes} \\boxed{} values in the Self Evaluation; expected one`);
+  if (!reading.closing) {
     problems.push(`the Self Evaluation does not end with "${CLOSING_SENTENCE} \\boxed{X}"`);
+  } else if (!reading.endsWithScore) {
+    problems.push('the Self Evaluation does not end with its closing sentence and score');
   }
-  if (!box) return null;
-
-  const value = boxedNumber(box.content);
-  if (value === null) {
-    problems.push(`the self-score \\boxed{${truncate(box.content)}} is not a number`);
+  if (reading.rawScore === null) {
+    problems.push(`the self-score \\boxed{${truncate(reading.box?.content ?? '')}} is not a number`);
     return null;
   }
-  if (!SELF_SCORES.some((s) => Math.abs(s - value) < 1e-9)) {
-    problems.push(`the self-score ${value} is not one of 0, 0.5, 1`);
+  if (reading.score === null) {
+    problems.push(`the self-score ${reading.rawScore} is not one of 0, 0.5, 1`);
     return null;
   }
-  return SELF_SCORES.find((s) => Math.abs(s - value) < 1e-9) ?? null;
+  return reading.score;
 }
 
 function truncate(s: string, max = 40): string {

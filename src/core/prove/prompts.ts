@@ -43,8 +43,9 @@ export function parsePromptFile(name: PromptName, file: string, text: string): P
   const front = /^---\n([\s\S]*?)\n---\n/.exec(normalized);
   if (front) {
     for (const line of front[1].split('\n')) {
-      const m = /^\s*([\w-]+)\s*:\s*(.*?)\s*$/.exec(line);
-      if (m) meta[m[1]] = m[2];
+      // The value is trimmed apart: a lazy value followed by optional spaces backtracks.
+      const m = /^\s*([\w-]+)\s*:(.*)$/.exec(line);
+      if (m) meta[m[1]] = m[2].trim();
     }
     body = normalized.slice(front[0].length);
   }

@@ -1,15 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { z } from 'zod';
+import type { PlanSupport } from '../model/plan';
+import { resolvePlanSupport } from '../model/planCapability';
 import { ModelError, type ModelBackend } from '../model/types';
-import { evaluateCandidate, newCandidate, type EvaluationContext } from './evaluate';
+import { splitReferenceAnswer } from './answers';
+import { evaluateCandidate, isDone, newCandidate, type EvaluationContext } from './evaluate';
 import type { ProveEventListener } from './events';
+import { generateAnswers } from './generate';
 import { loadPrompt, renderPrompt, type PromptTemplate } from './prompts';
 import { rankCandidates } from './rank';
 import {
   ProveOptionsSchema,
   PROVE_RUN_SCHEMA,
   PROVE_RUN_VERSION,
+  type GenerationMode,
   type IterationRecord,
   type ProveRun,
 } from './runSchema';
@@ -19,7 +24,10 @@ import type { RubricScale } from './verify';
 export type ProveOptionsInput = z.input<typeof ProveOptionsSchema>;
 
 export interface ProveRequest {
+  /** The statement; a last line `Answer: …` is taken out of it as the reference answer. */
   problem: string;
+  /** The answer the final boxed answer is checked against (a dataset's); overrides an `Answer:` line. */
+  referenceAnswer?: string | null;
   /** The proof document the problem came from, recorded in the run. */
   file?: string | null;
   options?: ProveOptionsInput;
@@ -48,16 +56,26 @@ export function resolveProveOptions(input: ProveOptionsInput = {}) {
   return result.data;
 }
 
+function generationMode(support: PlanSupport): GenerationMode {
+  return support.mode === 'none'
+    ? { mode: 'free', planMode: null, fallbackReason: support.reason }
+    : { mode: 'constrained', planMode: support.mode, fallbackReason: null };
+}
+
 /**
  * Prove and self-verify: generate a proof with its self-evaluation (N candidates as one batch),
- * judge each candidate, rank them, and — while the chosen candidate's self-score is below 1 —
- * ask for a refined proof that fixes the issues its self-evaluation names, up to
- * `maxIterations` rounds. Never throws for model trouble: a failed or cancelled run is returned
- * with its status and every finished round, so the caller can save and show it.
+ * judge each candidate, rank them, and — until the chosen candidate's format is accepted and its
+ * self-score is 1 — ask for a refined proof that fixes the issues its self-evaluation names, up to
+ * `maxIterations` rounds. Outputs are constrained by generation plans where the backend can run
+ * them, and generated freely and parsed where it cannot (the run says which, and why). Never
+ * throws for model trouble: a failed or cancelled run is returned with its status and every
+ * finished round, so the caller can save and show it.
  */
 export async function proveAndVerify(request: ProveRequest, models: ProveModels): Promise<ProveRun> {
   const options = resolveProveOptions(request.options);
-  const problem = request.problem.trim();
+  const stated = splitReferenceAnswer(request.problem.trim());
+  const problem = stated.problem;
+  const referenceAnswer = request.referenceAnswer?.trim() || stated.referenceAnswer;
   if (problem === '')
     throw new Error('The problem is empty: write the statement to prove under "## Problem".');
   const emit: ProveEventListener = (e) => request.onEvent?.(e);
@@ -71,8 +89,21 @@ export async function proveAndVerify(request: ProveRequest, models: ProveModels)
     metaVerifier: loadPrompt('meta-verifier', options.promptDir),
     stepJudge: loadPrompt('step-judge', options.promptDir),
   };
-  const stepScorer = models.stepScorer ?? new VerifierStepScorer(verifier, prompts.stepJudge);
+  // Ranking by PRM needs step scores even when they were not asked for; otherwise none are taken.
+  const needsSteps = options.stepScores || options.rerankBy === 'prm';
+  const stepScorer = needsSteps
+    ? (models.stepScorer ?? new VerifierStepScorer(verifier, prompts.stepJudge))
+    : null;
   const started = performance.now();
+  const generatorSupport = await resolvePlanSupport(models.generator, options.constrained);
+  const generation = {
+    generator: generationMode(generatorSupport),
+    verifier: generationMode(
+      verifier === models.generator
+        ? generatorSupport
+        : await resolvePlanSupport(verifier, options.constrained),
+    ),
+  };
   const run: ProveRun = {
     schema: PROVE_RUN_SCHEMA,
     version: PROVE_RUN_VERSION,
@@ -81,12 +112,13 @@ export async function proveAndVerify(request: ProveRequest, models: ProveModels)
     status: 'completed',
     stopReason: 'max-iterations',
     error: null,
-    problem: { text: problem, file: request.file ?? null },
+    problem: { text: problem, file: request.file ?? null, referenceAnswer: referenceAnswer ?? null },
     options,
+    generation,
     models: {
       generator: { ...models.generator.info },
       verifier: { ...verifier.info },
-      stepScorer: stepScorer.info,
+      stepScorer: stepScorer?.info ?? null,
     },
     prompts: Object.fromEntries(Object.entries(prompts).map(([k, p]) => [k, p.file])),
     iterations: [],
@@ -98,15 +130,21 @@ export async function proveAndVerify(request: ProveRequest, models: ProveModels)
   try {
     for (let index = 0; index < options.maxIterations; index++) {
       const previous = run.iterations[run.iterations.length - 1];
-      const iteration = await runRound(
-        index,
-        previous,
-        { problem, options, prompts, models, verifier, stepScorer, signal, emit },
+      const iteration = await runRound(index, previous, {
+        problem,
+        options,
+        prompts,
+        models,
+        verifier,
+        stepScorer,
+        signal,
+        emit,
         run,
-      );
+      });
       if (!iteration) break;
       run.final = { iteration: iteration.index, candidate: iteration.chosen };
-      if (iteration.candidates[iteration.chosen]?.parsed.selfScore === 1) {
+      const chosen = iteration.candidates[iteration.chosen];
+      if (chosen && isDone(chosen)) {
         run.stopReason = 'self-score-1';
         break;
       }
@@ -134,9 +172,11 @@ interface RoundContext {
   prompts: Record<'generator' | 'refine' | 'verifier' | 'metaVerifier', PromptTemplate>;
   models: ProveModels;
   verifier: ModelBackend;
-  stepScorer: StepScorer;
+  stepScorer: StepScorer | null;
   signal?: AbortSignal;
   emit: ProveEventListener;
+  /** The run being built: each round is pushed into it as soon as it is generated. */
+  run: ProveRun;
 }
 
 /**
@@ -147,53 +187,40 @@ async function runRound(
   index: number,
   previous: IterationRecord | undefined,
   ctx: RoundContext,
-  run: ProveRun,
 ): Promise<IterationRecord | null> {
-  const { options, emit, signal } = ctx;
+  const { options, emit, signal, run } = ctx;
   const source = previous?.candidates[previous.chosen];
   const prompt = source
     ? renderPrompt(ctx.prompts.refine, {
         problem: ctx.problem,
         proof: source.parsed.proof || '(no proof was written)',
         selfAnalysis: source.parsed.selfAnalysis || '(no self-evaluation was written)',
-        selfScore: source.parsed.selfScore === null ? 'missing' : String(source.parsed.selfScore),
+        selfScore: source.selfScoreDistribution?.chosen ?? 'missing',
       })
     : renderPrompt(ctx.prompts.generator, { problem: ctx.problem });
 
   emit({ type: 'phase', iteration: index, phase: 'generate', candidate: null });
   const started = performance.now();
-  // Tokens are collected as they stream, so an abort that rejects the call still keeps the text.
-  const streamed: string[] = Array.from({ length: options.candidates }, () => '');
-  let completions: { text: string; finishReason: 'stop' | 'length' | 'abort' | 'eos' }[];
-  let timeToFirstTokenMs = 0;
-  let aborted: unknown = null;
-  try {
-    const result = await ctx.models.generator.generate([{ role: 'user', content: prompt }], {
-      n: options.candidates,
-      maxTokens: options.maxTokens,
-      temperature: options.temperature,
-      seed: options.seed === undefined ? undefined : options.seed + index,
-      signal,
-      onToken: (e) => {
-        if (e.sequence < streamed.length) streamed[e.sequence] += e.text;
-        emit({
-          type: 'token',
-          iteration: index,
-          phase: 'generate',
-          candidate: e.sequence,
-          sequence: e.sequence,
-          text: e.text,
-        });
-      },
-    });
-    completions = result.completions;
-    timeToFirstTokenMs = result.timeToFirstTokenMs;
-  } catch (err) {
-    if (!isAbort(err, signal)) throw err;
-    aborted = err;
-    completions = streamed.filter((t) => t !== '').map((text) => ({ text, finishReason: 'abort' as const }));
-    if (completions.length === 0) throw err;
-  }
+  const { answers, timeToFirstTokenMs, aborted } = await generateAnswers({
+    generator: ctx.models.generator,
+    prompt: [{ role: 'user', content: prompt }],
+    constrained: run.generation.generator.mode === 'constrained',
+    candidates: options.candidates,
+    maxTokens: options.maxTokens,
+    selfEvalMaxTokens: options.selfEvalMaxTokens,
+    temperature: options.temperature,
+    seed: options.seed === undefined ? undefined : options.seed + index,
+    signal,
+    onToken: (e) =>
+      emit({
+        type: 'token',
+        iteration: index,
+        phase: 'generate',
+        candidate: e.sequence,
+        sequence: e.sequence,
+        text: e.text,
+      }),
+  });
   const generateMs = performance.now() - started;
 
   const iteration: IterationRecord = {
@@ -201,7 +228,7 @@ async function runRound(
     kind: source ? 'refine' : 'initial',
     refinedFrom: source && previous ? { iteration: previous.index, candidate: source.index } : null,
     prompt,
-    candidates: completions.map((c, i) => newCandidate(i, c.text, c.finishReason)),
+    candidates: answers.map((a, i) => newCandidate(i, a, run.problem.referenceAnswer)),
     ranking: [],
     chosen: 0,
     generateMs,
@@ -221,6 +248,7 @@ async function runRound(
     problem: ctx.problem,
     options,
     verifier: ctx.verifier,
+    constrained: run.generation.verifier.mode === 'constrained',
     stepScorer: ctx.stepScorer,
     prompts: { verifier: ctx.prompts.verifier, metaVerifier: ctx.prompts.metaVerifier },
     scale: (ctx.prompts.verifier.meta.scale === 'olympiad' ? 'olympiad' : 'unit') as RubricScale,

@@ -8,6 +8,18 @@
  *
  * Multiplying by R_format makes the format a hard requirement; multiplying R_score by R_meta means
  * a self-evaluation earns its share only when both its score and its reasons are right.
+ *
+ * Scores as distributions. Every score a run holds is the expected value of a distribution over
+ * the values its scale allows (a constrained choice's probabilities; all the mass on the written
+ * value for free text), and the formula is applied to those expected values:
+ *
+ *   R_Y = E[y] (averaged over the k passes),  R_meta = E[m],  s = E[self-score].
+ *
+ * For point masses this is the seed's formula exactly. Otherwise the terms that are linear in the
+ * scores (α·R_Y, and R_meta as a factor of R_Z) equal the expected reward under those
+ * distributions; R_score = 1 − |E[s] − E[y]| does not (by Jensen it is ≥ E[1 − |s − y|]): the
+ * self-score is judged as a calibrated probability by its mean, so a generator that spreads its
+ * mass to say "I am not sure" is not penalised for hedging, only for being wrong on average.
  */
 export interface RewardWeights {
   alpha: number;
@@ -18,10 +30,11 @@ export const DEFAULT_REWARD_WEIGHTS: RewardWeights = { alpha: 0.76, beta: 0.24 }
 
 export interface RewardInputs {
   formatReward: 0 | 1;
+  /** The expected self-score. */
   selfScore: number | null;
-  /** R_Y; null when no verifier pass gave a readable score. */
+  /** R_Y: the mean expected verifier score; null when no verifier pass gave a readable score. */
   verifierScore: number | null;
-  /** R_meta; null when the meta-verifier gave no readable score. */
+  /** R_meta: the expected meta-verifier score; null when the meta-verifier gave no readable score. */
   metaScore: number | null;
 }
 

@@ -1,12 +1,19 @@
 import { z } from 'zod';
+import { upgradeRun } from './runUpgrade';
 
 /**
  * The run document of one "Prove and self-verify" run: what `stepwise prove FILE --json` prints and
  * what is saved under `<workspace>/.stepwise/runs/`. The labelling queue and the trainer read it,
- * so every change to its shape bumps `version`.
+ * so every change to its shape bumps `version`; older versions are upgraded on reading
+ * (`runUpgrade.ts`), never rewritten on disk.
+ *
+ * Version 2: every score is a distribution (`ScoreDistribution`) and the number each score field
+ * holds is its expected value; the run says how its outputs were generated (`generation`, and
+ * `constrained` on every output); a problem may carry a reference answer that each candidate's
+ * final answer is checked against (`answerCheck`); judges say when a verdict came without reasons.
  */
 export const PROVE_RUN_SCHEMA = 'stepwise.prove-run';
-export const PROVE_RUN_VERSION = 1;
+export const PROVE_RUN_VERSION = 2;
 
 const probability = z.number().min(0).max(1);
 const nullableScore = probability.nullable();
@@ -66,6 +73,17 @@ export const ProveOptionsSchema = z.object({
     .string()
     .optional()
     .describe('Folder whose prompt files override the shipped prompts/prove/ ones.'),
+  constrained: z
+    .boolean()
+    .default(true)
+    .describe(
+      'Constrain every output with a generation plan where the backend can (off: free generation and parsing, as training uses).',
+    ),
+  selfEvalMaxTokens: z
+    .int()
+    .min(16)
+    .default(256)
+    .describe('Most tokens of the self-evaluation analysis when outputs are constrained.'),
 });
 export type ProveOptions = z.infer<typeof ProveOptionsSchema>;
 
@@ -76,24 +94,68 @@ export const ModelInfoSchema = z.object({
   contextWindow: z.number(),
 });
 
+/** One value a score can take, as written in its box, mapped to [0, 1], with its probability. */
+export const ScoreOptionSchema = z.object({
+  option: z.string(),
+  value: probability,
+  probability,
+});
+
+/**
+ * A score as a distribution over the values its scale allows. `choice`: the model's probabilities
+ * of the options, read from a constrained choice; `parsed`: a number read from free text (all the
+ * mass on one value). `expected` is what every score field of the run holds.
+ */
+export const ScoreDistributionSchema = z.object({
+  source: z.enum(['choice', 'parsed']),
+  options: z.array(ScoreOptionSchema),
+  expected: probability,
+  /** The option written into the text (sampled or most likely). */
+  chosen: z.string(),
+  /**
+   * The probability the model gave all the options together before they were renormalised: near 0,
+   * it wanted to write something else and the distribution says little. Null for parsed scores.
+   */
+  optionMass: probability.nullable(),
+});
+export type ScoreDistribution = z.infer<typeof ScoreDistributionSchema>;
+
 export const JudgePassSchema = z.object({
   raw: z.string(),
   finishReason,
+  /** The number written in the box, on the rubric's own scale. */
   rawScore: z.number().nullable(),
+  /** The expected score on [0, 1]; null when the verdict was unreadable (free generation only). */
   score: nullableScore,
+  distribution: ScoreDistributionSchema.nullable(),
+  /** Whether the verdict was a constrained choice after a bounded analysis. */
+  constrained: z.boolean(),
+  /** The verdict came without an analysis before it: a score, not a judgement anyone can check. */
+  withoutReasons: z.boolean(),
   problems: z.array(z.string()),
 });
 
 export const JudgeResultSchema = z.object({
   passes: z.array(JudgePassSchema),
-  /** Mean of the readable pass scores. */
+  /** Mean of the readable passes' expected scores. */
   score: nullableScore,
   ms: z.number(),
 });
 
+/** The candidate's final answer against the problem's reference answer. */
+export const AnswerCheckSchema = z.object({
+  /** The last `\boxed{}` of the proof; null when the proof boxes no answer. */
+  answer: z.string().nullable(),
+  reference: z.string(),
+  /** False also when the proof boxes no answer. */
+  matches: z.boolean(),
+});
+export type AnswerCheck = z.infer<typeof AnswerCheckSchema>;
+
 export const ParsedOutputSchema = z.object({
   proof: z.string(),
   selfAnalysis: z.string(),
+  /** The expected self-score (the boxed value itself for free generation). */
   selfScore: nullableScore,
   formatReward: z.union([z.literal(0), z.literal(1)]),
   problems: z.array(z.string()),
@@ -130,6 +192,11 @@ export const CandidateSchema = z.object({
   raw: z.string(),
   finishReason,
   parsed: ParsedOutputSchema,
+  /** Whether the output was generated under a plan (both sections and the box by construction). */
+  constrained: z.boolean(),
+  selfScoreDistribution: ScoreDistributionSchema.nullable(),
+  /** Null when the problem has no reference answer. */
+  answerCheck: AnswerCheckSchema.nullable(),
   verifier: JudgeResultSchema.nullable(),
   meta: JudgeResultSchema.nullable(),
   rewards: RewardsSchema,
@@ -153,6 +220,14 @@ export const IterationSchema = z.object({
 });
 export type IterationRecord = z.infer<typeof IterationSchema>;
 
+export const GenerationModeSchema = z.object({
+  mode: z.enum(['constrained', 'free']),
+  planMode: z.enum(['native', 'server-grammar', 'prefix-continuation']).nullable(),
+  /** Why outputs were not constrained; null when they were. */
+  fallbackReason: z.string().nullable(),
+});
+export type GenerationMode = z.infer<typeof GenerationModeSchema>;
+
 export const ProveRunSchema = z.object({
   schema: z.literal(PROVE_RUN_SCHEMA),
   version: z.literal(PROVE_RUN_VERSION),
@@ -161,11 +236,23 @@ export const ProveRunSchema = z.object({
   status: z.enum(['completed', 'cancelled', 'failed']),
   stopReason: z.enum(['self-score-1', 'max-iterations', 'cancelled', 'failed']),
   error: z.object({ message: z.string(), hint: z.string().optional() }).nullable(),
-  problem: z.object({ text: z.string(), file: z.string().nullable() }),
+  problem: z.object({
+    text: z.string(),
+    file: z.string().nullable(),
+    /** The answer the final boxed answer is checked against (a dataset's, or the document's `Answer:` line). */
+    referenceAnswer: z.string().nullable(),
+  }),
   options: ProveOptionsSchema,
+  /**
+   * How the generator's and the judges' outputs were generated: constrained by plans (and which
+   * way the backend runs them), or free with the reason (the backend cannot run plans, or
+   * constrained generation was turned off).
+   */
+  generation: z.object({ generator: GenerationModeSchema, verifier: GenerationModeSchema }),
   models: z.object({
     generator: ModelInfoSchema,
     verifier: ModelInfoSchema,
+    /** Null when no step was scored (step scores off and no ranking by PRM). */
     stepScorer: z.object({ kind: z.enum(['prm', 'verifier-logprob']), name: z.string() }).nullable(),
   }),
   prompts: z.record(z.string(), z.string()),
@@ -176,9 +263,12 @@ export const ProveRunSchema = z.object({
 });
 export type ProveRun = z.infer<typeof ProveRunSchema>;
 
-/** Reads a saved run, saying in words what is wrong with one that does not match the schema. */
+/**
+ * Reads a saved run, saying in words what is wrong with one that does not match the schema. A run
+ * of an older version is upgraded first, so runs saved before an upgrade stay readable.
+ */
 export function parseProveRun(value: unknown): { run: ProveRun } | { error: string } {
-  const result = ProveRunSchema.safeParse(value);
+  const result = ProveRunSchema.safeParse(upgradeRun(value));
   return result.success ? { run: result.data } : { error: z.prettifyError(result.error) };
 }
 

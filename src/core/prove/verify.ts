@@ -1,14 +1,27 @@
+import type { PlanCompletion, PlanSegment } from '../model/plan';
+import { segmentNamed } from '../model/plan';
 import type { FinishReason, GenerateOptions, ModelBackend, ModelInput } from '../model/types';
-import { boxedNumber, findBoxed } from './boxed';
-import { stripThinking, SELF_SCORES } from './parse';
+import { fromChoice, pointMass } from './distribution';
+import { stripThinking } from './parse';
+import type { ScoreDistribution } from './runSchema';
+import {
+  CLOSING_SENTENCE,
+  MIN_REASON_WORDS,
+  reasonWords,
+  readScore,
+  scaleOptions,
+  type ScoreScale,
+} from './score';
+
+export { olympiadToUnit } from './score';
 
 /** The grading scale a rubric prompt asks for (front matter `scale:` of the prompt file). */
-export type RubricScale = 'unit' | 'olympiad';
+export type RubricScale = ScoreScale;
 
 export interface Judgment {
   /** The number in the judge's box, on the rubric's own scale. */
   rawScore: number | null;
-  /** The score mapped to [0, 1]; null when the judge gave no usable score. */
+  /** The expected score on [0, 1]; null when the judge gave no usable score. */
   score: number | null;
   problems: string[];
 }
@@ -16,55 +29,21 @@ export interface Judgment {
 export interface JudgePass extends Judgment {
   raw: string;
   finishReason: FinishReason;
+  distribution: ScoreDistribution | null;
+  constrained: boolean;
+  withoutReasons: boolean;
 }
 
-/**
- * Olympiad points (0–7) to the design's 0 / 0.5 / 1 scale:
- *   7     → 1    a complete and rigorous proof;
- *   1 – 6 → 0.5  credit for a correct but imperfect or incomplete argument (the middle grade);
- *   0     → 0    no meaningful progress or a wrong argument.
- * Anything but a whole number from 0 to 7 is not a grade (null).
- */
-export function olympiadToUnit(points: number): number | null {
-  if (!Number.isInteger(points) || points < 0 || points > 7) return null;
-  if (points === 7) return 1;
-  return points === 0 ? 0 : 0.5;
-}
-
-const CLOSING = /final overall score should be:\s*(?:\$+\s*)?(\\boxed\s*\{)/g;
-
-/** Reads a judge's verdict. Never throws: an unreadable verdict has `score: null` and says why. */
-export function parseJudgment(output: string, scale: RubricScale = 'unit'): Judgment {
-  const problems: string[] = [];
-  const { text, problems: thinkProblems } = stripThinking(typeof output === 'string' ? output : '');
-  problems.push(...thinkProblems);
-  const boxes = findBoxed(text);
-  if (boxes.length === 0) {
-    return { rawScore: null, score: null, problems: [...problems, 'the judge gave no \\boxed{} score'] };
-  }
-  // The verdict is the box of the closing sentence; failing that, the last box (judges restate).
-  const closing = [...text.matchAll(CLOSING)].pop();
-  const closingStart = closing ? (closing.index ?? 0) + closing[0].length - closing[1].length : -1;
-  const box = boxes.find((b) => b.start === closingStart) ?? boxes[boxes.length - 1];
-  if (boxes.length > 1)
-    problems.push(`${boxes.length} \\boxed{} values; the ${closing ? 'closing' : 'last'} one was read`);
-  const rawScore = boxedNumber(box.content);
-  if (rawScore === null) {
-    return {
-      rawScore: null,
-      score: null,
-      problems: [...problems, `\\boxed{${box.content.slice(0, 40)}} is not a number`],
-    };
-  }
-  let score: number | null;
-  if (scale === 'olympiad') {
-    score = olympiadToUnit(rawScore);
-    if (score === null) problems.push(`${rawScore} is not a whole number of points from 0 to 7`);
-  } else {
-    score = SELF_SCORES.find((s) => Math.abs(s - rawScore) < 1e-9) ?? null;
-    if (score === null) problems.push(`${rawScore} is not one of 0, 0.5, 1`);
-  }
-  return { rawScore, score, problems };
+/** Reads a judge's free-text verdict. Never throws: an unreadable verdict has `score: null` and says why. */
+export function parseJudgment(output: string, scale: RubricScale = 'unit'): Judgment & { reasons: string } {
+  const { text, problems } = stripThinking(typeof output === 'string' ? output : '');
+  const reading = readScore(text, scale);
+  return {
+    rawScore: reading.rawScore,
+    score: reading.score,
+    reasons: reading.reasons,
+    problems: [...problems, ...reading.problems],
+  };
 }
 
 /** Mean of the readable scores; null when no pass gave one. */
@@ -76,12 +55,64 @@ export function meanScore(passes: readonly Judgment[]): number | null {
 export interface JudgeOptions {
   passes: number;
   scale: RubricScale;
+  /** The analysis budget (constrained) or the whole output's (free). */
   maxTokens: number;
   /** Sampling temperature for k > 1 passes (a single pass is greedy so that it is repeatable). */
   temperature: number;
   seed?: number;
   signal?: AbortSignal;
   onToken?: (pass: number, text: string) => void;
+  /** Run each verdict as a plan: analysis first, then a choice among the scale's values. */
+  constrained?: boolean;
+  /** The sentence the judge's analysis starts with: the prompt asks for it, a plan forces it. */
+  opening?: string;
+}
+
+/**
+ * The judge's answer as a plan: the opening sentence, a bounded analysis, the closing sentence and
+ * the verdict as a choice among the scale's values. The analysis always comes first, so no verdict
+ * can skip its reasons by construction; an analysis that is empty anyway is flagged.
+ */
+export function judgePlan(opening: string, analysisTokens: number, scale: RubricScale): PlanSegment[] {
+  return [
+    { kind: 'text', text: `${opening} ` },
+    {
+      kind: 'free',
+      name: 'analysis',
+      maxTokens: analysisTokens,
+      stop: ['\\boxed', CLOSING_SENTENCE, 'final overall score should be'],
+    },
+    { kind: 'text', text: `\n\n${CLOSING_SENTENCE} \\boxed{` },
+    { kind: 'choice', name: 'score', options: scaleOptions(scale) },
+    { kind: 'text', text: '}' },
+  ];
+}
+
+/** A constrained verdict read from its plan completion: the score is the choice's distribution. */
+export function judgePassFromPlan(c: PlanCompletion, scale: RubricScale, analysisTokens: number): JudgePass {
+  const analysis = segmentNamed(c, 'analysis');
+  const choice = segmentNamed(c, 'score');
+  const problems: string[] = [];
+  const distribution = choice
+    ? fromChoice(choice.distribution ?? [], choice.text, scale, choice.optionMass)
+    : null;
+  if (!distribution) problems.push('the plan returned no score choice');
+  const finishReason = analysis?.finishReason ?? 'stop';
+  if (finishReason === 'length')
+    problems.push(`the analysis reached its budget of ${analysisTokens} tokens before the verdict`);
+  const withoutReasons = reasonWords(analysis?.text ?? '') < MIN_REASON_WORDS;
+  if (withoutReasons) problems.push('the verdict came without reasons');
+  const raw = choice ? Number(choice.text) : NaN;
+  return {
+    raw: c.text,
+    finishReason,
+    rawScore: Number.isFinite(raw) ? raw : null,
+    score: distribution?.expected ?? null,
+    distribution,
+    constrained: true,
+    withoutReasons,
+    problems,
+  };
 }
 
 /**
@@ -94,18 +125,35 @@ export async function runJudge(
   prompt: ModelInput,
   options: JudgeOptions,
 ): Promise<JudgePass[]> {
-  const generateOptions: GenerateOptions = {
+  const sampling = {
     n: options.passes,
-    maxTokens: options.maxTokens,
     temperature: options.passes > 1 ? options.temperature : 0,
     seed: options.seed,
     signal: options.signal,
-    onToken: options.onToken && ((e) => options.onToken?.(e.sequence, e.text)),
+    onToken:
+      options.onToken && ((e: { sequence: number; text: string }) => options.onToken?.(e.sequence, e.text)),
   };
+  const opening = options.opening ?? 'Here is my evaluation of the solution:';
+  if (options.constrained) {
+    const plan = judgePlan(opening, options.maxTokens, options.scale);
+    const result = await backend.generatePlan(prompt, plan, sampling);
+    return result.completions.map((c) => judgePassFromPlan(c, options.scale, options.maxTokens));
+  }
+  const generateOptions: GenerateOptions = { ...sampling, maxTokens: options.maxTokens, logprobs: false };
   const result = await backend.generate(prompt, generateOptions);
-  return result.completions.map((c) => ({
-    raw: c.text,
-    finishReason: c.finishReason,
-    ...parseJudgment(c.text, options.scale),
-  }));
+  return result.completions.map((c) => {
+    const { reasons, ...judgment } = parseJudgment(c.text, options.scale);
+    const withoutReasons = reasonWords(reasons, opening) < MIN_REASON_WORDS;
+    return {
+      raw: c.text,
+      finishReason: c.finishReason,
+      ...judgment,
+      problems: withoutReasons
+        ? [...judgment.problems, 'the verdict came without reasons']
+        : judgment.problems,
+      distribution: judgment.rawScore === null ? null : pointMass(judgment.rawScore, options.scale),
+      constrained: false,
+      withoutReasons,
+    };
+  });
 }

@@ -1,19 +1,28 @@
 /** Files and command line of a pytest run: one module per test, so one broken test sinks none. */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import type { JunitCase } from './junit';
 import type { SandboxTest, TestStatus } from './types';
 
 // Per-test time limit enforced inside pytest with SIGALRM, so a looping test fails alone while
 // the rest of the suite goes on; the suite limit outside kills whatever is left.
-const CONFTEST = `import os, signal
+const CONFTEST = `import os, signal, stat
 import pytest
 
 _LIMIT = float(os.environ.get("STEPWISE_TEST_TIMEOUT_S", "5"))
+_REPORT_CAP = 8 * 1024 * 1024
 
 
 class StepwiseTimeout(BaseException):
     """Raised in a test that runs past its limit; BaseException so the test cannot swallow it."""
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """Tells the host which test starts, so its watchdog can judge a test that hangs."""
+    try:
+        os.write(3, ('{"start": "%s"}\\n' % item.nodeid.replace("\\\\", "/").replace('"', "'")).encode())
+    except OSError:
+        pass
+    yield
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -28,26 +37,56 @@ def pytest_runtest_call(item):
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def pytest_unconfigure(config):
+    """Sends the JUnit report to the host over the results channel (fd 3, a socket the host
+    created); the host never opens a file this process could have replaced. The report is read
+    here without following links, only as a regular file and only up to a cap, so a test that
+    turned it into a FIFO or a link to /dev/zero gets no verdict instead of a hang."""
+    try:
+        fd = os.open(os.environ["STEPWISE_REPORT"], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return
+        data = os.read(fd, _REPORT_CAP)
+        while data:
+            data = data[os.write(3, data) :]
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def pytest_collection_modifyitems(items):
+    """The module under test is star-imported into every test module; its own functions named
+    test_* are the code under test, never tests (they would fail for want of fixtures)."""
+    items[:] = [i for i in items if getattr(getattr(i, "function", None), "__module__", None) != "target"]
 `;
 
 export function testModuleName(index: number): string {
   return `test_${String(index).padStart(4, '0')}`;
 }
 
-export function writePythonSuite(dir: string, code: string, tests: SandboxTest[]): string[] {
-  fs.writeFileSync(path.join(dir, 'target.py'), code);
-  fs.writeFileSync(path.join(dir, 'conftest.py'), CONFTEST);
-  return tests.map((t, i) => {
+/** The files of a pytest run (target.py, conftest.py, one module per test) and the test files. */
+export function pythonSuiteFiles(
+  code: string,
+  tests: SandboxTest[],
+): { files: Record<string, string>; testFiles: string[] } {
+  const files: Record<string, string> = { 'target.py': code, 'conftest.py': CONFTEST };
+  const testFiles = tests.map((t, i) => {
     const file = `${testModuleName(i)}.py`;
-    fs.writeFileSync(
-      path.join(dir, file),
-      `import pytest  # noqa: F401\nfrom target import *  # noqa: F401,F403\n\n${t.source}\n`,
-    );
+    files[file] = `import pytest  # noqa: F401\nfrom target import *  # noqa: F401,F403\n\n${t.source}\n`;
     return file;
   });
+  return { files, testFiles };
 }
 
+/** pytest's command line; conftest.py sends the JUnit report over the results channel (fd 3). */
 export function pytestArgs(
+  inDir: string,
   files: string[],
   timeoutMs: number,
 ): { args: string[]; env: Record<string, string> } {
@@ -65,9 +104,16 @@ export function pytestArgs(
       'junit_logging=all',
       '--junitxml=report.xml',
       '--tb=short',
-      ...files,
+      '--rootdir',
+      inDir,
+      ...files.map((f) => `${inDir}/${f}`),
     ],
-    env: { STEPWISE_TEST_TIMEOUT_S: String(timeoutMs / 1000), PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: '.' },
+    env: {
+      STEPWISE_TEST_TIMEOUT_S: String(timeoutMs / 1000),
+      PYTHONDONTWRITEBYTECODE: '1',
+      PYTHONPATH: inDir,
+      STEPWISE_REPORT: 'report.xml',
+    },
   };
 }
 

@@ -1,12 +1,10 @@
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { findPackageRoot } from '../resources';
 import { confinement } from './isolation';
-import { dropEmptyCaptures, parseJunit, type JunitCase } from './junit';
-import { caseIndex, pytestArgs, pythonStatus, writePythonSuite } from './python';
-import { jsStatus, nodeTestArgs, writeJsSuite } from './javascript';
+import { batchRunner, REPORT_CAP_BYTES } from './batch';
+import { resolveExecutable } from './mounts';
 import {
   SandboxError,
   type SandboxRequest,
@@ -47,186 +45,109 @@ function checkPytest(python: string): void {
   }
 }
 
-function cap(text: string, bytes: number): string {
+export function cap(text: string, bytes: number): string {
   return text.length <= bytes
     ? text
     : `${text.slice(0, bytes)}\n… (${text.length - bytes} more characters cut)`;
 }
 
-interface ProcessOutcome {
-  timedOut: boolean;
-  output: string;
-}
-
-/** Runs one confined process; past the suite limit its whole process group is killed. */
-async function runConfined(
-  cmd: string[],
-  cwd: string,
-  env: Record<string, string>,
-  limitMs: number,
-  outputCap: number,
-  signal?: AbortSignal,
-): Promise<ProcessOutcome> {
-  const { execa } = await import('execa');
-  const child = execa(cmd[0], cmd.slice(1), {
-    cwd,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', ...env },
-    extendEnv: false,
-    reject: false,
-    detached: true,
-    all: true,
-    stdin: 'ignore',
-    maxBuffer: outputCap * 16,
-    cancelSignal: signal,
-  });
-  let timedOut = false;
-  const killGroup = () => {
-    try {
-      if (child.pid) process.kill(-child.pid, 'SIGKILL');
-    } catch {
-      // Already gone.
-    }
-  };
-  const timer = setTimeout(() => {
-    timedOut = true;
-    killGroup();
-  }, limitMs);
-  const onAbort = () => killGroup();
-  signal?.addEventListener('abort', onAbort);
-  try {
-    const result = await child;
-    return { timedOut, output: String(result.all ?? '') };
-  } finally {
-    clearTimeout(timer);
-    signal?.removeEventListener('abort', onAbort);
-    killGroup();
-  }
-}
-
 /**
- * Runs the tests against the code in a fresh temporary folder, confined (see isolation.ts), and
- * returns one verdict per test. Tests that never report (the process died or hit the suite
- * limit) are run again one by one, so a single hostile test cannot hide the others' results.
+ * Runs whole test files (tests a person wrote: pytest functions, node:test calls) against the code
+ * in a fresh confined process (see isolation.ts), and returns one verdict per test, all within
+ * `suiteTimeoutMs`. pytest says over the results channel when each test starts, so a test that
+ * runs past its limit (even one that ignores SIGALRM) is killed by the host's watchdog, judged a
+ * timeout, and the tests after it go on in a fresh process; a batch that ends without saying
+ * (node's runner, a crash before any test) is split into single tests. These verdicts come from
+ * inside the process under test, which can rewrite them: they carry `inProcess: true` and are
+ * never a training reward (assertion tests through the oracle runner are; see README.md here).
  * Throws SandboxError only when the sandbox itself cannot work.
  */
 export async function runSuite(request: SandboxRequest): Promise<SuiteResult> {
   const started = Date.now();
   const timeoutMs = request.timeoutMs ?? 5000;
   const suiteTimeoutMs = request.suiteTimeoutMs ?? 60_000;
-  const memoryMb = request.memoryMb ?? 512;
-  const outputCap = request.outputCapBytes ?? 4096;
-  const jail = confinement();
-  const python = request.language === 'python' ? resolvePython(request.pythonPath) : '';
+  const deadline = started + suiteTimeoutMs;
+  const python = request.language === 'python' ? resolveExecutable(resolvePython(request.pythonPath)) : '';
   if (request.language === 'python') checkPytest(python);
-
-  const runBatch = async (indexes: number[], limitMs: number): Promise<Map<number, TestVerdict>> => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-sandbox-'));
-    try {
-      jail.prepare(dir);
-      const tests = indexes.map((i) => request.tests[i]);
-      let cmd: string[];
-      let env: Record<string, string> = {};
-      if (request.language === 'python') {
-        const files = writePythonSuite(dir, request.code, tests);
-        const p = pytestArgs(files, timeoutMs);
-        cmd = [python, ...p.args];
-        env = p.env;
-      } else {
-        const files = writeJsSuite(dir, request.language, request.code, tests);
-        cmd = [process.execPath, ...nodeTestArgs(files, timeoutMs, memoryMb)];
-      }
-      for (const f of fs.readdirSync(dir)) fs.chmodSync(path.join(dir, f), 0o666);
-      // V8 reserves far more address space than it uses, so node gets a heap cap instead.
-      const prefix = jail.prefix(dir, {
-        memoryMb: request.language === 'python' ? memoryMb : null,
-        processes: 64,
-        fileMb: 64,
-      });
-      const outcome = await runConfined([...prefix, ...cmd], dir, env, limitMs, outputCap, request.signal);
-      request.signal?.throwIfAborted();
-      const report = path.join(dir, 'report.xml');
-      const cases = fs.existsSync(report) ? parseJunit(fs.readFileSync(report, 'utf8')) : [];
-      const verdicts = new Map<number, TestVerdict>();
-      const put = (local: number, status: TestStatus, c: JunitCase) => {
-        const i = indexes[local];
-        if (i === undefined || verdicts.has(i)) return;
-        const output = dropEmptyCaptures([c.message, c.details, c.output].filter(Boolean).join('\n'));
-        verdicts.set(i, {
-          name: request.tests[i].name,
-          status,
-          output: cap(output, outputCap),
-          durationMs: Math.round(c.timeSeconds * 1000),
-        });
-      };
-      if (request.language === 'python') {
-        for (const c of cases) {
-          const local = caseIndex(c);
-          if (local !== undefined) put(local, pythonStatus(c), c);
-        }
-      } else {
-        for (const c of cases) {
-          const fileMatch = /test_(\d{4})\.(?:cjs|mjs|mts)$/.exec(c.name);
-          const local = fileMatch ? Number(fileMatch[1]) : tests.findIndex((t) => t.name === c.name);
-          if (local >= 0) put(local, jsStatus(c, !!fileMatch), c);
-        }
-      }
-      if (outcome.timedOut) {
-        for (const [local] of tests.entries()) {
-          const i = indexes[local];
-          if (!verdicts.has(i) && indexes.length === 1) {
-            verdicts.set(i, {
-              name: request.tests[i].name,
-              status: 'timeout',
-              output: cap(
-                `The test did not finish within ${limitMs} ms and was killed.\n${outcome.output}`,
-                outputCap,
-              ),
-              durationMs: limitMs,
-            });
-          }
-        }
-      } else if (indexes.length === 1 && !verdicts.has(indexes[0])) {
-        verdicts.set(indexes[0], {
-          name: tests[0].name,
-          status: 'error',
-          output: cap(`The test process ended without a verdict.\n${outcome.output}`, outputCap),
-          durationMs: 0,
-        });
-      }
-      return verdicts;
-    } finally {
-      await jail.release(dir);
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
-  };
-
-  const all = request.tests.map((_, i) => i);
-  const verdicts = all.length ? await runBatch(all, suiteTimeoutMs) : new Map<number, TestVerdict>();
-  const missing = all.filter((i) => !verdicts.has(i));
-  for (const i of missing) {
+  const batch = batchRunner(request, python, timeoutMs);
+  const verdicts = new Map<number, TestVerdict>();
+  const verdict = (i: number, status: TestStatus, output: string, durationMs = 0) =>
+    verdicts.set(i, {
+      name: request.tests[i].name,
+      status,
+      output: cap(output, request.outputCapBytes ?? 4096),
+      durationMs,
+      inProcess: true,
+    });
+  let pending = request.tests.map((_, i) => i);
+  let alone = false;
+  while (pending.length) {
     request.signal?.throwIfAborted();
-    // Alone, a test gets its own limit plus start-up time.
-    const single = await runBatch([i], Math.min(suiteTimeoutMs, timeoutMs + 15_000));
-    for (const [k, v] of single) verdicts.set(k, v);
+    const remaining = deadline - Date.now();
+    if (remaining < 500) {
+      for (const i of pending)
+        verdict(i, 'timeout', `Not run: the suite used its ${suiteTimeoutMs} ms before this test's turn.`);
+      break;
+    }
+    const indexes: number[] = alone ? pending.slice(0, 1) : pending;
+    // Without start events (node's runner) a batch gets half of what is left, so that the tests
+    // of a batch that never reports can still run one by one.
+    const limit = alone
+      ? Math.min(remaining, timeoutMs + 15_000)
+      : request.language === 'python'
+        ? remaining
+        : Math.max(1000, Math.floor(remaining / 2));
+    const round = await batch(indexes, limit);
+    for (const [i, v] of round.verdicts) verdicts.set(i, v);
+    const stuck: number | undefined = round.inProgress ?? (indexes.length === 1 ? indexes[0] : undefined);
+    if (stuck !== undefined && !verdicts.has(stuck)) {
+      if (round.end.killedFor === 'watchdog' || round.end.killedFor === 'timeout')
+        verdict(
+          stuck,
+          'timeout',
+          `The test did not finish within ${round.end.killedFor === 'watchdog' ? timeoutMs : limit} ms and was killed by the host.\n${round.end.output}`,
+          round.end.killedFor === 'watchdog' ? timeoutMs : limit,
+        );
+      else
+        verdict(
+          stuck,
+          'error',
+          `${round.end.killedFor === 'channel-overflow' ? `The test sent more than ${REPORT_CAP_BYTES} bytes of report and was stopped.` : 'The test process ended during this test, without a verdict.'}\n${round.end.output}`,
+        );
+    }
+    const left = pending.filter((i) => !verdicts.has(i));
+    // No progress: run the rest one at a time, so one hostile test cannot hide the others.
+    alone = left.length === pending.length || (alone && left.length > 0 && stuck === undefined);
+    pending = left;
   }
-  const ordered = all.map(
-    (i) =>
+  const ordered = request.tests.map(
+    (t, i) =>
       verdicts.get(i) ?? {
-        name: request.tests[i].name,
+        name: t.name,
         status: 'error' as const,
         output: 'No verdict.',
         durationMs: 0,
+        inProcess: true,
       },
   );
+  return {
+    verdicts: ordered,
+    summary: summarize(ordered, started),
+    isolation: confinement().report,
+    inProcess: true,
+  };
+}
+
+export function summarize(verdicts: TestVerdict[], started: number): SuiteResult['summary'] {
   const summary = {
     passed: 0,
     failed: 0,
     error: 0,
     timeout: 0,
     uncollectable: 0,
-    total: ordered.length,
+    total: verdicts.length,
     durationMs: Date.now() - started,
   };
-  for (const v of ordered) summary[v.status]++;
-  return { verdicts: ordered, summary, isolation: jail.report };
+  for (const v of verdicts) summary[v.status]++;
+  return summary;
 }

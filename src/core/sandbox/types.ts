@@ -1,5 +1,8 @@
 /** The sandbox that runs generated tests: one request in, one verdict per test out. */
 
+/** Default size of the sandbox's writable folder, in MiB. */
+export const DEFAULT_DISK_MB = 256;
+
 export type SandboxLanguage = 'python' | 'javascript' | 'typescript';
 
 export type TestStatus = 'passed' | 'failed' | 'error' | 'timeout' | 'uncollectable';
@@ -21,6 +24,8 @@ export interface SandboxRequest {
   suiteTimeoutMs?: number;
   /** Memory cap of the test process (default 512 MiB). */
   memoryMb?: number;
+  /** Size of the one writable folder, a private tmpfs (default DEFAULT_DISK_MB MiB). */
+  diskMb?: number;
   /** Bytes of output kept per test (default 4 096). */
   outputCapBytes?: number;
   /** Python interpreter with pytest (default: $STEPWISE_PYTHON, the project venv, then python3). */
@@ -34,6 +39,12 @@ export interface TestVerdict {
   /** What the test printed or raised, cut to the output cap. */
   output: string;
   durationMs: number;
+  /**
+   * True when the verdict came from inside the process under test (pytest, node --test), which
+   * can rewrite it; such verdicts are never a training reward. False for assertion tests judged
+   * by the oracle runner in the host.
+   */
+  inProcess: boolean;
 }
 
 export interface IsolationReport {
@@ -43,6 +54,12 @@ export interface IsolationReport {
   network: string;
   memory: string;
   processes: string;
+  /** Which user the code runs as, and with which privileges. */
+  user: string;
+  /** How much the code may write. */
+  disk: string;
+  /** Pieces of the confinement this machine lacks (empty when complete). */
+  missing: string[];
   /** One sentence a person can read in the panel. */
   summary: string;
 }
@@ -51,6 +68,8 @@ export interface SuiteResult {
   verdicts: TestVerdict[];
   summary: Record<TestStatus, number> & { total: number; durationMs: number };
   isolation: IsolationReport;
+  /** Whether any verdict came from inside the process under test (see TestVerdict.inProcess). */
+  inProcess: boolean;
 }
 
 /** The sandbox itself could not run (not a test failing): e.g. pytest is missing. */

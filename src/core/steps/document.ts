@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { splitSteps, type Step } from './split';
+import { closedSpans, removeClosedSpans } from '../text/spans';
 
 /**
  * The blocks of a proof document: its problem and its solution (Markdown `## Problem` /
@@ -23,28 +24,28 @@ const SECTION_NAMES = 'Problem|Solution|Self[- ]?Evaluation';
 /** Every `## <name>` section (Markdown) or `<name>` environment (LaTeX) of a document, in order. */
 function sections(text: string, name: string): { start: number; end: number }[] {
   const found: { start: number; end: number }[] = [];
-  const heading = new RegExp(`^[ \\t]{0,3}(#{1,6})[ \\t]+${name}[ \\t]*:?[ \\t]*#*[ \\t]*$`, 'gim');
+  // One class for the heading's tail: runs of optional spaces, colons and hashes backtrack.
+  const heading = new RegExp(`^[ \\t]{0,3}(#{1,6})[ \\t]+${name}[ \\t:#]*$`, 'gim');
   for (const m of text.matchAll(heading)) {
     const level = m[1].length;
     const start = m.index + m[0].length + (text[m.index + m[0].length] === '\n' ? 1 : 0);
     // A section ends at the next heading of its level or above, or at the next of the proof
     // document's own sections whatever its level (`# Problem` is often followed by `## Solution`).
     const next = new RegExp(
-      `^[ \\t]{0,3}(?:#{1,${level}}[ \\t]|#{1,6}[ \\t]+(?:${SECTION_NAMES})[ \\t]*:?[ \\t]*#*[ \\t]*$)`,
+      `^[ \\t]{0,3}(?:#{1,${level}}[ \\t]|#{1,6}[ \\t]+(?:${SECTION_NAMES})[ \\t:#]*$)`,
       'im',
     ).exec(text.slice(start));
     found.push({ start, end: next ? start + next.index : text.length });
   }
   const env = name.toLowerCase();
-  for (const m of text.matchAll(new RegExp(`\\\\begin\\{${env}\\}([\\s\\S]*?)\\\\end\\{${env}\\}`, 'g'))) {
-    const start = m.index + `\\begin{${env}}`.length;
-    found.push({ start, end: start + m[1].length });
+  for (const s of closedSpans(text, `\\begin{${env}}`, `\\end{${env}}`)) {
+    found.push({ start: s.innerStart, end: s.innerStart + s.inner.length });
   }
   return found.sort((x, y) => x.start - y.start);
 }
 
 const section = (text: string, name: string) => sections(text, name)[0] ?? null;
-const cleanProblem = (body: string) => body.replace(/<!--[\s\S]*?-->/g, '').trim();
+const cleanProblem = (body: string) => removeClosedSpans(body, '<!--', '-->').trim();
 
 /**
  * The problem nearest before `offset` (the first one when the cursor is above them all), for

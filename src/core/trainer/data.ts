@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { LabelStore, labelledSolutions, toTrlStepwise } from '../labels/index';
+import { LabelStore, exportableSolutions, toTrlStepwise } from '../labels/index';
 import { loadRuns, runsDir } from '../prove/runStore';
 
 export type TrainingJob = 'prm' | 'sft-format' | 'grpo' | 'dpo';
@@ -49,7 +49,8 @@ export async function prepareTrainingData(
   const stepwise = path.join(workspace, '.stepwise');
   if (job === 'prm') {
     const store = await new LabelStore(path.join(stepwise, 'labels')).read();
-    const rows = toTrlStepwise(labelledSolutions(store.records));
+    const { solutions, skipped: gaps } = exportableSolutions(store.records);
+    const rows = toTrlStepwise(solutions);
     if (!rows.length)
       throw new NoTrainingDataError(
         'No labelled solutions yet, so there is nothing to train a process reward model on.',
@@ -57,7 +58,11 @@ export async function prepareTrainingData(
       );
     const file = path.join(runDir, 'labels.trl.jsonl');
     writeJsonl(file, rows);
-    const skipped = store.corrupt.map((c) => `labels.jsonl line ${c.line}: ${c.reason}`);
+    const skipped = [
+      ...store.repairs,
+      ...store.corrupt.map((c) => `labels.jsonl line ${c.line}: ${c.reason}`),
+      ...gaps.map((g) => `solution ${g.solutionId}: ${g.reason}`),
+    ];
     return { args: ['--data', file], count: rows.length, skipped };
   }
   if (job === 'grpo') {

@@ -1,5 +1,5 @@
 /** Messages of the "Reason & Generate Tests" panel. */
-import type { VerdictStatus } from '../../core/code/rewards';
+import type { Disagreement, VerdictStatus } from '../../core/code/rewards';
 
 export interface StageView {
   id: number;
@@ -21,6 +21,8 @@ export interface VerdictView {
   userOutput?: string;
   generatedOutput?: string;
   valid: boolean;
+  /** True when the verdict came from inside the process under test (a full test function). */
+  inProcess?: boolean;
 }
 
 export interface CodeRunView {
@@ -42,7 +44,8 @@ export interface CodeRunView {
     generatorReward: number;
     testWriterReward: number;
     generatorPassRateAll: number;
-    suspectedBugs: string[];
+    /** Tests your function fails, with the evidence: to review, not bugs. */
+    disagreements: Disagreement[];
   };
   isolation?: string;
   totalMs?: number;

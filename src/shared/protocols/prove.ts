@@ -1,6 +1,6 @@
 /** Messages of the Prove panel and the Calibration panel. */
 import type { ProveRun } from '../../core/prove/runSchema';
-import type { Calibration } from '../../core/prove/calibration';
+import type { CalibrationReport } from '../../core/prove/calibration';
 
 export interface ProveLive {
   iteration: number;
@@ -39,7 +39,7 @@ export interface ProveView {
 
 export interface CalibrationHost {
   requests: {
-    calibration: { params: null; result: { calibration: Calibration; runs: number; skipped: string[] } };
+    calibration: { params: null; result: { report: CalibrationReport; runs: number; skipped: string[] } };
   };
   events: Record<string, never>;
 }

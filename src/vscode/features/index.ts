@@ -9,6 +9,8 @@ import { registerProve } from './prove';
 import { registerCodeReasoning } from './code/index';
 import { registerLabels } from './labels/index';
 import { registerStepScores } from './stepScores';
+import { EvalReportPanels, registerShowReport } from './evalReport';
+import { registerRunEvaluation } from './evalRun';
 import type { PanelLabelling } from './prove';
 
 // The Prove panel labels steps through the labelling feature when it started.
@@ -31,4 +33,12 @@ export const features: { name: string; register(ctx: StepwiseContext): void }[] 
   { name: 'code reasoning', register: registerCodeReasoning },
   { name: 'practice', register: registerPractice },
   { name: 'training', register: registerTraining },
+  {
+    name: 'evaluation',
+    register: (ctx) => {
+      const panels = new EvalReportPanels(ctx);
+      registerShowReport(ctx, panels);
+      registerRunEvaluation(ctx, panels);
+    },
+  },
 ];

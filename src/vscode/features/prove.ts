@@ -7,7 +7,7 @@ import { proveAndVerify } from '../../core/prove/prove';
 import type { ProveEvent } from '../../core/prove/events';
 import type { ProveRun } from '../../core/prove/runSchema';
 import { loadRuns, runsDir, saveRun } from '../../core/prove/runStore';
-import { calibrationOf, calibrationPoints } from '../../core/prove/calibration';
+import { calibrationReport } from '../../core/prove/calibration';
 import { createModelBackend } from '../../core/model/factory';
 import type { ModelBackend } from '../../core/model/types';
 import type {
@@ -179,6 +179,9 @@ export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabel
                 verifierMaxTokens: given.verifierMaxTokens ?? Math.min(s.model.maxOutputTokens, 384),
                 alpha: s.rewards.alpha,
                 beta: s.rewards.beta,
+                constrained: s.prove.constrained,
+                // The model's output cap bounds every free segment, the self-evaluation's too.
+                selfEvalMaxTokens: Math.min(s.model.maxOutputTokens, s.prove.selfEvaluationMaxTokens),
               },
               onEvent: (e) => {
                 if (e.type === 'phase') progress.report({ message: `round ${e.iteration + 1}: ${e.phase}` });
@@ -233,7 +236,7 @@ export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabel
         calibration: async () => {
           const loaded = await loadRuns(runsDir(root.fsPath));
           return {
-            calibration: calibrationOf(calibrationPoints(loaded.runs.map((r) => r.run))),
+            report: calibrationReport(loaded.runs.map((r) => r.run)),
             runs: loaded.runs.length,
             skipped: loaded.skipped.map((s) => `${path.basename(s.file)}: ${s.error}`),
           };

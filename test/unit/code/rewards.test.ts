@@ -50,24 +50,64 @@ test('no valid tests: generator reward is 0.5', () => {
   assert.equal(s.generatorReward, 0.5);
 });
 
-test('agreement mode takes the implementation that passes more tests as reference and flags user bugs', () => {
-  const verdicts = [
-    v('a', 'passed', 'passed'),
-    v('b', 'failed', 'passed'),
-    v('c', 'failed', 'passed'),
-    v('d', 'uncollectable', 'uncollectable'),
-  ];
-  const s = scoreSuite(verdicts, 'agreement');
-  assert.equal(s.reference, 'generated');
-  assert.equal(s.validity, 0.75);
-  assert.deepEqual(s.suspectedBugs, ['b', 'c']);
+const sampled = (name: string, onUser: VerdictStatus, samples: VerdictStatus[]): DualVerdict => ({
+  name,
+  stage: 1,
+  onUser,
+  onGenerated: samples[0],
+  onSamples: samples,
+  input: `f(${name})`,
 });
 
-test('agreement mode keeps the user function when both pass the same tests', () => {
-  const s = scoreSuite([v('a', 'passed', 'passed'), v('b', 'failed', 'failed')], 'agreement');
+test('agreement mode trusts generated code only when the required independent samples agree', () => {
+  const verdicts = [
+    sampled('a', 'passed', ['passed', 'passed', 'passed']),
+    sampled('b', 'failed', ['passed', 'passed', 'passed']),
+    sampled('c', 'failed', ['passed', 'passed', 'passed']),
+    sampled('d', 'uncollectable', ['uncollectable', 'uncollectable', 'uncollectable']),
+  ];
+  const s = scoreSuite(verdicts, 'agreement', 3);
+  assert.equal(s.reference, 'generated');
+  assert.match(s.referenceReason, /3 independent generated implementations agree/);
+  assert.equal(s.validity, 0.75);
+  // The user's failures are disagreements to review, with their evidence.
+  assert.deepEqual(
+    s.disagreements.map((d) => [d.name, d.input, d.samplesPassing, d.samples]),
+    [
+      ['b', 'f(b)', 3, 3],
+      ['c', 'f(c)', 3, 3],
+      ['d', 'f(d)', 0, 3],
+    ],
+  );
+});
+
+test('one generated implementation, or samples that disagree, never replace the user function', () => {
+  // Issue 19: a single implementation that misread the task passed more generated tests.
+  const single = scoreSuite([v('a', 'failed', 'passed'), v('b', 'failed', 'passed')], 'agreement', 3);
+  assert.equal(single.reference, 'user');
+  assert.match(single.referenceReason, /needs 3 independent implementations.*1 of 1 agree/);
+  const split = scoreSuite(
+    [
+      sampled('a', 'failed', ['passed', 'failed', 'passed']),
+      sampled('b', 'failed', ['passed', 'passed', 'failed']),
+    ],
+    'agreement',
+    3,
+  );
+  assert.equal(split.reference, 'user');
+  assert.match(split.referenceReason, /1 of 3 agree/);
+  assert.equal(split.validity, 0);
+  assert.equal(split.disagreements.length, 2);
+});
+
+test('the user function is the reference by default; its failures are disagreements, not bugs', () => {
+  const s = scoreSuite([v('a', 'passed', 'passed'), v('b', 'failed', 'passed')], 'user');
   assert.equal(s.reference, 'user');
-  assert.match(s.referenceReason, /same 1 tests/);
-  assert.equal(s.generatorReward, 1);
+  assert.equal(s.valid, 1);
+  assert.deepEqual(
+    s.disagreements.map((d) => [d.name, d.samplesPassing, d.samples]),
+    [['b', 1, 1]],
+  );
 });
 
 test('timeouts and errors never count as passes', () => {

@@ -44,21 +44,26 @@ test('invalid labels are refused before anything is written', async () => {
   assert.equal(fs.existsSync(store.file), false);
 });
 
-test('a corrupt line is reported and skipped, never removed', async () => {
+test('a corrupt line is reported and skipped, never removed; a cut-short last line is quarantined', async () => {
   const dir = tmp();
   const store = new LabelStore(dir);
   await store.append(label(0, 'a', 1));
   fs.appendFileSync(store.file, '{"not": "a label"}\nthis is not json\n{"half": ');
   await store.append(label(1, 'b', -1));
+  assert.match(
+    store.lastRepairs[0],
+    /cut short.*moved to labels\.jsonl\.quarantine.*every label before it is intact/,
+  );
   const before = fs.readFileSync(store.file, 'utf8');
   const { records, corrupt } = await store.read();
   assert.equal(records.length, 2);
   assert.deepEqual(
     corrupt.map((c) => c.line),
-    [2, 3, 4],
+    [2, 3],
   );
   assert.ok(before.includes('this is not json'), 'the corrupt line is still in the file');
-  assert.ok(before.includes('{"half": \n'), 'an unfinished line is closed, not overwritten');
+  assert.ok(!before.includes('{"half": '), 'the unfinished line left the store');
+  assert.match(fs.readFileSync(store.quarantineFile, 'utf8'), /\{\\"half\\": /);
 });
 
 test('changing and retracting a label appends; the last record per step is in force', async () => {

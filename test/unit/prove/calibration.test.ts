@@ -1,59 +1,84 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { calibrationOf, calibrationPoints } from '../../../src/core/prove/calibration';
+import {
+  auroc,
+  calibrationReport,
+  expectedCalibrationError,
+  reliabilityBins,
+} from '../../../src/core/prove/calibration';
 import type { ProveRun } from '../../../src/core/prove/runSchema';
 
-test('bins collect the mean verifier score per self-score, with the gap and the mean |self − verifier|', () => {
-  const c = calibrationOf([
-    { selfScore: 1, verifierScore: 1 },
-    { selfScore: 1, verifierScore: 0 },
-    { selfScore: 1, verifierScore: 0.5 },
-    { selfScore: 0.5, verifierScore: 0.5 },
-    { selfScore: 0, verifierScore: 0 },
-  ]);
-  assert.equal(c.count, 5);
+const s = (confidence: number, outcome: number) => ({ confidence, outcome });
+const close = (a: number | null, b: number) =>
+  assert.ok(a !== null && Math.abs(a - b) < 1e-12, `${a} ≠ ${b}`);
+
+test('AUROC, checked by hand: 3 of the 4 positive/negative pairs are ordered right', () => {
+  // Positives 0.9 and 0.3, negatives 0.8 and 0.2: 0.9>0.8, 0.9>0.2, 0.3<0.8, 0.3>0.2.
+  close(auroc([s(0.9, 1), s(0.8, 0), s(0.3, 1), s(0.2, 0)]), 0.75);
+});
+
+test('AUROC: ties count one half; a perfect and a reversed ranking give 1 and 0', () => {
+  close(auroc([s(0.5, 1), s(0.5, 0)]), 0.5);
+  // Positive 0.5 ties negative 0.5 (½) and beats negative 0.2 (1): (½ + 1) / 2.
+  close(auroc([s(0.5, 1), s(0.5, 0), s(0.2, 0)]), 0.75);
+  close(auroc([s(1, 1), s(0.75, 1), s(0.5, 0), s(0, 0)]), 1);
+  close(auroc([s(0, 1), s(1, 0)]), 0);
+});
+
+test('AUROC is undefined with one class only or with soft outcomes', () => {
+  assert.equal(auroc([s(0.2, 1), s(0.9, 1)]), null);
+  assert.equal(auroc([]), null);
+  assert.equal(auroc([s(0.2, 0.5), s(0.9, 1)]), null);
+});
+
+test('ECE, checked by hand: two bins half of the samples each, gaps 0.4 and 0.1', () => {
+  // Bin [0.1, 0.2): confidence 0.1, accuracy 0.5 → 0.4; bin [0.9, 1]: 0.9 vs 1 → 0.1; ½·0.4 + ½·0.1.
+  close(expectedCalibrationError([s(0.1, 0), s(0.1, 1), s(0.9, 1), s(0.9, 1)]), 0.25);
+  close(expectedCalibrationError([s(0, 0), s(1, 1)]), 0);
+  close(expectedCalibrationError([s(1, 0), s(1, 0)]), 1);
+  assert.equal(expectedCalibrationError([]), null);
+});
+
+test('reliability bins are equal-width, a confidence of 1 falls in the last bin', () => {
+  const bins = reliabilityBins([s(0, 0), s(0.25, 1), s(1, 1), s(0.95, 0)], 4);
   assert.deepEqual(
-    c.bins.map((b) => [b.selfScore, b.count, b.meanVerifier, b.gap]),
+    bins.map((b) => [b.lower, b.upper, b.count, b.meanConfidence, b.meanOutcome]),
     [
-      [0, 1, 0, 0],
-      [0.5, 1, 0.5, 0],
-      [1, 3, 0.5, 0.5],
+      [0, 0.25, 1, 0, 0],
+      [0.25, 0.5, 1, 0.25, 1],
+      [0.5, 0.75, 0, null, null],
+      [0.75, 1, 2, 0.975, 0.5],
     ],
   );
-  assert.equal(c.meanAbsoluteError, (0 + 1 + 0.5 + 0 + 0) / 5);
-  assert.equal(c.bias, (3.5 - 2) / 5);
 });
 
-test('a perfectly calibrated generator has zero error and zero bias', () => {
-  const c = calibrationOf([0, 0.5, 1].map((s) => ({ selfScore: s, verifierScore: s })));
-  assert.equal(c.meanAbsoluteError, 0);
-  assert.equal(c.bias, 0);
-});
-
-test('no points: empty bins and unknown error', () => {
-  const c = calibrationOf([]);
-  assert.equal(c.meanAbsoluteError, null);
-  assert.deepEqual(
-    c.bins.map((b) => b.meanVerifier),
-    [null, null, null],
-  );
-});
-
-test('calibrationPoints takes every candidate that has both scores', () => {
-  const candidate = (selfScore: number | null, verifier: number | null) => ({
-    parsed: { selfScore },
+test('the report pairs expected self and verifier scores with answer correctness, per candidate', () => {
+  const candidate = (
+    self: number | null,
+    verifier: number | null,
+    matches: boolean | null,
+    constrained = true,
+  ) => ({
+    constrained,
+    parsed: { selfScore: self },
     verifier: verifier === null ? null : { score: verifier },
+    answerCheck: matches === null ? null : { answer: 'x', reference: 'y', matches },
   });
   const runs = [
     {
       iterations: [
-        { candidates: [candidate(1, 0.5), candidate(null, 1)] },
-        { candidates: [candidate(0.5, null), candidate(0, 0)] },
+        { candidates: [candidate(0.9, 0.8, true), candidate(0.7, 0.2, false)] },
+        { candidates: [candidate(0.4, null, false, false), candidate(null, 1, null)] },
       ],
     },
   ] as unknown as ProveRun[];
-  assert.deepEqual(calibrationPoints(runs), [
-    { selfScore: 1, verifierScore: 0.5 },
-    { selfScore: 0, verifierScore: 0 },
-  ]);
+  const r = calibrationReport(runs);
+  assert.equal(r.selfVsAnswer.count, 3);
+  close(r.selfVsAnswer.auroc, 1);
+  assert.equal(r.verifierVsAnswer.count, 2);
+  close(r.verifierVsAnswer.auroc, 1);
+  assert.equal(r.selfVsVerifier.count, 2);
+  assert.equal(r.selfVsVerifier.auroc, null, 'verifier scores are soft labels');
+  close(r.selfVsAnswer.bias, (0.9 + 0.7 + 0.4) / 3 - 1 / 3);
+  assert.deepEqual([r.constrained, r.free], [3, 1]);
 });

@@ -83,22 +83,32 @@ test('the problem of a proof document is its ## Problem section; a plain file is
   assert.equal(problemFromDocument('# T\n## Problem\nA\n### Hint\nB\n## Solution\nC').text, 'A\n### Hint\nB');
 });
 
-test('calibration summarises the saved runs of a folder', async () => {
+test('calibration summarises the saved runs of a folder: reliability, ECE and AUROC against the answers', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sw-cal-'));
   const backend = new ScriptedBackend(({ input }) =>
     promptText(input).includes('You are grading a proof')
       ? [judgeOutput('0.5')]
-      : [generatorOutput('Trivial.', '1')],
+      : [generatorOutput('So the answer is $\\boxed{4}$.', '1')],
   );
-  const run = await proveAndVerify(
-    { problem: 'Prove 1 = 1.', options: { metaVerify: false, stepScores: false } },
-    { generator: backend },
-  );
-  await saveRun(run, dir);
+  for (const answer of ['4', '5']) {
+    const run = await proveAndVerify(
+      {
+        problem: `What is 2 + 2 (case ${answer})?\nAnswer: ${answer}`,
+        options: { metaVerify: false, stepScores: false, maxIterations: 1 },
+      },
+      { generator: backend },
+    );
+    await saveRun(run, dir);
+  }
   const r = await capture(['calibration', '--runs-dir', dir, '--json']);
   assert.equal(r.code, 0);
   const out = JSON.parse(r.stdout);
-  assert.equal(out.runs, 1);
-  assert.deepEqual(out.bins[2], { selfScore: 1, count: 1, meanVerifier: 0.5, gap: 0.5 });
-  assert.equal(out.meanAbsoluteError, 0.5);
+  assert.equal(out.runs, 2);
+  // Self-score 1 on both; right once: ECE |0.5 − 1| = 0.5, and AUROC ½ (the scores tie).
+  assert.equal(out.selfVsAnswer.count, 2);
+  assert.equal(out.selfVsAnswer.ece, 0.5);
+  assert.equal(out.selfVsAnswer.auroc, 0.5);
+  assert.equal(out.selfVsVerifier.bins[9].meanOutcome, 0.5);
+  const text = await capture(['calibration', '--runs-dir', dir]);
+  assert.match(text.stdout, /self-score vs answer correctness: 2 candidate\(s\), ECE 0\.500, AUROC 0\.500/);
 });

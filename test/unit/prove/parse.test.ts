@@ -71,9 +71,12 @@ test('several boxes in the self-evaluation are flagged; the closing sentence dec
   assert.match(parsed.problems.join('\n'), /2 \\boxed\{\} values in the Self Evaluation/);
 });
 
-test('several boxes without the closing sentence give no score', () => {
+test('several boxes without the closing sentence: the last is read, as for every role, and the format is rejected', () => {
   const text = `## Solution\n${PROOF}\n## Self Evaluation\nHere is my evaluation of the solution: \\boxed{1} or \\boxed{0}`;
-  assert.equal(parseProofOutput(text).selfScore, null);
+  const parsed = parseProofOutput(text);
+  assert.equal(parsed.selfScore, 0);
+  assert.equal(parsed.formatReward, 0);
+  assert.match(parsed.problems.join('\n'), /2 \\boxed\{\} values in the Self Evaluation; expected one/);
 });
 
 test('missing opening and closing sentences are named', () => {

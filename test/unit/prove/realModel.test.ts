@@ -12,7 +12,7 @@ import { tinyModelDir } from '../model/tinyModel';
 
 const PROBLEM = 'Prove that the sum of two even integers is even.';
 
-test('the whole flow runs on a real ONNX backend: batched candidates, judging, step scores, valid run', async () => {
+test('the whole flow runs constrained on a real ONNX backend: both sections and a score distribution by construction', async () => {
   const backend = await OnnxBackend.load({
     modelDir: tinyModelDir(),
     variant: 'fp32',
@@ -24,20 +24,41 @@ test('the whole flow runs on a real ONNX backend: batched candidates, judging, s
     const run = await proveAndVerify(
       {
         problem: PROBLEM,
-        options: { maxIterations: 2, candidates: 2, maxTokens: 24, verifierMaxTokens: 16, seed: 7 },
+        options: {
+          maxIterations: 2,
+          candidates: 2,
+          maxTokens: 24,
+          selfEvalMaxTokens: 16,
+          verifierMaxTokens: 16,
+          seed: 7,
+        },
         onEvent: (e) => events.push(e),
       },
       { generator: backend },
     );
     assert.equal(run.status, 'completed', run.error?.message);
     assert.equal(ProveRunSchema.safeParse(JSON.parse(JSON.stringify(run))).success, true);
-    // Random weights never write the protocol, so the self-score stays below 1 and both rounds run.
-    assert.equal(run.iterations.length, 2);
+    assert.deepEqual(run.generation.generator, {
+      mode: 'constrained',
+      planMode: 'native',
+      fallbackReason: null,
+    });
     for (const round of run.iterations) {
       assert.equal(round.candidates.length, 2);
       for (const c of round.candidates) {
-        assert.equal(c.parsed.formatReward, 0);
-        assert.equal(c.rewards.r, 0);
+        assert.equal(c.constrained, true);
+        // Random weights, yet both headings, the opening, the closing and one box are there.
+        assert.match(
+          c.raw,
+          /^## Solution\n[\s\S]*\n\n## Self Evaluation\nHere is my evaluation of the solution: [\s\S]*\n\nBased on my evaluation, the final overall score should be: \\boxed\{(0|0\.5|1)\}$/,
+        );
+        const d = c.selfScoreDistribution;
+        assert.deepEqual(
+          d?.options.map((o) => o.option),
+          ['0', '0.5', '1'],
+        );
+        assert.ok(Math.abs((d?.options.reduce((a, o) => a + o.probability, 0) ?? 0) - 1) < 1e-6);
+        assert.equal(c.parsed.selfScore, d?.expected);
         const streamed = events
           .filter(
             (e) =>
@@ -51,9 +72,40 @@ test('the whole flow runs on a real ONNX backend: batched candidates, judging, s
         assert.equal(streamed, c.raw);
         if (c.parsed.proof !== '') {
           assert.ok(c.verifier && c.verifier.passes.length === 1);
+          assert.equal(c.verifier.passes[0].constrained, true);
+          assert.equal(c.verifier.passes[0].distribution?.options.length, 3);
           for (const s of c.stepScores?.steps ?? []) assert.ok(s.score >= 0 && s.score <= 1);
         }
       }
+    }
+  } finally {
+    await backend.dispose();
+  }
+});
+
+test('free generation on a real ONNX backend: random weights never write the protocol', async () => {
+  const backend = await OnnxBackend.load({
+    modelDir: tinyModelDir(),
+    variant: 'fp32',
+    device: 'cpu',
+    threads: 1,
+  });
+  try {
+    const run = await proveAndVerify(
+      {
+        problem: PROBLEM,
+        options: { maxIterations: 2, maxTokens: 24, verifierMaxTokens: 16, seed: 7, constrained: false },
+      },
+      { generator: backend },
+    );
+    assert.equal(run.status, 'completed', run.error?.message);
+    assert.equal(run.generation.generator.fallbackReason, 'constrained generation is turned off');
+    // The self-score stays below 1 and the format is rejected, so both rounds run.
+    assert.equal(run.iterations.length, 2);
+    for (const c of run.iterations.flatMap((r) => r.candidates)) {
+      assert.equal(c.constrained, false);
+      assert.equal(c.parsed.formatReward, 0);
+      assert.equal(c.rewards.r, 0);
     }
   } finally {
     await backend.dispose();
@@ -112,12 +164,20 @@ test(
     });
     try {
       const run = await proveAndVerify(
-        { problem: PROBLEM, options: { maxIterations: 1, maxTokens: 64, verifierMaxTokens: 48, seed: 1 } },
+        {
+          problem: 'What is the units digit of $18^6$?\nAnswer: 4',
+          options: { maxIterations: 1, maxTokens: 64, selfEvalMaxTokens: 32, verifierMaxTokens: 48, seed: 1 },
+        },
         { generator: backend },
       );
       assert.equal(run.status, 'completed', run.error?.message);
       const c = run.iterations[0].candidates[0];
       assert.ok(c.raw.trim().length > 0, 'the model wrote something');
+      // Constrained: the default model's answer has both sections and a self-score every time.
+      assert.equal(c.constrained, true);
+      assert.ok(c.parsed.proof !== '' && c.parsed.selfAnalysis !== '' && c.parsed.selfScore !== null, c.raw);
+      assert.equal(c.answerCheck?.reference, '4');
+      assert.equal(c.verifier?.passes[0].distribution?.options.length, 3);
       assert.equal(ProveRunSchema.safeParse(JSON.parse(JSON.stringify(run))).success, true);
       assert.equal(run.models.generator.name, 'SmolLM2-135M-Instruct');
     } finally {

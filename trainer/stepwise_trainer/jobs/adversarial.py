@@ -3,7 +3,9 @@
 For each of the five reasoning stages (prompts/code/stages.json) the schedule runs N
 test-writer steps, N generator steps, then K alternating single steps
 (``algorithms.adversarial_schedule``). Each phase is a short TRL ``GRPOTrainer`` run on that
-role's model. Rewards come from executing code and tests in the project's sandbox CLI:
+role's model. Rewards come from executing code and tests in the project's sandbox CLI, whose oracle runner
+judges the test writer's assertion lines in the host, out of reach of the code under test (verdicts
+from inside that process are refused, see ``sandbox.SandboxRunner``):
 
 * generator: pass rate of its final code on the problem's accumulated valid tests
   (``algorithms.generator_reward``); at stages 1-4 its reasoning is carried to code by a greedy
@@ -39,6 +41,8 @@ from ..sandbox import DEFAULT_CLI, SandboxRunner, code_block
 from .common import trainer_arguments
 
 JOB = "adversarial"
+# How a test is written: one assertion per line, judged by the sandbox's oracle (prompts/code/stages.json).
+ASSERTION_FORM = "`assert FN(...) == expected` (or `with pytest.raises(SomeError): FN(...)`)"
 STAGES_FILE = Path(__file__).resolve().parents[3] / "prompts" / "code" / "stages.json"
 
 
@@ -123,7 +127,14 @@ class Arena:
 
     def _values(self, p: dict[str, str], stage: int) -> dict[str, str]:
         s = self.stages[stage]
-        return {"spec": p["spec"], "language": "Python", "framework": "pytest", "function_name": p["function_name"], "focus": s["testFocus"]}
+        return {
+            "spec": p["spec"],
+            "language": "Python",
+            "framework": "pytest",
+            "assertion_form": ASSERTION_FORM.replace("FN", p["function_name"]),
+            "function_name": p["function_name"],
+            "focus": s["testFocus"],
+        }
 
     def generator_prompt(self, i: int, stage: int) -> str:
         return fill(self.stages[stage]["generatorPrompt"], previous="", **self._values(self.problems[i], stage))
@@ -134,7 +145,7 @@ class Arena:
     def suite_pass_rate(self, i: int, code: str) -> tuple[int, int]:
         passed = total = 0
         for tests in self.suite[i]:
-            result = self.sandbox.run(code, tests)
+            result = self.sandbox.run(code, tests, self.problems[i]["function_name"])
             passed, total = passed + result.passed, total + result.total
         return passed, total
 
@@ -180,13 +191,14 @@ def make_rewards(arena: Arena, stage: int, generator: Any, tokenizer: Any, max_n
         rewards = []
         for i, completion in zip(problem_index, completions, strict=True):
             tests = code_block(_text(completion))
-            on_reference = arena.sandbox.run(arena.problems[i]["reference"], tests)
+            name = arena.problems[i]["function_name"]
+            on_reference = arena.sandbox.run(arena.problems[i]["reference"], tests, name)
             if on_reference.total == 0:
                 rewards.append(0.0)
                 arena.validities.append(0.0)
                 continue
             validity = on_reference.pass_rate
-            on_generated = arena.sandbox.run(arena.latest_code[i], tests)
+            on_generated = arena.sandbox.run(arena.latest_code[i], tests, name)
             rewards.append(test_writer_reward(on_generated.pass_rate, validity, on_reference.total))
             arena.validities.append(validity)
             if validity == 1.0:
@@ -298,6 +310,7 @@ def run(cfg: AdversarialConfig, events: EventWriter, extra_rewards: Sequence[Rew
         "generator_reward": gen_reward,
         "test_validity": validity,
         "sandbox_runs": float(arena.sandbox.calls),
+        "sandbox_timeouts": float(arena.sandbox.timeouts),
     }
     events.done(str(best_path / "generator"), metrics)
     return metrics

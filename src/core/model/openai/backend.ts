@@ -211,7 +211,15 @@ export class OpenAIBackend implements ModelBackend {
       if (!acc.sawDone) {
         for (const event of parser.end()) {
           events++;
-          acc.handle(event.data);
+          try {
+            acc.handle(event.data);
+          } catch (err) {
+            // An event the stream's end cut short is a closed connection, not a server that
+            // speaks another format.
+            if (err instanceof ModelError && err.code === 'endpoint-malformed')
+              throw closedMidStream(url, acc);
+            throw err;
+          }
         }
       }
     } catch (err) {
@@ -224,13 +232,7 @@ export class OpenAIBackend implements ModelBackend {
       const { stream_options: _, ...rest } = body;
       return this.stream(path, { ...rest, stream: false }, acc, signal);
     }
-    if (!acc.sawDone && !acc.allFinished()) {
-      throw new ModelError(
-        `The stream from ${url} ended before it was complete (no [DONE] and no finish reason, after ${[...acc.sequences.values()].reduce((s, q) => s + q.tokens.length, 0)} tokens).`,
-        'endpoint-malformed',
-        "The server may have crashed or a proxy cut the connection; check the server's log and try again.",
-      );
-    }
+    if (!acc.sawDone && !acc.allFinished()) throw closedMidStream(url, acc);
     return false;
   }
 
@@ -290,4 +292,13 @@ export class OpenAIBackend implements ModelBackend {
       ? { tokens: estimate, exact: false }
       : { tokens: exact + overhead, exact: true };
   }
+}
+
+function closedMidStream(url: string, acc: StreamAccumulator): ModelError {
+  const tokens = [...acc.sequences.values()].reduce((n, q) => n + q.tokens.length, 0);
+  return new ModelError(
+    `The server closed the connection in the middle of a response from ${url} (no [DONE] and no finish reason, after ${tokens} tokens).`,
+    'endpoint-malformed',
+    "The server may have crashed or a proxy cut the connection; check the server's log and try again.",
+  );
 }

@@ -137,7 +137,7 @@ export async function* readBody(
           );
         }
         throw new ModelError(
-          `The connection to ${url} broke in the middle of a response (${(err as Error)?.message ?? err}).`,
+          `The server closed the connection to ${url} in the middle of a response (${(err as Error)?.message ?? err}).`,
           'endpoint-malformed',
           "The server may have crashed or a proxy cut the connection; check the server's log and try again.",
         );

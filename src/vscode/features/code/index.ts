@@ -37,6 +37,7 @@ export function registerCodeReasoning(ctx: StepwiseContext): void {
       perTestTimeoutMs: s.tests.perTestTimeoutMs,
       suiteTimeoutMs: s.tests.suiteTimeoutMs,
       memoryMb: s.tests.memoryMb,
+      diskMb: s.sandbox.diskMb,
       pythonPath: s.python.interpreterPath || undefined,
     });
   };
@@ -150,6 +151,8 @@ export function registerCodeReasoning(ctx: StepwiseContext): void {
             testWriterOutput: e.result.testWriterOutput,
             tests: e.result.tests,
           });
+        } else if (e.type === 'sampling') {
+          view.message = `Sampling implementation ${e.sample} of ${e.of} for agreement…`;
         } else if (e.type === 'running-suite') {
           view.phase = 'running-tests';
           view.message = `Running ${e.tests} accumulated tests against ${e.against === 'user' ? 'your function' : 'the generated code'}…`;
@@ -173,6 +176,8 @@ export function registerCodeReasoning(ctx: StepwiseContext): void {
                 fileSource: document.getText(),
                 file: document.uri.fsPath,
                 runSuite,
+                referenceMode: readSettings().tests.reference,
+                agreementSamples: readSettings().tests.agreementSamples,
                 maxTokens: options.maxTokens ?? Math.min(readSettings().model.maxOutputTokens, 384),
                 signal: abort.signal,
                 stages,

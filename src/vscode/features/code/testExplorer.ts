@@ -67,7 +67,13 @@ export class GeneratedTestsExplorer implements vscode.Disposable {
       stageItem.description = stage.stage.testFocus;
       this.data.set(stageItem, { kind: 'stage', key, stage: stage.stage.id });
       for (const test of stage.tests) {
-        const item = this.controller.createTestItem(`${key}#${test.name}`, test.name, uri);
+        // An assertion test reads best as its own line; its name stays as the description.
+        const item = this.controller.createTestItem(
+          `${key}#${test.name}`,
+          test.assertion?.line ?? test.name,
+          uri,
+        );
+        if (test.assertion) item.description = test.name;
         item.range = location.range;
         this.data.set(item, { kind: 'test', key, test });
         stageItem.children.add(item);

@@ -42,7 +42,11 @@ export class LabelService implements vscode.Disposable {
     let e = this.stores.get(root);
     if (!e) {
       const store = new LabelStore(path.join(root, '.stepwise', 'labels'));
-      const records = store.read().then(({ records, corrupt }) => {
+      const records = store.read().then(({ records, corrupt, repairs }) => {
+        for (const r of repairs) {
+          this.log.warn(r);
+          void vscode.window.showWarningMessage(`Stepwise: ${r}`);
+        }
         if (corrupt.length) {
           this.log.warn(
             `${store.file}: ${corrupt.length} corrupt line(s) skipped (kept in the file): ${corrupt.map((c) => `line ${c.line}: ${c.reason}`).join('; ')}`,

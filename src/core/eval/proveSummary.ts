@@ -1,0 +1,148 @@
+/**
+ * The Prove scoreboard from per-problem records: final-answer accuracy, format, self-score vs
+ * verifier agreement, calibration of each score against correctness, accuracy after each
+ * refinement round, and best-of-N selection. Proportions carry 95 % Wilson intervals; AUROC a
+ * 95 % percentile-bootstrap interval (1000 resamples, seeded).
+ */
+import { answersEquivalent } from './answers';
+import type { CandidateOutcome, ProveItemResult } from './proveEval';
+import {
+  calibration,
+  mean,
+  proportion,
+  roc,
+  type CalibrationSummary,
+  type Proportion,
+  type RocSummary,
+  type ScoredOutcome,
+} from './stats';
+
+export type ScoreName = 'selfScore' | 'verifierScore' | 'stepScore';
+export type SelectionName = 'single' | 'majority' | 'verifier' | 'self' | 'stepScore' | 'oracle';
+
+export interface ProveMetrics {
+  problems: number;
+  /** The run's final answer (chosen candidate of its last round) matches the reference. */
+  accuracy: Proportion;
+  format: {
+    /** Candidates whose output follows the protocol exactly (R_format = 1). */
+    candidates: Proportion;
+    /** Candidates whose Solution ends in a boxed answer. */
+    boxedAnswer: Proportion;
+  };
+  /** Candidates with both scores: how often the two agree once both are rounded to 0, ½ or 1. */
+  selfVsVerifier: { pairs: number; agreement: Proportion; meanAbsoluteDifference: number | null };
+  /** Each score read as P(answer correct), over every scored candidate of every round. */
+  calibration: Record<ScoreName, CalibrationSummary & { roc: RocSummary }>;
+  /** Accuracy of the chosen answer after round k (runs that stopped earlier keep their answer). */
+  perIteration: { round: number; accuracy: Proportion; stillRefining: number }[];
+  /** Best-of-N over the first round's N candidates. */
+  bestOfN: { candidates: number; selections: Record<SelectionName, Proportion> };
+  meanRounds: number | null;
+  /** Mean seconds per problem in each phase of Prove (items journaled before this was recorded are left out). */
+  phaseSeconds: {
+    generate: number | null;
+    verify: number | null;
+    metaVerify: number | null;
+    stepScores: number | null;
+  };
+}
+
+const roundTo = (x: number) => Math.round(x * 2) / 2;
+
+export function summarizeProve(items: readonly ProveItemResult[]): ProveMetrics {
+  const all = items.flatMap((it) => it.rounds.flatMap((r) => r.candidates));
+  const pairs = all.filter((c) => c.selfScore !== null && c.verifierScore !== null);
+  const scored = (name: ScoreName): ScoredOutcome[] =>
+    all.filter((c) => c[name] !== null).map((c) => ({ score: c[name] as number, correct: c.correct }));
+  const calibrationOf = (name: ScoreName) => {
+    const points = scored(name);
+    return { ...calibration(points), roc: roc(points) };
+  };
+  const maxRounds = Math.max(0, ...items.map((it) => it.rounds.length));
+  const perIteration = Array.from({ length: maxRounds }, (_, k) => ({
+    round: k + 1,
+    accuracy: proportion(items.map((it) => chosenAfter(it, k)?.correct ?? false)),
+    stillRefining: items.filter((it) => it.rounds.length > k + 1).length,
+  }));
+  const firstRounds = items.map((it) => it.rounds[0]?.candidates ?? []);
+  const n = Math.max(0, ...firstRounds.map((c) => c.length));
+  const select = (pick: (c: CandidateOutcome[]) => CandidateOutcome | undefined) =>
+    proportion(firstRounds.map((c) => pick(c)?.correct ?? false));
+  return {
+    problems: items.length,
+    accuracy: proportion(items.map((it) => it.final?.correct ?? false)),
+    format: {
+      candidates: proportion(all.map((c) => c.formatReward === 1)),
+      boxedAnswer: proportion(all.map((c) => c.answer !== null)),
+    },
+    selfVsVerifier: {
+      pairs: pairs.length,
+      agreement: proportion(pairs.map((c) => roundTo(c.selfScore!) === roundTo(c.verifierScore!))),
+      meanAbsoluteDifference: mean(pairs.map((c) => Math.abs(c.selfScore! - c.verifierScore!))),
+    },
+    calibration: {
+      selfScore: calibrationOf('selfScore'),
+      verifierScore: calibrationOf('verifierScore'),
+      stepScore: calibrationOf('stepScore'),
+    },
+    perIteration,
+    bestOfN: {
+      candidates: n,
+      selections: {
+        single: select((c) => c[0]),
+        majority: select(majorityVote),
+        verifier: select((c) => argmax(c, 'verifierScore')),
+        self: select((c) => argmax(c, 'selfScore')),
+        stepScore: select((c) => argmax(c, 'stepScore')),
+        oracle: proportion(firstRounds.map((c) => c.some((x) => x.correct))),
+      },
+    },
+    meanRounds: mean(items.map((it) => it.rounds.length)),
+    phaseSeconds: phaseMeans(items),
+  };
+}
+
+function phaseMeans(items: readonly ProveItemResult[]): ProveMetrics['phaseSeconds'] {
+  const timed = items.flatMap((it) => (it.phaseMs ? [it.phaseMs] : []));
+  const of = (k: keyof (typeof timed)[number]) => mean(timed.map((t) => t[k] / 1000));
+  return {
+    generate: of('generate'),
+    verify: of('verify'),
+    metaVerify: of('metaVerify'),
+    stepScores: of('stepScores'),
+  };
+}
+
+function chosenAfter(item: ProveItemResult, k: number): CandidateOutcome | undefined {
+  const round = item.rounds[Math.min(k, item.rounds.length - 1)];
+  return round?.candidates[round.chosen];
+}
+
+/** The highest-scored candidate; ties go to the earliest, candidates without the score never win. */
+export function argmax(candidates: CandidateOutcome[], name: ScoreName): CandidateOutcome | undefined {
+  let best: CandidateOutcome | undefined;
+  for (const c of candidates) {
+    const s = c[name];
+    if (s !== null && (best === undefined || s > (best[name] as number))) best = c;
+  }
+  return best;
+}
+
+/**
+ * Self-consistency: candidates vote with their answers, equivalent answers counting as one
+ * (`\frac12` and `0.5`); the largest group wins, ties going to the group seen first. Candidates
+ * without a boxed answer do not vote.
+ */
+export function majorityVote(candidates: CandidateOutcome[]): CandidateOutcome | undefined {
+  const groups: CandidateOutcome[][] = [];
+  for (const c of candidates) {
+    if (c.answer === null) continue;
+    const group = groups.find((g) => answersEquivalent(g[0].answer!, c.answer!));
+    if (group) group.push(c);
+    else groups.push([c]);
+  }
+  let best: CandidateOutcome[] | undefined;
+  for (const g of groups) if (!best || g.length > best.length) best = g;
+  return best?.[0];
+}

@@ -1,0 +1,193 @@
+/** The Prove part of the report: accuracy, refinement rounds, best-of-N, calibration, agreement. */
+import type { ProveMetrics, ScoreName, SelectionName } from '../proveSummary';
+import type { CalibrationSummary, RocSummary } from '../stats';
+import { barChart, lineChart, type Series } from './charts';
+import { charts, num, pct, section, table, tiles } from './parts';
+
+const SCORE_NAMES: Record<ScoreName, string> = {
+  selfScore: 'self-score',
+  verifierScore: 'verifier score',
+  stepScore: 'step score (PRM or verifier log-probs)',
+};
+
+/** Each selection: its name in the table, and its short name under a bar. */
+const SELECTIONS: [SelectionName, string, string][] = [
+  ['single', 'single sample', 'single'],
+  ['majority', 'majority vote', 'majority'],
+  ['verifier', 'best by verifier', 'verifier'],
+  ['self', 'best by self-score', 'self'],
+  ['stepScore', 'best by step score', 'step'],
+  ['oracle', 'any correct (pass@N)', 'any'],
+];
+
+export function proveSections(m: ProveMetrics): string[] {
+  return [headline(m), refinement(m), bestOfN(m), calibrationSection(m), agreement(m), phases(m)];
+}
+
+function headline(m: ProveMetrics): string {
+  const v = (x: number | null) => (x === null ? '—' : x.toFixed(2));
+  return tiles([
+    {
+      label: 'Final-answer accuracy',
+      value: v(m.accuracy.value),
+      detail: `${m.accuracy.k}/${m.accuracy.n} problems`,
+    },
+    {
+      label: 'Format correct (R_format = 1)',
+      value: v(m.format.candidates.value),
+      detail: `${m.format.candidates.n} candidates`,
+    },
+    {
+      label: 'Boxed final answer',
+      value: v(m.format.boxedAnswer.value),
+      detail: `${m.format.boxedAnswer.k} candidates`,
+    },
+    { label: 'Rounds per problem', value: num(m.meanRounds, 1) },
+  ]);
+}
+
+function phases(m: ProveMetrics): string {
+  const p = m.phaseSeconds;
+  if (!p || p.generate === null) return '';
+  return section(
+    'Where the time goes',
+    'Mean seconds per problem in each phase of Prove, over all its rounds and candidates.',
+    table(
+      ['phase', 'seconds per problem'],
+      [
+        ['generation (candidates as one batch)', num(p.generate, 1)],
+        ['verifier passes', num(p.verify, 1)],
+        ['meta-verification', num(p.metaVerify, 1)],
+        ['step scores', num(p.stepScores, 1)],
+      ],
+    ),
+  );
+}
+
+function refinement(m: ProveMetrics): string {
+  const points = m.perIteration
+    .filter((r) => r.accuracy.value !== null)
+    .map((r) => ({ x: r.round, y: r.accuracy.value!, low: r.accuracy.low, high: r.accuracy.high }));
+  const chart = lineChart({
+    title: 'Accuracy after each round',
+    xLabel: 'round (1 = first proof, then refinements)',
+    yLabel: 'final-answer accuracy',
+    x: [0.5, Math.max(1, m.perIteration.length) + 0.5],
+    y: [0, 1],
+    integerX: true,
+    series: [{ name: 'chosen answer', points }],
+  });
+  const rows = m.perIteration.map((r) => [String(r.round), pct(r.accuracy), String(r.stillRefining)]);
+  return section(
+    'Does refinement help?',
+    'The chosen answer of each problem after round k; a run that stopped (self-score 1) keeps its last answer.',
+    charts(chart),
+    table(['round', 'accuracy [95 % CI] (k/n)', 'runs refining further'], rows),
+  );
+}
+
+function bestOfN(m: ProveMetrics): string {
+  const rows = SELECTIONS.map(([key, name]) => [name, pct(m.bestOfN.selections[key])]);
+  const chart = barChart({
+    title: `Best-of-${m.bestOfN.candidates} selection (first round)`,
+    yLabel: 'accuracy',
+    y: [0, 1],
+    bars: SELECTIONS.map(([key, , short]) => {
+      const p = m.bestOfN.selections[key];
+      return {
+        label: short,
+        value: p.value,
+        low: p.low,
+        high: p.high,
+        note: p.value === null ? undefined : p.value.toFixed(2),
+      };
+    }),
+  });
+  return section(
+    `Best-of-${m.bestOfN.candidates}: which selection picks right answers?`,
+    `Among the ${m.bestOfN.candidates} first-round candidates of each problem: the first one, the most common answer (equivalent answers vote together), or the highest-scored one; "any correct" is the ceiling.`,
+    charts(chart),
+    table(['selection', 'accuracy [95 % CI] (k/n)'], rows),
+  );
+}
+
+function reliabilitySeries(c: CalibrationSummary, name: string): Series {
+  const most = Math.max(1, ...c.bins.map((b) => b.count));
+  return {
+    name,
+    points: c.bins
+      .filter((b) => b.count > 0)
+      .map((b) => ({
+        x: b.meanScore!,
+        y: b.accuracy!,
+        radius: 2.5 + 6 * Math.sqrt(b.count / most),
+        label: `${name}: ${b.count} candidates, mean score ${b.meanScore!.toFixed(2)}, accuracy ${b.accuracy!.toFixed(2)}`,
+      })),
+  };
+}
+
+function rocSeries(r: RocSummary, name: string): Series {
+  // Straight segments: a group of tied scores is a diagonal stretch of the curve, not a step.
+  return {
+    name: `${name} (AUROC ${num(r.auroc)})`,
+    markers: false,
+    points: r.curve.map((p) => ({ x: p.fpr, y: p.tpr })),
+  };
+}
+
+function calibrationSection(m: ProveMetrics): string {
+  const present = (Object.keys(SCORE_NAMES) as ScoreName[]).filter((k) => m.calibration[k].count > 0);
+  const reliability = lineChart({
+    title: 'Reliability diagram',
+    xLabel: 'score (as a probability of being right)',
+    yLabel: 'share of answers correct',
+    x: [0, 1],
+    y: [0, 1],
+    diagonal: true,
+    series: present.map((k) => reliabilitySeries(m.calibration[k], SCORE_NAMES[k].replace(/ \(.*\)$/, ''))),
+  });
+  const rocChart = lineChart({
+    title: 'ROC: scores vs correct answers',
+    xLabel: 'false-positive rate',
+    yLabel: 'true-positive rate',
+    x: [0, 1],
+    y: [0, 1],
+    diagonal: true,
+    series: present.map((k) => rocSeries(m.calibration[k].roc, SCORE_NAMES[k].replace(/ \(.*\)$/, ''))),
+  });
+  const rows = present.map((k) => {
+    const c = m.calibration[k];
+    const interval = c.roc.interval
+      ? ` <span class="ci">[${c.roc.interval.low.toFixed(2)}, ${c.roc.interval.high.toFixed(2)}]</span>`
+      : '';
+    return [
+      SCORE_NAMES[k],
+      String(c.count),
+      `${c.roc.positives}`,
+      num(c.ece),
+      `${num(c.roc.auroc)}${interval}`,
+    ];
+  });
+  return section(
+    'Do the scores know when an answer is right?',
+    'Every scored candidate of every round, its score read as the probability that its final answer is correct. ECE: expected calibration error over 10 equal-width bins (0 is perfect). AUROC: 0.5 is chance, 1 separates right from wrong perfectly.',
+    charts(reliability, rocChart),
+    table(['score', 'candidates', 'correct', 'ECE', 'AUROC [95 % CI]'], rows),
+  );
+}
+
+function agreement(m: ProveMetrics): string {
+  const a = m.selfVsVerifier;
+  return section(
+    'Self-score vs verifier',
+    "How often the generator's own score (0, ½ or 1) equals the verifier's score rounded to the same scale, over candidates with both.",
+    table(
+      ['measure', 'value'],
+      [
+        ['candidates with both scores', String(a.pairs)],
+        ['exact agreement [95 % CI]', pct(a.agreement)],
+        ['mean |self − verifier|', num(a.meanAbsoluteDifference)],
+      ],
+    ),
+  );
+}

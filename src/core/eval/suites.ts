@@ -1,0 +1,158 @@
+/**
+ * The three evaluations as one call each, for the CLI (and through it the editor): read the data,
+ * pick the items, and run them through `runEvaluation` with the right settings, item function,
+ * summary and report. Models come in opened; whoever opened them disposes of them.
+ */
+import * as path from 'node:path';
+import type { ModelBackend } from '../model/types';
+import type { ProveModels, ProveOptionsInput } from '../prove/prove';
+import type { StepScorer } from '../prove/stepScores';
+import {
+  MISSING_DATA_HINTS,
+  readCodeTasks,
+  readMathProblems,
+  type CodeTask,
+  type MathProblem,
+} from './datasets';
+import { runEvaluation, type EvalKind, type EvaluationOutcome, type OutputPaths } from './evaluation';
+import { pythonMutants, type Mutant } from './mutants';
+import {
+  describePrmItem,
+  evaluateLabelledSolution,
+  readStepLabels,
+  summarizePrm,
+  type PrmMetrics,
+} from './prmEval';
+import { describeProveItem, evaluateMathProblem } from './proveEval';
+import { summarizeProve, type ProveMetrics } from './proveSummary';
+import { renderReport } from './report/html';
+import type { EvalItem, EvalProgress } from './runner';
+import { describeTestsItem, evaluateCodeTask, type TestsEvalSettings } from './testsEval';
+import { summarizeTests, type TestsMetrics } from './testsSummary';
+
+export interface CommonRun {
+  command: string;
+  out: OutputPaths;
+  fresh?: boolean;
+  /** Evaluate only the first `limit` items of the data. */
+  limit?: number;
+  concurrency: number;
+  signal?: AbortSignal;
+  onProgress?(p: EvalProgress): void;
+  onNotice?(message: string): void;
+}
+
+function select<T extends { id: string }>(all: T[], limit?: number): EvalItem<T>[] {
+  return all.slice(0, limit ?? all.length).map((input, index) => ({ index, id: input.id, input }));
+}
+
+function modelOf(model: ModelBackend) {
+  return { name: model.info.name, backend: model.info.backend, device: model.info.device };
+}
+
+const report = (r: Parameters<typeof renderReport>[0]) => renderReport(r);
+
+export async function evalProve(
+  run: CommonRun & {
+    data: string;
+    models: ProveModels;
+    options: ProveOptionsInput & { seed: number; candidates: number; maxIterations: number };
+  },
+): Promise<EvaluationOutcome<ProveMetrics>> {
+  const { items: problems, problems: bad } = readMathProblems(run.data, MISSING_DATA_HINTS.prove);
+  const items = select<MathProblem>(problems, run.limit);
+  const verifier = run.models.verifier ?? run.models.generator;
+  return runEvaluation({
+    kind: 'prove' as EvalKind,
+    ...commonSpec(run),
+    dataset: {
+      path: path.resolve(run.data),
+      format: 'math',
+      available: problems.length,
+      badLines: bad.length,
+    },
+    model: modelOf(run.models.generator),
+    settings: {
+      ...run.options,
+      verifier: verifier.info.name,
+      stepScorer: run.models.stepScorer?.info ?? { kind: 'verifier-logprob', name: verifier.info.name },
+    },
+    items,
+    evaluate: (item, signal) => evaluateMathProblem(item.input, item.index, run.models, run.options, signal),
+    describe: describeProveItem,
+    summarize: summarizeProve,
+    renderReport: report,
+  });
+}
+
+export async function evalTests(
+  run: CommonRun & {
+    data: string;
+    model: ModelBackend;
+    settings: TestsEvalSettings;
+    mutantsPerFunction: number;
+  },
+): Promise<EvaluationOutcome<TestsMetrics>> {
+  const { items: tasks, problems: bad, format } = readCodeTasks(run.data, MISSING_DATA_HINTS.tests);
+  const items = select<CodeTask>(tasks, run.limit);
+  // Mutants depend only on the reference code, so they are made once, up front, for every item.
+  const mutants: Record<string, Mutant[]> = await pythonMutants(
+    Object.fromEntries(items.map((it) => [it.id, it.input.referenceCode])),
+    { limit: run.mutantsPerFunction, pythonPath: run.settings.pythonPath, signal: run.signal },
+  );
+  return runEvaluation({
+    kind: 'tests' as EvalKind,
+    ...commonSpec(run),
+    dataset: { path: path.resolve(run.data), format, available: tasks.length, badLines: bad.length },
+    model: modelOf(run.model),
+    settings: { ...run.settings, pythonPath: undefined, mutantsPerFunction: run.mutantsPerFunction },
+    items,
+    evaluate: (item, signal) =>
+      evaluateCodeTask(item.input, {
+        model: run.model,
+        settings: run.settings,
+        mutants: mutants[item.id] ?? [],
+        signal,
+      }),
+    describe: describeTestsItem,
+    summarize: summarizeTests,
+    renderReport: report,
+  });
+}
+
+export async function evalPrm(
+  run: CommonRun & {
+    labels: string;
+    scorer: StepScorer;
+    threshold: number;
+    /** Where the scorer runs (the verifier model's backend and device, or a PRM on the CPU). */
+    device: string;
+  },
+): Promise<EvaluationOutcome<PrmMetrics>> {
+  const { solutions, format, problems: bad } = readStepLabels(run.labels);
+  const items = select(solutions, run.limit);
+  return runEvaluation({
+    kind: 'prm' as EvalKind,
+    ...commonSpec(run),
+    dataset: { path: path.resolve(run.labels), format, available: solutions.length, badLines: bad.length },
+    model: { name: run.scorer.info.name, backend: run.scorer.info.kind, device: run.device },
+    settings: { scorer: run.scorer.info, threshold: run.threshold },
+    items,
+    evaluate: (item, signal) => evaluateLabelledSolution(item.input, run.scorer, run.threshold, signal),
+    describe: describePrmItem,
+    summarize: (results) => summarizePrm(results, run.threshold),
+    renderReport: report,
+  });
+}
+
+function commonSpec(run: CommonRun) {
+  return {
+    command: run.command,
+    out: run.out,
+    fresh: run.fresh,
+    concurrency: run.concurrency,
+    signal: run.signal,
+    onProgress: run.onProgress,
+    onNotice: run.onNotice,
+  };
+}

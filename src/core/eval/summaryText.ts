@@ -1,0 +1,51 @@
+/** The results of an evaluation as a few lines of plain text (the CLI's stdout without --json). */
+import type { EvalResult } from './evaluation';
+import type { PrmMetrics } from './prmEval';
+import type { ProveMetrics } from './proveSummary';
+import type { Proportion } from './stats';
+import type { TestsMetrics } from './testsSummary';
+
+const p = (x: Proportion) =>
+  x.value === null
+    ? '—'
+    : `${x.value.toFixed(3)} [${x.low!.toFixed(2)}, ${x.high!.toFixed(2)}] (${x.k}/${x.n})`;
+const n = (x: number | null | undefined, d = 3) => (x === null || x === undefined ? '—' : x.toFixed(d));
+
+export function evalSummaryText(r: EvalResult): string {
+  const head = [
+    `${r.kind} evaluation of ${r.model.name} on ${r.dataset.path}`,
+    `items: ${r.items.finished}/${r.items.selected} finished${r.items.failed.length ? `, ${r.items.failed.length} failed` : ''}${r.complete ? '' : ' (incomplete: run again to continue)'}`,
+    `time per item: ${r.timing.secondsPerItem === null ? '—' : `${r.timing.secondsPerItem.toFixed(1)} s wall`}${r.timing.cpuSecondsPerItem == null ? '' : `, ${r.timing.cpuSecondsPerItem.toFixed(1)} s CPU`} (load average ${r.timing.machine.loadAverage ?? '—'} on ${r.timing.machine.cores} cores)`,
+  ];
+  return [...head, ...body(r), 'intervals: 95 % Wilson (proportions), 95 % bootstrap (AUROC)', ''].join('\n');
+}
+
+function body(r: EvalResult): string[] {
+  if (r.kind === 'prove') {
+    const m = r.metrics as ProveMetrics;
+    const sel = m.bestOfN.selections;
+    return [
+      `final-answer accuracy: ${p(m.accuracy)}`,
+      `format rate (candidates): ${p(m.format.candidates)}; boxed answer: ${p(m.format.boxedAnswer)}`,
+      `self vs verifier agreement: ${p(m.selfVsVerifier.agreement)}, mean |diff| ${n(m.selfVsVerifier.meanAbsoluteDifference)}`,
+      `ECE / AUROC: self ${n(m.calibration.selfScore.ece)} / ${n(m.calibration.selfScore.roc.auroc)}, verifier ${n(m.calibration.verifierScore.ece)} / ${n(m.calibration.verifierScore.roc.auroc)}, step ${n(m.calibration.stepScore.ece)} / ${n(m.calibration.stepScore.roc.auroc)}`,
+      `accuracy per round: ${m.perIteration.map((x) => `${x.round}: ${n(x.accuracy.value)}`).join(', ') || '—'}`,
+      `best-of-${m.bestOfN.candidates}: single ${n(sel.single.value)}, majority ${n(sel.majority.value)}, verifier ${n(sel.verifier.value)}, self ${n(sel.self.value)}, step score ${n(sel.stepScore.value)}, any correct ${n(sel.oracle.value)}`,
+    ];
+  }
+  if (r.kind === 'tests') {
+    const m = r.metrics as TestsMetrics;
+    return [
+      `tests: ${m.tests.generated} generated, ${m.tests.admitted} admitted, ${m.tests.valid} valid (${p(m.validity.pooled)})`,
+      `mutation score (pooled): ${p(m.mutationScore.pooled)}; mean per function ${n(m.mutationScore.meanPerFunction)}`,
+      `generator pass rate on the dataset's tests: ${p(m.generatorPassRate)}`,
+      `rewards: generator ${n(m.rewards.generator)}, test writer ${n(m.rewards.testWriter)}`,
+    ];
+  }
+  const m = r.metrics as PrmMetrics;
+  return [
+    `steps: ${m.steps} in ${m.solutions} solutions; step AUROC ${n(m.stepRoc.auroc)}, ECE ${n(m.stepCalibration.ece)}`,
+    `wrong-step F1 at ${m.threshold}: ${n(m.errorDetection.f1)} (precision ${n(m.errorDetection.precision)}, recall ${n(m.errorDetection.recall)})`,
+    `first-error accuracy: ${p(m.firstError.accuracy)}; ProcessBench F1 ${n(m.firstError.f1)}`,
+  ];
+}

@@ -1,0 +1,173 @@
+/**
+ * `stepwise eval tests`: how good are the tests the five-stage pipeline writes? Per function of
+ * HumanEval or MBPP, the pipeline reasons about the reference implementation and writes tests at
+ * every stage; then, in the sandbox:
+ *  - admitted: tests the sandbox could collect and run at all;
+ *  - valid: tests the reference implementation passes;
+ *  - mutation score: the share of known-wrong mutants of the reference (single AST mutations that
+ *    the dataset's own tests reject) that at least one valid test rejects;
+ *  - the generator's stage-5 code against the dataset's own tests (its pass rate);
+ *  - the generator and test-writer rewards of seed 002 on the accumulated suite.
+ */
+import { findFunctions } from '../code/functions';
+import { runFiveStages, type SuiteRunner } from '../code/pipeline';
+import type { ModelBackend } from '../model/types';
+import { runSuite } from '../sandbox/index';
+import type { SandboxTest, TestStatus } from '../sandbox/types';
+import type { CodeTask } from './datasets';
+import type { Mutant } from './mutants';
+
+export interface TestsEvalSettings {
+  maxTokens: number;
+  temperature: number;
+  seed?: number;
+  /** Per-test limit in the sandbox. */
+  perTestTimeoutMs: number;
+  memoryMb: number;
+  pythonPath?: string;
+}
+
+export interface TestsItemResult {
+  id: string;
+  format: CodeTask['format'];
+  entryPoint: string;
+  tests: {
+    generated: number;
+    admitted: number;
+    valid: number;
+    /** Valid tests per stage 1–5. */
+    validByStage: number[];
+  };
+  mutants: {
+    generated: number;
+    /** Mutants the dataset's own tests reject: certainly wrong, so a good suite rejects them too. */
+    knownWrong: number;
+    killed: number;
+    /** killed / knownWrong; null when no mutant is known to be wrong. */
+    score: number | null;
+    byKind: Record<string, { knownWrong: number; killed: number }>;
+  };
+  /** The dataset's own tests on the reference (a check of the dataset and the sandbox). */
+  referencePassesOfficial: boolean;
+  generator: { wroteCode: boolean; officialStatus: TestStatus };
+  rewards: { validity: number; generator: number; testWriter: number };
+  ms: { pipeline: number; sandbox: number };
+}
+
+export interface TestsEvalContext {
+  model: ModelBackend;
+  settings: TestsEvalSettings;
+  mutants: Mutant[];
+  signal?: AbortSignal;
+}
+
+export async function evaluateCodeTask(task: CodeTask, ctx: TestsEvalContext): Promise<TestsItemResult> {
+  const { settings, signal } = ctx;
+  const functions = await findFunctions(task.referenceCode, 'python');
+  const found = functions.find((f) => f.name === task.entryPoint && f.kind === 'function');
+  if (!found) throw new Error(`${task.id}: the reference code defines no function "${task.entryPoint}".`);
+  // MBPP's references carry no docstring: the task's text is the specification the model sees.
+  const target = { ...found, docstring: found.docstring || task.description };
+
+  const limits = {
+    timeoutMs: settings.perTestTimeoutMs,
+    memoryMb: settings.memoryMb,
+    pythonPath: settings.pythonPath,
+    signal,
+  };
+  let sandboxMs = 0;
+  const sandbox = async (code: string, tests: SandboxTest[]) => {
+    const t0 = Date.now();
+    try {
+      if (!tests.length) return [];
+      const r = await runSuite({
+        language: 'python',
+        code,
+        tests,
+        ...limits,
+        suiteTimeoutMs: Math.min(600_000, 30_000 + tests.length * settings.perTestTimeoutMs),
+      });
+      return r.verdicts;
+    } finally {
+      sandboxMs += Date.now() - t0;
+    }
+  };
+  const suiteRunner: SuiteRunner = async ({ code, tests }) => ({ verdicts: await sandbox(code, tests) });
+
+  const t0 = Date.now();
+  const run = await runFiveStages({
+    model: ctx.model,
+    target,
+    fileSource: task.referenceCode,
+    runSuite: suiteRunner,
+    referenceMode: 'user',
+    maxTokens: settings.maxTokens,
+    temperature: settings.temperature,
+    seed: settings.seed,
+    signal,
+  });
+  const pipelineMs = Date.now() - t0 - sandboxMs;
+  signal?.throwIfAborted();
+
+  // The dataset's own tests on the reference, the generated code and every mutant, in one run:
+  // each candidate travels inside its test module, so they cannot see one another.
+  const candidates = [task.referenceCode, run.generatedCode, ...ctx.mutants.map((m) => m.code)];
+  const official = await sandbox(
+    '',
+    candidates.map((code, i) => ({ name: `official-${i}`, source: `${code}\n\n${task.officialTest}` })),
+  );
+  const statusOf = (i: number): TestStatus => official[i]?.status ?? 'error';
+  const knownWrong = ctx.mutants.map((m, i) => ({ m, i })).filter(({ i }) => statusOf(i + 2) !== 'passed');
+
+  const valid = run.accumulatedSuite.filter((_, i) => run.verdicts[i]?.onUser === 'passed');
+  const killed = new Set<number>();
+  if (valid.length && knownWrong.length) {
+    const jobs = knownWrong.flatMap(({ m, i }) => valid.map((t) => ({ mutant: i, test: t, code: m.code })));
+    const verdicts = await sandbox(
+      '',
+      jobs.map((j, k) => ({ name: `mutant-${k}`, source: `${j.code}\n\n${j.test.source}` })),
+    );
+    jobs.forEach((j, k) => {
+      if (verdicts[k] && verdicts[k].status !== 'passed') killed.add(j.mutant);
+    });
+  }
+  const byKind: TestsItemResult['mutants']['byKind'] = {};
+  for (const { m, i } of knownWrong) {
+    const k = (byKind[m.kind] ??= { knownWrong: 0, killed: 0 });
+    k.knownWrong++;
+    if (killed.has(i)) k.killed++;
+  }
+  const scores = run.scores;
+  return {
+    id: task.id,
+    format: task.format,
+    entryPoint: task.entryPoint,
+    tests: {
+      generated: run.accumulatedSuite.length,
+      admitted: run.verdicts.filter((v) => v.onUser !== 'uncollectable').length,
+      valid: valid.length,
+      validByStage: [1, 2, 3, 4, 5].map((s) => valid.filter((t) => t.stage === s).length),
+    },
+    mutants: {
+      generated: ctx.mutants.length,
+      knownWrong: knownWrong.length,
+      killed: killed.size,
+      score: knownWrong.length ? killed.size / knownWrong.length : null,
+      byKind,
+    },
+    referencePassesOfficial: statusOf(0) === 'passed',
+    generator: { wroteCode: run.generatedCode.trim() !== '', officialStatus: statusOf(1) },
+    rewards: {
+      validity: scores?.validity ?? 0,
+      generator: scores?.generatorReward ?? 0.5,
+      testWriter: scores?.testWriterReward ?? 0,
+    },
+    ms: { pipeline: pipelineMs, sandbox: sandboxMs },
+  };
+}
+
+export function describeTestsItem(r: TestsItemResult): string {
+  const score =
+    r.mutants.score === null ? 'no known-wrong mutant' : `mutation score ${r.mutants.score.toFixed(2)}`;
+  return `${r.tests.generated} tests, ${r.tests.valid} valid, ${score}, generated code ${r.generator.officialStatus}`;
+}

@@ -1,0 +1,1 @@
+export { runAssertions, type AssertionRequest } from './run';

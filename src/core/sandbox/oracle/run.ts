@@ -1,0 +1,219 @@
+/**
+ * The oracle runner: assertion tests judged in the host. The code under test runs in one
+ * sandbox and only evaluates the calls; the expected values are evaluated in a second sandbox
+ * that never loads that code; the host compares the two with the language's equality.
+ */
+import type { AssertionTest } from '../../code/assertions';
+import { confinement, type Limits } from '../isolation';
+import { launch, stageRun, unstage } from '../launch';
+import { interpreterPaths, resolveExecutable } from '../mounts';
+import { cap, resolvePython, summarize } from '../run';
+import { ESM_SYNTAX } from '../javascript';
+import { runnableExpression, runnableJs } from '../typescript';
+import { DEFAULT_DISK_MB, type SandboxLanguage, type SuiteResult, type TestVerdict } from '../types';
+import { callOutcome, expectedOutcome, judge, type CallOutcome, type ExpectedOutcome } from './judge';
+import { JS_CALLS_HARNESS, JS_ENCODER, JS_EXPECTED_HARNESS, jsSubject } from './jsHarness';
+import { PY_CALLS_HARNESS, PY_ENCODER, PY_EXPECTED_HARNESS } from './pythonHarness';
+import { runResumable } from './resumable';
+
+export interface AssertionRequest {
+  language: SandboxLanguage;
+  /** The module under test. */
+  code: string;
+  tests: AssertionTest[];
+  /** Per-call limit (default 5 000 ms). */
+  timeoutMs?: number;
+  /** Whole-suite limit (default 60 000 ms). */
+  suiteTimeoutMs?: number;
+  memoryMb?: number;
+  diskMb?: number;
+  outputCapBytes?: number;
+  pythonPath?: string;
+  signal?: AbortSignal;
+}
+
+/** Bytes of results one run may send (values of every call together). */
+const CHANNEL_CAP_BYTES = 64 * 1024 * 1024;
+
+interface Harness {
+  interpreter: string;
+  readOnly: string[];
+  files: Record<string, string>;
+  command: (inDir: string, start: number) => string[];
+}
+
+function harnesses(
+  req: AssertionRequest,
+  timeoutMs: number,
+  memoryMb: number,
+): { calls: Harness; expected: Harness; expectedItems: number[] } {
+  // `is` checks compare with a literal singleton in the host; every other expected value is evaluated.
+  const withExpected = req.tests
+    .map((t, i) => (t.expected && t.check !== 'is' && t.check !== 'isNot' ? i : -1))
+    .filter((i) => i >= 0);
+  if (req.language === 'python') {
+    const python = resolveExecutable(resolvePython(req.pythonPath));
+    const readOnly = interpreterPaths(python, 'python');
+    const run = (script: string) => (inDir: string, start: number) => [
+      python,
+      '-I',
+      '-B',
+      `${inDir}/${script}`,
+      inDir,
+      String(start),
+      String(timeoutMs / 1000),
+    ];
+    return {
+      calls: {
+        interpreter: python,
+        readOnly,
+        files: {
+          'target.py': req.code,
+          'encode.py': PY_ENCODER,
+          'calls.py': PY_CALLS_HARNESS,
+          'calls.json': JSON.stringify(req.tests.map((t) => t.call)),
+        },
+        command: run('calls.py'),
+      },
+      expected: {
+        interpreter: python,
+        readOnly,
+        files: {
+          'encode.py': PY_ENCODER,
+          'expected.py': PY_EXPECTED_HARNESS,
+          'expected.json': JSON.stringify(
+            withExpected.map((i, k) => ({
+              i: k,
+              expected: req.tests[i].expected,
+              rel: req.tests[i].tolerance?.rel,
+              abs: req.tests[i].tolerance?.abs,
+            })),
+          ),
+        },
+        command: run('expected.py'),
+      },
+      expectedItems: withExpected,
+    };
+  }
+  const node = process.execPath;
+  const readOnly = interpreterPaths(node, 'node');
+  const code = runnableJs(req.code, req.language);
+  const subject = req.language === 'typescript' || ESM_SYNTAX.test(code) ? 'subject.mjs' : 'subject.cjs';
+  const calls = req.tests.map((t) => ({
+    call: runnableExpression(t.call, req.language),
+    awaits: /^\s*await\b/.test(t.call),
+  }));
+  const heap = `--max-old-space-size=${memoryMb}`;
+  return {
+    calls: {
+      interpreter: node,
+      readOnly,
+      files: {
+        [subject]: jsSubject(code, calls),
+        'encode.mjs': JS_ENCODER,
+        'calls.mjs': JS_CALLS_HARNESS,
+        'calls.json': JSON.stringify(calls),
+      },
+      command: (inDir, start) => [
+        node,
+        heap,
+        `${inDir}/calls.mjs`,
+        inDir,
+        String(start),
+        String(timeoutMs),
+        subject,
+      ],
+    },
+    expected: {
+      interpreter: node,
+      readOnly,
+      files: {
+        'encode.mjs': JS_ENCODER,
+        'expected.mjs': JS_EXPECTED_HARNESS,
+        'expected.json': JSON.stringify(
+          withExpected.map((i, k) => ({
+            i: k,
+            expected: runnableExpression(req.tests[i].expected, req.language),
+          })),
+        ),
+      },
+      command: (inDir, start) => [node, heap, `${inDir}/expected.mjs`, inDir, String(start)],
+    },
+    expectedItems: withExpected,
+  };
+}
+
+export async function runAssertions(req: AssertionRequest): Promise<SuiteResult> {
+  const started = Date.now();
+  const timeoutMs = req.timeoutMs ?? 5000;
+  const deadline = started + (req.suiteTimeoutMs ?? 60_000);
+  const memoryMb = req.memoryMb ?? 512;
+  const outputCap = req.outputCapBytes ?? 4096;
+  const jail = confinement();
+  const limits: Limits = {
+    memoryMb: req.language === 'python' ? memoryMb : null,
+    processes: 64,
+    fileMb: 64,
+    diskMb: req.diskMb ?? DEFAULT_DISK_MB,
+  };
+  const { calls, expected, expectedItems } = harnesses(req, timeoutMs, memoryMb);
+  const runHarness = async (h: Harness, count: number) => {
+    const run = stageRun(h.files);
+    try {
+      return await runResumable({
+        count,
+        perItemMs: timeoutMs,
+        deadline,
+        signal: req.signal,
+        launchAt: (start, limitMs, onLine, onStart) =>
+          launch({
+            jail,
+            run,
+            limits,
+            readOnly: h.readOnly,
+            command: (paths) => h.command(paths.inDir, start),
+            limitMs,
+            outputCapBytes: outputCap * 4,
+            channelCapBytes: CHANNEL_CAP_BYTES,
+            onChannelLine: onLine,
+            onStart,
+            signal: req.signal,
+          }),
+      });
+    } finally {
+      unstage(run);
+    }
+  };
+  // The two sandboxes share nothing but the host; they run side by side.
+  const [callRun, expectedRun] = await Promise.all([
+    runHarness(calls, req.tests.length),
+    expectedItems.length ? runHarness(expected, expectedItems.length) : undefined,
+  ]);
+  req.signal?.throwIfAborted();
+  const expectedByTest = new Map<number, ExpectedOutcome>();
+  expectedItems.forEach((testIndex, k) => {
+    const rec = expectedRun?.records.get(k);
+    const failure = expectedRun?.failures.get(k);
+    expectedByTest.set(
+      testIndex,
+      rec
+        ? expectedOutcome(rec.record)
+        : { error: `the expected value could not be evaluated: ${failure?.detail ?? 'no result'}` },
+    );
+  });
+  const verdicts: TestVerdict[] = req.tests.map((test, i) => {
+    const rec = callRun.records.get(i);
+    const outcome: CallOutcome = rec
+      ? callOutcome(rec.record, timeoutMs)
+      : (callRun.failures.get(i) ?? { kind: 'crashed', detail: 'No result came back for this call.' });
+    const { status, output } = judge(test, outcome, expectedByTest.get(i));
+    return {
+      name: test.name,
+      status,
+      output: cap(output, outputCap),
+      durationMs: rec?.durationMs ?? 0,
+      inProcess: false,
+    };
+  });
+  return { verdicts, summary: summarize(verdicts, started), isolation: jail.report, inProcess: false };
+}

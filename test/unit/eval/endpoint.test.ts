@@ -1,0 +1,66 @@
+/** `stepwise eval` against a real OpenAI-compatible server (llama.cpp serving the default model), several items in flight. */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { runEvalInChild } from '../../../src/core/eval/childProcess';
+import { llamaServerUnavailable, startLlamaServer, type LlamaServer } from '../../servers/llama-server';
+
+const MAIN = path.join(__dirname, '..', '..', '..', 'src', 'cli', 'main.js');
+const SCRIPT = `require(${JSON.stringify(MAIN)}).main(process.argv.slice(1)).then((c) => { process.exitCode = c; });`;
+const MBPP = path.resolve(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'eval', 'mbpp-tiny.jsonl');
+const unavailable = llamaServerUnavailable();
+
+describe('eval against an endpoint', { skip: unavailable }, () => {
+  let server: LlamaServer;
+  before(async () => {
+    // Several requests arrive at once (--concurrency 2): the server must queue them, not drop one.
+    server = await startLlamaServer({ queueRequests: true });
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  test(
+    'eval tests generates through the server, two functions at a time, and scores them in the sandbox',
+    { timeout: 900_000 },
+    async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-eval-endpoint-'));
+      const done: number[] = [];
+      const outcome = await runEvalInChild({
+        command: [
+          process.execPath,
+          '-e',
+          SCRIPT,
+          'eval',
+          'tests',
+          '--data',
+          MBPP,
+          '--limit',
+          '2',
+          '--max-tokens',
+          '16',
+          '--mutants',
+          '2',
+          '--endpoint',
+          server.origin,
+          '--model',
+          server.model,
+          '--concurrency',
+          '2',
+        ],
+        cwd: dir,
+        onProgress: (p) => done.push(p.done),
+      });
+      assert.equal(outcome.exitCode, 0, outcome.output);
+      const result = JSON.parse(fs.readFileSync(outcome.done!.result, 'utf8'));
+      assert.equal(result.complete, true);
+      assert.deepEqual(result.model, { name: server.model, backend: 'openai', device: 'remote' });
+      assert.equal(result.settings.maxTokens, 16);
+      assert.equal(result.metrics.functions, 2);
+      assert.equal(result.metrics.referencePassRate.k, 2, "the dataset's own tests pass on every reference");
+      assert.deepEqual(done, [0, 1, 2]);
+    },
+  );
+});

@@ -1,0 +1,71 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { auroc, aurocInterval, calibration, f1, roc, wilson } from '../../../src/core/eval/stats';
+
+const close = (a: number | null, b: number, eps = 1e-4) =>
+  assert.ok(a !== null && Math.abs(a - b) < eps, `${a} ≈ ${b}`);
+
+test('Wilson intervals match the textbook values and stay inside [0, 1]', () => {
+  const w = wilson(8, 10);
+  close(w.value, 0.8);
+  close(w.low, 0.4902, 1e-3);
+  close(w.high, 0.9433, 1e-3);
+  const none = wilson(0, 20);
+  assert.equal(none.low, 0);
+  close(none.high, 0.1611, 1e-3);
+  assert.equal(wilson(0, 0).value, null);
+});
+
+test('AUROC is the probability that a right answer outscores a wrong one, ties counting one half', () => {
+  assert.equal(
+    auroc([
+      { score: 0.9, correct: true },
+      { score: 0.8, correct: true },
+      { score: 0.1, correct: false },
+    ]),
+    1,
+  );
+  assert.equal(
+    auroc([
+      { score: 0.5, correct: true },
+      { score: 0.5, correct: false },
+    ]),
+    0.5,
+  );
+  // 3 right, 2 wrong: pairs (right > wrong) = 4 of 6, one tie → (4 + 0.5) / 6.
+  const points = [
+    { score: 0.9, correct: true },
+    { score: 0.4, correct: true },
+    { score: 0.2, correct: true },
+    { score: 0.4, correct: false },
+    { score: 0.3, correct: false },
+  ];
+  close(auroc(points), 3.5 / 6);
+  assert.equal(auroc([{ score: 1, correct: true }]), null, 'one class only');
+  const curve = roc(points).curve;
+  assert.deepEqual(curve[0], { fpr: 0, tpr: 0 });
+  assert.deepEqual(curve[curve.length - 1], { fpr: 1, tpr: 1 });
+  const interval = aurocInterval(points);
+  assert.ok(interval && interval.low <= interval.high);
+});
+
+test('ECE weighs each bin by its size; a calibrated three-valued score has ECE 0', () => {
+  const calibrated = [
+    ...Array.from({ length: 4 }, (_, i) => ({ score: 0.5, correct: i < 2 })),
+    ...Array.from({ length: 3 }, () => ({ score: 1, correct: true })),
+    ...Array.from({ length: 3 }, () => ({ score: 0, correct: false })),
+  ];
+  assert.equal(calibration(calibrated).ece, 0);
+  // Always sure, right half of the time: ECE 0.5.
+  const overconfident = Array.from({ length: 10 }, (_, i) => ({ score: 1, correct: i % 2 === 0 }));
+  const c = calibration(overconfident);
+  assert.equal(c.ece, 0.5);
+  assert.equal(c.bins[9].count, 10, 'a score of exactly 1 falls in the last bin');
+  assert.equal(calibration([]).ece, null);
+});
+
+test('F1 of a detector from its counts', () => {
+  assert.deepEqual(f1(2, 2, 0), { precision: 0.5, recall: 1, f1: 2 / 3 });
+  assert.equal(f1(0, 3, 1).f1, 0);
+  assert.equal(f1(0, 0, 0).f1, null);
+});

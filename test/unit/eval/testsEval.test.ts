@@ -1,0 +1,108 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { readCodeTasks } from '../../../src/core/eval/datasets';
+import { outputPaths } from '../../../src/core/eval/evaluation';
+import { pythonMutants } from '../../../src/core/eval/mutants';
+import { evalTests } from '../../../src/core/eval/suites';
+import { evaluateCodeTask } from '../../../src/core/eval/testsEval';
+import { OnnxBackend } from '../../../src/core/model/onnx/index';
+import { scriptedModel } from '../helpers/scriptedModel';
+import { tinyModelDir } from '../model/tinyModel';
+
+const ROOT = path.resolve(__dirname, '..', '..', '..', '..');
+const MBPP = path.join(ROOT, 'test', 'fixtures', 'eval', 'mbpp-tiny.jsonl');
+const SETTINGS = { maxTokens: 64, temperature: 0, perTestTimeoutMs: 5000, memoryMb: 512 };
+
+test('mutants differ from the reference in one place, mix their kinds, and unparsable code gets none', async () => {
+  const { items } = readCodeTasks(MBPP);
+  const mutants = await pythonMutants(
+    { leap: items[3].referenceCode, broken: 'def f(:\n  pass' },
+    { limit: 6 },
+  );
+  assert.deepEqual(mutants.broken, []);
+  const leap = mutants.leap;
+  assert.equal(leap.length, 6);
+  assert.ok(new Set(leap.map((m) => m.kind)).size >= 3, 'several kinds of mutation');
+  assert.equal(new Set(leap.map((m) => m.code)).size, 6, 'no duplicates');
+  for (const m of leap) assert.match(m.code, /def is_leap\(year\)/);
+});
+
+test('scoring a suite: admitted, valid on the reference, known-wrong mutants it rejects, the generated code', async () => {
+  const task = readCodeTasks(MBPP).items[3]; // is_leap
+  const tests = [
+    '```python',
+    'def test_century_rules():',
+    '    assert is_leap(1900) is False',
+    '    assert is_leap(2000) is True',
+    '',
+    'def test_ordinary_years():',
+    '    assert is_leap(2024) is True',
+    '    assert is_leap(2023) is False',
+    '',
+    'def test_wrong_expectation():',
+    '    assert is_leap(2023) is True',
+    '',
+    'def test_broken(:',
+    '    pass',
+    '```',
+  ].join('\n');
+  const model = scriptedModel((prompt) => {
+    if (prompt.startsWith('You write pytest'))
+      return prompt.includes('Constraints') ? tests : 'No tests here.';
+    if (prompt.includes('Write the complete Python implementation'))
+      return '```python\ndef is_leap(year):\n    return year % 4 == 0 and year % 100 != 0 or year % 400 == 0\n```';
+    return 'Reasoning.';
+  });
+  const mutants = (await pythonMutants({ t: task.referenceCode }, { limit: 8 })).t;
+  const r = await evaluateCodeTask(task, { model, settings: SETTINGS, mutants });
+  assert.equal(r.tests.generated, 4);
+  assert.equal(r.tests.admitted, 3, 'the test that does not parse is not admitted');
+  assert.equal(r.tests.valid, 2);
+  assert.equal(r.referencePassesOfficial, true);
+  assert.equal(r.generator.officialStatus, 'passed');
+  assert.ok(r.mutants.knownWrong > 0 && r.mutants.knownWrong <= r.mutants.generated);
+  assert.ok(r.mutants.killed >= 1 && r.mutants.killed <= r.mutants.knownWrong);
+  assert.equal(r.mutants.score, r.mutants.killed / r.mutants.knownWrong);
+  assert.equal(r.rewards.validity, 0.5);
+  assert.equal(r.rewards.generator, 1, 'the generated code passes both valid tests');
+  // Without any valid test, no mutant can be caught.
+  const silent = scriptedModel(() => 'Nothing.');
+  const none = await evaluateCodeTask(task, { model: silent, settings: SETTINGS, mutants });
+  assert.equal(none.tests.generated, 0);
+  assert.equal(none.mutants.killed, 0);
+  assert.notEqual(none.generator.officialStatus, 'passed');
+});
+
+test('eval tests runs on a real (tiny) ONNX model over the MBPP fixture and writes its report', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-eval-tests-'));
+  const model = await OnnxBackend.load({
+    modelDir: tinyModelDir(),
+    variant: 'fp32',
+    device: 'cpu',
+    threads: 1,
+  });
+  try {
+    const out = outputPaths(path.join(dir, 'tests.json'));
+    const { result } = await evalTests({
+      command: 'test',
+      out,
+      limit: 2,
+      concurrency: 1,
+      data: MBPP,
+      model,
+      settings: { ...SETTINGS, maxTokens: 16 },
+      mutantsPerFunction: 4,
+    });
+    assert.equal(result.complete, true);
+    assert.equal(result.dataset.format, 'mbpp');
+    assert.equal(result.metrics.functions, 2);
+    assert.equal(result.metrics.referencePassRate.k, 2);
+    assert.ok(result.metrics.mutationScore.pooled.n > 0, 'known-wrong mutants were found');
+    assert.match(fs.readFileSync(out.report, 'utf8'), /Mutation score per function/);
+  } finally {
+    await model.dispose();
+  }
+});
