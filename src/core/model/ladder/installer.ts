@@ -81,6 +81,7 @@ export async function installLadderModel(
   if ((await installState(model, modelDir, converter?.version)) === 'installed') {
     return { modelDir, record: readInstallRecord(modelDir)!, alreadyInstalled: true, bytesFetched: 0 };
   }
+  await refuseForeignFolder(model, modelDir);
   const staging = stagingDirFor(modelDir);
   await mkdir(staging, { recursive: true });
   const release = await acquireInstallLock(staging, model.displayName);
@@ -143,6 +144,20 @@ export async function installLadderModel(
     await rmdir(staging).catch(() => undefined);
     await rmdir(dirname(staging)).catch(() => undefined);
   }
+}
+
+/**
+ * The install replaces the model folder as a whole, so a folder that holds something else (another
+ * model, a trainer export, files of the user) is refused instead of being deleted.
+ */
+async function refuseForeignFolder(model: LadderModel, modelDir: string): Promise<void> {
+  const entries = await readdir(modelDir).catch(() => []);
+  if (entries.length === 0 || readInstallRecord(modelDir)?.id === model.id) return;
+  throw new ModelError(
+    `${modelDir} already holds files that are not an install of ${model.displayName}; installing there would replace them.`,
+    'model-folder',
+    'Move that folder away, or install into another folder (stepwise models install --dir, or $STEPWISE_MODEL_DIR for the default model).',
+  );
 }
 
 /** A verified GGUF of an earlier install (one needing a new conversion) is linked, not fetched again. */
