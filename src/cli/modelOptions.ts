@@ -10,10 +10,12 @@ export const MODEL_OPTIONS = {
   device: { type: 'string' },
   endpoint: { type: 'string' },
   model: { type: 'string' },
+  'context-window': { type: 'string' },
+  tokenizer: { type: 'string' },
 } as const;
 
 export const MODEL_USAGE =
-  '[--model-dir DIR [--variant fp32|q8|q4] [--device auto|cpu|cuda] | --endpoint URL --model NAME]  (API key: $STEPWISE_API_KEY)';
+  '[--model-dir DIR [--variant fp32|q8|q4] [--device auto|cpu|cuda] | --endpoint URL --model NAME [--context-window N] [--tokenizer DIR]]  (API key: $STEPWISE_API_KEY)';
 
 type ParsedModelOptions = Partial<Record<keyof typeof MODEL_OPTIONS, string>>;
 
@@ -25,7 +27,26 @@ export function modelConfigFrom(
   if (values.endpoint) {
     if (!values.model)
       throw new UsageError('--endpoint needs --model NAME (the model name the server serves).');
-    return { backend: 'openai', baseUrl: values.endpoint, model: values.model, apiKey: env.STEPWISE_API_KEY };
+    const window = values['context-window'];
+    const contextWindow = window === undefined ? undefined : Number(window);
+    if (contextWindow !== undefined && !(Number.isInteger(contextWindow) && contextWindow >= 256))
+      throw new UsageError(
+        `--context-window must be a whole number of tokens (at least 256), not "${window}".`,
+      );
+    return {
+      backend: 'openai',
+      baseUrl: values.endpoint,
+      model: values.model,
+      apiKey: env.STEPWISE_API_KEY,
+      contextWindow,
+      tokenizerDir: values.tokenizer,
+      // The server's own window is read where it says; otherwise the user hears what was assumed.
+      onWarning: (message) => process.stderr.write(`stepwise: ${message}\n`),
+    };
+  }
+  for (const flag of ['context-window', 'tokenizer'] as const) {
+    if (values[flag] !== undefined)
+      throw new UsageError(`--${flag} is for --endpoint; a local model folder says its own.`);
   }
   const variant = values.variant ?? 'fp32';
   if (!['fp32', 'q8', 'q4'].includes(variant))

@@ -5,7 +5,14 @@ export interface StepwiseSettings {
   model: {
     backend: 'onnx' | 'openai';
     onnx: { path: string; variant: 'fp32' | 'q8' | 'q4'; device: 'auto' | 'cpu' | 'cuda'; threads: number };
-    openai: { baseUrl: string; model: string; headers: Record<string, string>; timeoutMs: number };
+    openai: {
+      baseUrl: string;
+      model: string;
+      headers: Record<string, string>;
+      timeoutMs: number;
+      tokenizerPath: string;
+    };
+    /** 0: ask the server. */
     contextWindow: number;
     maxOutputTokens: number;
   };
@@ -49,6 +56,7 @@ export const MODEL_RELOAD_SETTINGS = [
   'stepwise.model.openai.baseUrl',
   'stepwise.model.openai.model',
   'stepwise.model.openai.headers',
+  'stepwise.model.openai.tokenizerPath',
   'stepwise.model.contextWindow',
 ];
 
@@ -70,6 +78,7 @@ export function readSettings(scope?: vscode.ConfigurationScope): StepwiseSetting
         model: g('model.openai.model'),
         headers: g('model.openai.headers'),
         timeoutMs: g('model.openai.timeoutMs'),
+        tokenizerPath: g('model.openai.tokenizerPath'),
       },
       contextWindow: g('model.contextWindow'),
       maxOutputTokens: g('model.maxOutputTokens'),

@@ -17,6 +17,8 @@ export interface LlamaServer {
   /** The name the server lists under /v1/models. */
   model: string;
   contextWindow: number;
+  /** The server process (benchmarks read its CPU time). */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -150,10 +152,13 @@ export async function startLlamaServer(
     port,
     model: LLAMA_TEST_MODEL,
     contextWindow,
+    pid: child.pid,
     stop: () => stopGroup(child),
   };
 
   const deadline = Date.now() + (opts.deadlineMs ?? 60_000);
+  // One exit listener for the whole wait (one per poll would pile up).
+  const gone = exited(child);
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`llama_cpp.server exited with ${child.exitCode}:\n${log}`);
     try {
@@ -163,7 +168,7 @@ export async function startLlamaServer(
       // Not listening yet.
     }
     // Poll again once the process has had a moment (or exits early).
-    await Promise.race([new Promise((r) => setTimeout(r, 100)), exited(child)]);
+    await Promise.race([new Promise((r) => setTimeout(r, 100)), gone]);
   }
   await server.stop();
   throw new Error(`llama_cpp.server did not answer /v1/models within the deadline:\n${log}`);

@@ -5,6 +5,7 @@
  * line limit. A decoder checks each candidate token's text against a copy of the automaton, so
  * only tokens that keep the text inside the grammar are chosen.
  */
+import { JS_EXPRESSIONS, OperandTracker, PYTHON_EXPRESSIONS } from './operandTracker';
 import type { AssertionLines } from './plan';
 
 /** What feeding text did: `duplicate` means a newline would end a line equal to an earlier one. */
@@ -49,16 +50,23 @@ export class AssertionAutomaton {
   private semicolon = false;
   private readonly prefixes: string[];
   private readonly js: boolean;
+  private expression: OperandTracker;
 
   constructor(private readonly spec: Pick<AssertionLines, 'language' | 'functionName' | 'maxLines'>) {
     this.prefixes = assertionPrefixes(spec);
     this.js = spec.language !== 'python';
+    this.expression = this.newExpression();
   }
 
   clone(): AssertionAutomaton {
     const copy = Object.create(AssertionAutomaton.prototype) as AssertionAutomaton;
     Object.assign(copy, this);
+    copy.expression = this.expression.clone();
     return copy;
+  }
+
+  private newExpression(): OperandTracker {
+    return new OperandTracker(this.js ? JS_EXPRESSIONS : PYTHON_EXPRESSIONS);
   }
 
   /** The current line so far. */
@@ -86,6 +94,19 @@ export class AssertionAutomaton {
       if (outcome !== 'ok') return outcome;
     }
     return 'ok';
+  }
+
+  /**
+   * Text the grammar leaves no choice about once a line has begun: the rest of the line opening
+   * up to where the allowed openings part ways. A decoder feeds it in one pass instead of
+   * sampling it token by token.
+   */
+  forcedContinuation(): string {
+    if (this.phase !== 'prefix') return '';
+    const rests = this.prefixes.filter((p) => p.startsWith(this.line)).map((p) => p.slice(this.line.length));
+    let common = rests[0] ?? '';
+    for (const r of rests) while (!r.startsWith(common)) common = common.slice(0, -1);
+    return common;
   }
 
   /** Cuts the current line out of the text and starts it over. */
@@ -141,10 +162,14 @@ export class AssertionAutomaton {
     if (this.quote) {
       if (this.escaped) this.escaped = false;
       else if (ch === '\\') this.escaped = true;
-      else if (ch === this.quote) this.quote = '';
+      else if (ch === this.quote) {
+        this.quote = '';
+        this.expression.closeString();
+      }
       return this.accept(ch);
     }
     if (ch === '"' || ch === "'" || (this.js && ch === '`')) {
+      if (!this.expression.openString()) return 'reject';
       this.quote = ch;
       return this.accept(ch);
     }
@@ -155,18 +180,21 @@ export class AssertionAutomaton {
     if (this.js && this.prev === '/' && (ch === '/' || ch === '*')) return 'reject';
     if (this.js && ch === ';') return 'reject';
     if (ch in OPENERS) {
+      if (!this.expression.feed(ch, this.stack.length + 1)) return 'reject';
       this.stack += ch;
       return this.accept(ch);
     }
     if (CLOSERS.has(ch)) {
       const open = this.stack.at(-1);
-      if (open === undefined || OPENERS[open] !== ch) return 'reject';
+      if (open === undefined || OPENERS[open] !== ch || !this.expression.canClose()) return 'reject';
       // The assert call needs its expected value before it closes.
       if (this.js && this.stack.length === 1 && !this.hasExpected) return 'reject';
+      if (!this.expression.feed(ch, this.stack.length - 1)) return 'reject';
       this.stack = this.stack.slice(0, -1);
       if (this.js && this.stack === '') this.phase = 'tail';
       return this.accept(ch);
     }
+    if (!this.expression.feed(ch, this.stack.length)) return 'reject';
     if (this.js && ch === ',' && this.stack.length === 1) this.hasExpected = true;
     return this.accept(ch);
   }
@@ -179,7 +207,7 @@ export class AssertionAutomaton {
 
   private lineComplete(): boolean {
     if (this.quote || this.stack !== '') return false;
-    return this.js ? this.phase === 'tail' : this.phase === 'body';
+    return this.js ? this.phase === 'tail' : this.phase === 'body' && this.expression.canEnd();
   }
 
   private isDuplicate(): boolean {
@@ -201,6 +229,7 @@ export class AssertionAutomaton {
     this.prev = '';
     this.hasExpected = false;
     this.semicolon = false;
+    this.expression = this.newExpression();
     this.lineStart = this.text.length;
   }
 }

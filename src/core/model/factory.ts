@@ -15,6 +15,8 @@ export type ModelConfig =
       apiKey?: string;
       headers?: Record<string, string>;
       contextWindow?: number;
+      /** The served model's tokenizer folder (chat template and exact counts where the server has none). */
+      tokenizerDir?: string;
       maxOutputTokens?: number;
       timeoutMs?: number;
       /** Where the backend reports what it adjusted (e.g. an answer budget cut to fit the window). */
@@ -32,7 +34,7 @@ export async function createModelBackend(config: ModelConfig): Promise<ModelBack
   }
   if (config.backend === 'openai') {
     const { OpenAIBackend } = await import('./openai/index.js');
-    return OpenAIBackend.create(config);
+    return OpenAIBackend.connect(config);
   }
   throw new ModelError(
     `Unknown model backend "${(config as { backend: string }).backend}".`,

@@ -40,10 +40,13 @@ export interface Choice {
 }
 
 /**
- * Test code as lines of single assertions on one function: `assert f(...) == ...` for Python,
- * `assert.deepStrictEqual(f(...), ...)` / `assert.strictEqual(f(...), ...)` for JavaScript and
- * TypeScript. At most `maxLines`, no line repeated; the segment ends at a blank line, EOS or
- * the budget.
+ * Test code as lines of single assertions on one function: `assert f(...) ...` or
+ * `assert not f(...) ...` for Python, `assert.deepStrictEqual(f(...), ...)` /
+ * `assert.strictEqual(f(...), ...)` for JavaScript and TypeScript. Brackets and strings balance
+ * before a line ends; no comments, second statements, lone `=` or two operands in a row (prose).
+ * At most `maxLines`; a line that repeats an earlier one is dropped (a second repeat ends the
+ * segment); a line that would pass `maxTokensPerLine` is dropped and ends the segment; otherwise
+ * the segment ends at a blank line or EOS. The result's `lines` are the admitted lines.
  */
 export interface AssertionLines {
   kind: 'assertions';
@@ -122,6 +125,28 @@ export interface PlanRunner {
    * where `planSupport()` says `none`, and ModelError('aborted') when cancelled.
    */
   generatePlan(input: ModelInput, plan: PlanSegment[], options?: PlanOptions): Promise<PlanResult>;
+}
+
+/** Checks a plan before any work: the errors name the segment and the rule it breaks. */
+export function checkPlan(plan: PlanSegment[]): void {
+  const bad = (i: number, why: string) =>
+    new ModelError(`Plan segment ${i + 1} ${why}.`, 'internal', 'Fix the plan the caller builds.');
+  if (plan.length === 0)
+    throw new ModelError('The plan is empty.', 'internal', 'Give it at least one segment.');
+  plan.forEach((s, i) => {
+    if (s.kind === 'free' && !(s.maxTokens > 0)) throw bad(i, 'needs a token budget above 0');
+    if (s.kind === 'choice') {
+      if (s.options.length === 0) throw bad(i, 'is a choice without options');
+      if (s.options.some((o) => o === '')) throw bad(i, 'has an empty option');
+      if (new Set(s.options).size !== s.options.length) throw bad(i, 'repeats an option');
+    }
+    if (s.kind === 'assertions') {
+      if (!(s.maxLines >= 1 && s.maxTokensPerLine >= 1))
+        throw bad(i, 'needs maxLines and maxTokensPerLine of at least 1');
+      if (!/^[A-Za-z_$][\w$.]*$/.test(s.functionName))
+        throw bad(i, `names no function ("${s.functionName}")`);
+    }
+  });
 }
 
 /** The named segment of a completion, or undefined. */

@@ -116,6 +116,8 @@ export async function generatePracticeSet(o: PracticeOptions): Promise<PracticeS
         temperature: 0.7,
         maxTokens: tokens.answer,
         seed: seed++,
+        // Read below; endpoints return them only when asked.
+        logprobs: true,
         signal: o.signal,
       });
       // Best-of-N by the solver's own mean token log-probability: no judge is consulted, so the

@@ -41,6 +41,32 @@ test('python: a line may not end with open brackets or strings, and may not hold
   );
 });
 
+test('python: operands need an operator or keyword between them; no lone "=" outside brackets; no dangling operator', () => {
+  for (const bad of [
+    'assert add(2, 4) = 16\n',
+    'assert add(3, 5) == 8 This is not true because\n',
+    'assert add(1, 2) 3\n',
+    'assert add(1 2) == 3\n',
+    'assert add(1, 2) ==\n',
+    'assert add(1, 2) is not\n',
+    'assert add(1, 2) == 0. This\n',
+    'assert add(1, +) == 3\n',
+  ]) {
+    assert.notEqual(python().feed(bad), 'ok', bad);
+  }
+  for (const good of [
+    'assert add(a=1, b=2) == 3\n',
+    'assert add(1, 2) is not None\n',
+    'assert add(1, 2) in [3, 4] and add(0, 0) == 0\n',
+    'assert add([x for x in range(3) if x], []) == [1, 2]\n',
+    'assert add(lambda x: x + 1, 2.5e-3) != -1.0\n',
+    "assert not add(f'{1}', r'\\d') >= 1, 'message'\n",
+    'assert add(xs[1:], (1,)) <= {"a": 1}\n',
+  ]) {
+    assert.equal(python().feed(good), 'ok', good);
+  }
+});
+
 test('a repeated line is reported at its newline, also when it differs only in spacing', () => {
   const a = python();
   assert.equal(a.feed('assert add(1, 2) == 3\n'), 'ok');
@@ -56,10 +82,11 @@ test('a blank line ends the segment only after at least one line; EOS only where
   a.feed('assert add(1, 2)');
   assert.equal(a.canEnd(), true, 'a complete line may end at EOS');
   a.feed(' == ');
-  assert.equal(a.canEnd(), true);
+  assert.equal(a.canEnd(), false, 'not after an operator');
   a.feed('[');
   assert.equal(a.canEnd(), false, 'not inside a bracket');
   a.feed('3]');
+  assert.equal(a.canEnd(), true);
   a.end();
   assert.deepEqual(a.lines, ['assert add(1, 2) == [3]']);
 });
@@ -86,12 +113,30 @@ test('javascript: strictEqual/deepStrictEqual on the function, with an expected 
     'assert.equal(add(1, 2), 3);\n',
     'assert.strictEqual(add(1, 2), 3); // ok\n',
     'assert.strictEqual(add(1, 2), 3);;\n',
+    'assert.strictEqual(add(1, 2), x = 3);\n',
+    'assert.strictEqual(add(1, 2), 3 4);\n',
   ]) {
     assert.notEqual(js().feed(bad), 'ok', bad);
   }
   assert.equal(js().feed('assert.strictEqual(add(`a${1}`, "b"), "ab");\n'), 'ok');
+  assert.equal(
+    js().feed('assert.deepStrictEqual(add([1].map((x) => x * 2), new Set()), typeof 1 === "number");\n'),
+    'ok',
+  );
 });
 
 test('normaliseLine ignores spacing and a trailing semicolon', () => {
   assert.equal(normaliseLine('assert.strictEqual(add(1,  2), 3) ; '), 'assert.strictEqual(add(1, 2), 3)');
+});
+
+test('the rest of a line opening is forced once the model has started it, up to where openings part ways', () => {
+  const a = python();
+  assert.equal(a.forcedContinuation(), '', 'nothing is forced before a line starts');
+  a.feed('ass');
+  assert.equal(a.forcedContinuation(), 'ert ', '"assert add(" and "assert not add(" part after "assert "');
+  a.feed('ert a');
+  assert.equal(a.forcedContinuation(), 'dd(');
+  const j = js();
+  j.feed('assert.dee');
+  assert.equal(j.forcedContinuation(), 'pStrictEqual(add(');
 });

@@ -22,15 +22,26 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function backendFor(handler: Handler, options: Partial<OpenAIBackendOptions> = {}) {
-  server = await startHttpServer(handler);
+/**
+ * A backend on a peer that answers with `handler`. The backend first asks the server about itself
+ * (GET /props, /v1/models); unless the handler answers those paths itself (`answersGet`), the peer
+ * says 404 to them, as a server without those routes does.
+ */
+async function backendFor(handler: Handler, options: Partial<OpenAIBackendOptions> = {}, answersGet = false) {
+  server = await startHttpServer((req, res) =>
+    req.method === 'GET' && !answersGet ? sendJson(res, 404, { detail: 'Not Found' }) : handler(req, res),
+  );
   return OpenAIBackend.create({
     baseUrl: `${server.origin}/v1`,
     model: 'm',
     retryBaseDelayMs: 5,
+    contextWindow: 2048,
     ...options,
   });
 }
+
+/** The API requests: the backend also asks (once, with GET) what the server says about itself. */
+const posts = () => server!.requests.filter((r) => r.method === 'POST');
 
 function rejectsWith(code: ModelError['code'], message?: RegExp) {
   return (err: unknown) => {
@@ -62,21 +73,20 @@ test('401: endpoint-auth pointing at the API key command; key and custom headers
     assert.match((err as ModelError).hint!, /Set Endpoint API Key/);
     return true;
   });
-  assert.equal(server!.requests[0].headers.authorization, 'Bearer sk-test');
-  assert.equal(server!.requests[0].headers['x-team'], 'proofs');
-  assert.equal(server!.requests.length, 1, '401 is not retried');
+  assert.equal(posts()[0].headers.authorization, 'Bearer sk-test');
+  assert.equal(posts()[0].headers['x-team'], 'proofs');
+  assert.equal(posts().length, 1, '401 is not retried');
 });
 
 test('429 with Retry-After is retried after the time it asks for, then succeeds', async () => {
   const b = await backendFor((_req, res) => {
-    if (server!.requests.length === 1)
-      sendJson(res, 429, { error: { message: 'slow down' } }, { 'retry-after': '1' });
+    if (posts().length === 1) sendJson(res, 429, { error: { message: 'slow down' } }, { 'retry-after': '1' });
     else okStream(res, 'after wait');
   });
   const started = Date.now();
   const result = await b.generate(chat);
   assert.equal(result.completions[0].text, 'after wait');
-  assert.equal(server!.requests.length, 2);
+  assert.equal(posts().length, 2);
   assert.ok(Date.now() - started >= 900, 'waited for Retry-After');
 });
 
@@ -85,16 +95,16 @@ test('429 that persists: endpoint-rate-limit after every retry', async () => {
     retries: 2,
   });
   await assert.rejects(b.generate(chat), rejectsWith('endpoint-rate-limit', /after 3 attempt/));
-  assert.equal(server!.requests.length, 3);
+  assert.equal(posts().length, 3);
 });
 
 test('503 twice then success: retried with backoff', async () => {
   const b = await backendFor((_req, res) => {
-    if (server!.requests.length <= 2) sendJson(res, 503, { error: 'loading model' });
+    if (posts().length <= 2) sendJson(res, 503, { error: 'loading model' });
     else okStream(res, 'ready');
   });
   assert.equal((await b.generate(chat)).completions[0].text, 'ready');
-  assert.equal(server!.requests.length, 3);
+  assert.equal(posts().length, 3);
 });
 
 test('500 that persists: endpoint-server with the server message', async () => {
@@ -188,10 +198,10 @@ test('a server that honours n: one request, interleaved sequences kept apart', a
       ['xy', 'length'],
     ],
   );
-  assert.equal(server!.requests.length, 1);
+  assert.equal(posts().length, 1);
 });
 
-test('options go on the wire: sampling, stop, seed, top_k as an extra, logprobs', async () => {
+test('options go on the wire: sampling, stop, seed, top_k as an extra; logprobs only when asked', async () => {
   const b = await backendFor((_req, res) => okStream(res));
   await b.generate('raw prompt', {
     maxTokens: 7,
@@ -201,8 +211,8 @@ test('options go on the wire: sampling, stop, seed, top_k as an extra, logprobs'
     seed: 3,
     stop: ['\n\n'],
   });
-  const body = JSON.parse(server!.requests[0].body);
-  assert.equal(server!.requests[0].path, '/v1/completions');
+  const body = JSON.parse(posts()[0].body);
+  assert.equal(posts()[0].path, '/v1/completions');
   assert.deepEqual(
     [
       body.prompt,
@@ -215,9 +225,21 @@ test('options go on the wire: sampling, stop, seed, top_k as an extra, logprobs'
       body.logprobs,
       body.stream,
     ],
-    ['raw prompt', 7, 0.5, 0.9, 20, 3, ['\n\n'], 0, true],
+    ['raw prompt', 7, 0.5, 0.9, 20, 3, ['\n\n'], undefined, true],
   );
   assert.equal(body.n, undefined, 'n is only sent when more than one sample is wanted');
+  assert.equal(
+    body.repeat_penalty,
+    undefined,
+    "the server's own repetition default applies unless one is set",
+  );
+  await b.generate('raw prompt', { logprobs: true, repetition: { penalty: 1.2 } });
+  await b.generate([{ role: 'user', content: 'hi' }], { logprobs: true });
+  const [raw, chatBody] = posts()
+    .slice(1)
+    .map((r) => JSON.parse(r.body));
+  assert.deepEqual([raw.logprobs, raw.repeat_penalty, raw.repetition_penalty], [0, 1.2, 1.2]);
+  assert.deepEqual([chatBody.logprobs, chatBody.top_logprobs], [true, 1]);
 });
 
 test('a server that refuses top_k (as OpenAI does): dropped from then on, with a warning', async () => {
@@ -232,15 +254,19 @@ test('a server that refuses top_k (as OpenAI does): dropped from then on, with a
   );
   assert.equal((await b.generate(chat, { topK: 40 })).completions[0].text, 'without top_k');
   await b.generate(chat, { topK: 40 });
-  assert.equal(server!.requests.length, 3, 'refused once, then never sent again');
+  assert.equal(posts().length, 3, 'refused once, then never sent again');
   assert.deepEqual(warnings, ['The endpoint does not accept "top_k"; requests are sent without it.']);
 });
 
 test('404 for a model the server does not serve names the served ones', async () => {
-  const b = await backendFor((req, res) => {
-    if (req.path === '/v1/models') sendJson(res, 200, { data: [{ id: 'qwen2.5' }, { id: 'smollm2' }] });
-    else sendJson(res, 404, { error: { message: 'model "m" not found' } });
-  });
+  const b = await backendFor(
+    (req, res) => {
+      if (req.path === '/v1/models') sendJson(res, 200, { data: [{ id: 'qwen2.5' }, { id: 'smollm2' }] });
+      else sendJson(res, 404, { error: { message: 'model "m" not found' } });
+    },
+    {},
+    true,
+  );
   await assert.rejects(
     b.generate(chat),
     rejectsWith('endpoint-not-found', /does not serve a model named "m".*qwen2\.5, smollm2/),
@@ -265,9 +291,10 @@ test('no model name set: the first model the server lists is used', async () => 
       else okStream(res);
     },
     { model: '' },
+    true,
   );
   await b.generate(chat);
-  assert.equal(JSON.parse(server!.requests.at(-1)!.body).model, 'served-one');
+  assert.equal(JSON.parse(posts().at(-1)!.body).model, 'served-one');
   assert.equal(b.info.name, 'served-one');
 });
 
@@ -345,8 +372,10 @@ test('a disposed backend aborts in-flight requests and refuses new ones', async 
     startSse(res);
     res.write(chunk('never ends'));
   });
-  const pending = b.generate(chat);
-  await new Promise((r) => setTimeout(r, 50));
+  let streaming!: () => void;
+  const firstToken = new Promise<void>((resolve) => (streaming = resolve));
+  const pending = b.generate(chat, { onToken: () => streaming() });
+  await firstToken;
   await b.dispose();
   const result = await pending;
   assert.equal(result.completions[0].finishReason, 'abort');

@@ -44,11 +44,12 @@ describe('OpenAI backend on a real llama.cpp server', { skip: unavailable }, () 
     assert.deepEqual(await backend.listModels(), [server.model]);
   });
 
-  test('streams a chat answer token by token with log-probabilities', async () => {
+  test('streams a chat answer token by token with log-probabilities when asked', async () => {
     const events: TokenEvent[] = [];
     const result = await backend.generate([{ role: 'user', content: 'Say hello to Ada.' }], {
       maxTokens: 12,
       temperature: 0,
+      logprobs: true,
       onToken: (e) => events.push(e),
     });
     const [c] = result.completions;
@@ -61,8 +62,22 @@ describe('OpenAI backend on a real llama.cpp server', { skip: unavailable }, () 
     assert.ok(result.timeToFirstTokenMs <= result.totalMs);
   });
 
+  test('without being asked, the server computes no log-probabilities (they slow llama-cpp-python down)', async () => {
+    const result = await backend.generate([{ role: 'user', content: 'Say hello to Ada.' }], {
+      maxTokens: 6,
+      temperature: 0,
+    });
+    const [c] = result.completions;
+    assert.ok(c.text.length > 0);
+    assert.ok(c.tokens.length > 0 && c.tokens.every((t) => t.logprob === null));
+  });
+
   test('completes a raw prompt with per-token log-probabilities', async () => {
-    const result = await backend.generate('The capital of France is', { maxTokens: 4, temperature: 0 });
+    const result = await backend.generate('The capital of France is', {
+      maxTokens: 4,
+      temperature: 0,
+      logprobs: true,
+    });
     const [c] = result.completions;
     assert.equal(c.finishReason, 'length');
     assert.equal(c.tokens.length, 4);

@@ -15,14 +15,17 @@ import {
   type ModelInput,
   type ScoreResult,
 } from '../types';
-import { withoutPlans, type PlanOptions, type PlanResult, type PlanSegment, type PlanSupport } from '../plan';
+import type { PlanOptions, PlanResult, PlanSegment, PlanSupport } from '../plan';
 import { StreamAccumulator } from './accumulator';
-import { estimateTokens, inputText, planContext } from './context';
+import { planContext } from './context';
 import { EndpointClient } from './client';
-import { abortedError, readBody, readText, type HttpPolicy } from './http';
+import { abortedError, type HttpPolicy } from './http';
+import { EndpointPlans } from './plans';
+import type { StreamedText } from './planRunner';
 import { EchoScorer } from './scorer';
+import { DEFAULT_CONTEXT_WINDOW, ServerProfile, repetitionFields } from './serverProfile';
 import { ServerTokenizer } from './serverTokenizer';
-import { SseParser } from './sse';
+import { streamInto } from './streaming';
 import { splitReasoning } from './think';
 import { serverRoot } from './url';
 
@@ -35,8 +38,17 @@ export interface OpenAIBackendOptions {
   apiKey?: string;
   /** Extra headers (an organisation id, a proxy's routing header). */
   headers?: Record<string, string>;
-  /** Tokens the server's model can see at once (prompt + answer). Default 2048. */
+  /**
+   * Tokens the server's model can see at once (prompt + answer), as the user set it. The server's
+   * own figure (llama.cpp `/props`, vLLM `/v1/models`) wins where it gives one; with neither, 2048
+   * is assumed and said through `onWarning`.
+   */
   contextWindow?: number;
+  /**
+   * The served model's Hugging Face tokenizer folder: exact token counts, and the chat template
+   * for servers that do not expose theirs (plans over chat messages need it).
+   */
+  tokenizerDir?: string;
   /** Answer length when a call does not say. Default 512. */
   maxOutputTokens?: number;
   /** Deadline for the response headers, in ms. Default 60000. */
@@ -62,18 +74,26 @@ export class OpenAIBackend implements ModelBackend {
   private readonly client: EndpointClient;
   private readonly policy: HttpPolicy;
   private readonly maxOutputTokens: number;
-  private readonly tokenizer: ServerTokenizer;
   private readonly scorer: EchoScorer;
   private readonly disposed = new AbortController();
+  private readonly plans: EndpointPlans;
+  private readonly profile: ServerProfile;
 
-  /** What `createModelBackend` calls; nothing is sent until the first request. */
+  /** A backend that has not yet talked to the server: it asks for the context window on its first request. */
   static create(options: OpenAIBackendOptions): OpenAIBackend {
     return new OpenAIBackend(options);
   }
 
+  /** What `createModelBackend` calls: a backend whose `info.contextWindow` is the server's where it says. */
+  static async connect(options: OpenAIBackendOptions): Promise<OpenAIBackend> {
+    const backend = new OpenAIBackend(options);
+    await backend.profile.read();
+    return backend;
+  }
+
   constructor(private readonly options: OpenAIBackendOptions) {
     const timeoutMs = options.timeoutMs ?? 60_000;
-    const contextWindow = options.contextWindow ?? 2048;
+    const contextWindow = options.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
     this.policy = {
       timeoutMs,
       idleTimeoutMs: options.idleTimeoutMs ?? timeoutMs,
@@ -98,7 +118,72 @@ export class OpenAIBackend implements ModelBackend {
       () => this.client.apiRoot,
     );
     const root = serverRoot(this.client.apiRoot);
-    this.tokenizer = new ServerTokenizer(root, options.model, headers, Math.min(timeoutMs, 5000));
+    this.profile = new ServerProfile({
+      model: options.model,
+      headers,
+      timeoutMs: Math.min(timeoutMs, 5000),
+      apiRoot: () => this.client.apiRoot,
+      configuredWindow: options.contextWindow,
+      tokenizerDir: options.tokenizerDir,
+      renderChatPrompt: options.renderChatPrompt,
+      countTokens: options.countTokens,
+      serverTokenizer: new ServerTokenizer(root, options.model, headers, Math.min(timeoutMs, 5000)),
+      onWarning: options.onWarning,
+      useContextWindow: (tokens) => {
+        this.info.contextWindow = tokens;
+        this.policy.contextWindow = tokens;
+      },
+    });
+    this.plans = new EndpointPlans({
+      complete: (body, signal) =>
+        this.client.postJson('/completions', { model: this.options.model, ...body, stream: false }, signal),
+      stream: (body, onText, signal) => this.streamCompletion(body, onText, signal),
+      countTokens: (text, signal) => this.profile.countText(text, signal),
+      samplingFields: (o, seed) => ({
+        ...(o.temperature !== undefined && { temperature: o.temperature }),
+        ...(o.topP !== undefined && { top_p: o.topP }),
+        ...(o.topK !== undefined && { top_k: o.topK }),
+        ...(seed !== undefined && { seed }),
+        ...repetitionFields(o.repetition),
+      }),
+      contextWindow: () => this.info.contextWindow,
+      renderChat: (messages, signal) => this.profile.chatPrompt(messages, signal),
+      where: () => `The endpoint ${this.apiRoot}`,
+    });
+  }
+
+  async planSupport(): Promise<PlanSupport> {
+    return this.plans.support(this.callSignal());
+  }
+
+  async generatePlan(input: ModelInput, plan: PlanSegment[], options: PlanOptions = {}): Promise<PlanResult> {
+    return this.plans.run(input, plan, options, this.callSignal(options.signal));
+  }
+
+  /** One streamed `/completions` request for a plan segment. */
+  private async streamCompletion(
+    body: Record<string, unknown>,
+    onText: (text: string) => void,
+    signal: AbortSignal,
+  ): Promise<StreamedText> {
+    const acc = new StreamAccumulator(
+      'completion',
+      0,
+      false,
+      this.info.contextWindow,
+      `${this.apiRoot}/completions`,
+      (e) => onText(e.text),
+    );
+    const full = {
+      model: this.options.model,
+      ...body,
+      stream: true,
+      stream_options: { include_usage: true },
+    };
+    if (await this.stream('/completions', full, acc, signal)) throw abortedError();
+    const seq = acc.sequences.get(0);
+    const reason = seq?.finishReason;
+    return { text: seq?.raw ?? '', finishReason: reason === 'eos' ? 'stop' : (reason ?? 'stop') };
   }
 
   /** The normalised API root requests go to, e.g. `http://127.0.0.1:8080/v1`. */
@@ -109,15 +194,17 @@ export class OpenAIBackend implements ModelBackend {
   async generate(input: ModelInput, options: GenerateOptions = {}): Promise<GenerateResult> {
     const started = Date.now();
     const signal = this.callSignal(options.signal);
+    await this.profile.read(signal);
     const requested = options.maxTokens ?? this.maxOutputTokens;
-    const counted = await this.countPromptTokens(input, requested, signal);
+    const counted = await this.profile.countPrompt(input, requested, this.info.contextWindow, signal);
     const plan = planContext(counted.tokens, requested, this.info.contextWindow, counted.exact);
     if (plan.warning) this.options.onWarning?.(plan.warning);
 
     const chat = typeof input !== 'string';
     const path = chat ? '/chat/completions' : '/completions';
     const n = Math.max(1, Math.floor(options.n ?? 1));
-    const wantLogprobs = options.logprobs ?? true;
+    // Only where the caller reads them: llama-cpp-python, for one, decodes several times slower with them.
+    const wantLogprobs = options.logprobs === true;
     const body = (count: number, seed: number | undefined): Record<string, unknown> => ({
       model: this.options.model,
       ...(chat ? { messages: input } : { prompt: input }),
@@ -131,6 +218,9 @@ export class OpenAIBackend implements ModelBackend {
       ...(seed !== undefined && { seed }),
       ...(options.stop?.length && { stop: options.stop }),
       ...(count > 1 && { n: count }),
+      // Not in OpenAI's API; llama.cpp, llama-cpp-python and vLLM honour it.
+      ...(options.minTokens && { min_tokens: options.minTokens }),
+      ...repetitionFields(options.repetition),
       // llama-cpp-python returns chat logprobs only when top_logprobs is set too.
       ...(wantLogprobs && (chat ? { logprobs: true, top_logprobs: 1 } : { logprobs: 0 })),
     });
@@ -183,57 +273,13 @@ export class OpenAIBackend implements ModelBackend {
   }
 
   /** Streams one request into `acc`; true when the caller cancelled (what arrived is kept). */
-  private async stream(
+  private stream(
     path: string,
     body: Record<string, unknown>,
     acc: StreamAccumulator,
     signal: AbortSignal,
   ): Promise<boolean> {
-    const url = `${this.apiRoot}${path}`;
-    let events = 0;
-    try {
-      const opened = await this.client.post(path, body, signal);
-      const parser = new SseParser();
-      const contentType = opened.response.headers.get('content-type') ?? '';
-      if (contentType.includes('application/json')) {
-        // A server that ignores `stream: true` answers with one JSON object; take it as it is.
-        acc.handle(await readText(opened, this.policy, url, signal));
-        acc.sawDone = true;
-        return false;
-      }
-      for await (const chunk of readBody(opened, this.policy, url, signal)) {
-        for (const event of parser.push(chunk)) {
-          events++;
-          acc.handle(event.data);
-        }
-        if (acc.sawDone) break;
-      }
-      if (!acc.sawDone) {
-        for (const event of parser.end()) {
-          events++;
-          try {
-            acc.handle(event.data);
-          } catch (err) {
-            // An event the stream's end cut short is a closed connection, not a server that
-            // speaks another format.
-            if (err instanceof ModelError && err.code === 'endpoint-malformed')
-              throw closedMidStream(url, acc);
-            throw err;
-          }
-        }
-      }
-    } catch (err) {
-      if (err instanceof ModelError && err.code === 'aborted') return true;
-      throw err;
-    }
-    if (events === 0 && body.stream) {
-      // An empty stream is how some servers (llama-cpp-python) fail once the headers are out, e.g.
-      // for a prompt longer than their window. Asked again without streaming, they say why.
-      const { stream_options: _, ...rest } = body;
-      return this.stream(path, { ...rest, stream: false }, acc, signal);
-    }
-    if (!acc.sawDone && !acc.allFinished()) throw closedMidStream(url, acc);
-    return false;
+    return streamInto(this.client, this.policy, path, body, acc, signal);
   }
 
   async score(
@@ -242,25 +288,15 @@ export class OpenAIBackend implements ModelBackend {
     options: { signal?: AbortSignal } = {},
   ): Promise<ScoreResult> {
     const signal = this.callSignal(options.signal);
-    let promptText: string;
-    if (typeof prompt === 'string') promptText = prompt;
-    else if (this.options.renderChatPrompt) promptText = this.options.renderChatPrompt(prompt);
-    else {
+    const promptText = typeof prompt === 'string' ? prompt : await this.profile.chatPrompt(prompt, signal);
+    if (promptText === undefined) {
       throw new ModelError(
-        'Scoring chat messages over an OpenAI-compatible endpoint needs the model chat template, which was not given.',
+        'Scoring chat messages over an OpenAI-compatible endpoint needs the model chat template, which was not given and the server does not expose.',
         'endpoint-unsupported',
-        'Score a raw prompt string instead, or use the local ONNX backend, which applies the template itself.',
+        "Give the model's tokenizer folder (stepwise.model.openai.tokenizerPath, --tokenizer DIR), score a raw prompt string instead, or use the local ONNX backend, which applies the template itself.",
       );
     }
     return this.scorer.score(promptText, continuation, signal);
-  }
-
-  async planSupport(): Promise<PlanSupport> {
-    return { mode: 'none', reason: 'plans over endpoints are not built yet' };
-  }
-
-  async generatePlan(input: ModelInput, plan: PlanSegment[], options?: PlanOptions): Promise<PlanResult> {
-    return withoutPlans('plans over endpoints are not built yet').generatePlan(input, plan, options);
   }
 
   /** The model ids the server offers (`GET /models`). */
@@ -278,27 +314,4 @@ export class OpenAIBackend implements ModelBackend {
     }
     return signal ? AbortSignal.any([signal, this.disposed.signal]) : this.disposed.signal;
   }
-
-  private async countPromptTokens(input: ModelInput, maxTokens: number, signal: AbortSignal) {
-    const text = inputText(input);
-    const overhead = typeof input === 'string' ? 0 : estimateTokens(input) - estimateTokens(text);
-    if (this.options.countTokens) return { tokens: this.options.countTokens(text) + overhead, exact: true };
-    const estimate = estimateTokens(input);
-    // Asking the server costs a round trip; only worth it when the estimate is anywhere near the limit.
-    if (estimate + maxTokens < this.info.contextWindow / 2) return { tokens: estimate, exact: false };
-    const exact = await this.tokenizer.count(text, signal);
-    if (signal.aborted) throw abortedError();
-    return exact === undefined
-      ? { tokens: estimate, exact: false }
-      : { tokens: exact + overhead, exact: true };
-  }
-}
-
-function closedMidStream(url: string, acc: StreamAccumulator): ModelError {
-  const tokens = [...acc.sequences.values()].reduce((n, q) => n + q.tokens.length, 0);
-  return new ModelError(
-    `The server closed the connection in the middle of a response from ${url} (no [DONE] and no finish reason, after ${tokens} tokens).`,
-    'endpoint-malformed',
-    "The server may have crashed or a proxy cut the connection; check the server's log and try again.",
-  );
 }

@@ -10,7 +10,19 @@ import { readText, send, type HttpPolicy, type OpenedResponse } from './http';
 import { parseBaseUrl } from './url';
 
 /** Request fields outside the core of OpenAI's API, which a server may refuse. */
-const OPTIONAL_FIELDS = ['top_k', 'stream_options', 'seed', 'top_logprobs', 'logprobs'];
+const OPTIONAL_FIELDS = [
+  'top_k',
+  'stream_options',
+  'seed',
+  'top_logprobs',
+  'logprobs',
+  'min_tokens',
+  'repeat_penalty',
+  'repetition_penalty',
+  'grammar',
+  'structured_outputs',
+  'guided_grammar',
+];
 
 export class EndpointClient {
   /** The normalised API root, e.g. `http://127.0.0.1:8080/v1`. */
