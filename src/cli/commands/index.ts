@@ -3,6 +3,7 @@ import { convertGgufCommand } from './convertGguf';
 import { evalCommand } from './eval';
 import { labelsCommand } from './labels';
 import { loopCommand } from './loop';
+import { modelsCommand } from './models';
 import { practiceCommand } from './practice';
 import { calibrationCommand, parseProofCommand, proveCommand } from './prove';
 import { sandboxCommand } from './sandbox';
@@ -16,6 +17,7 @@ export const commands: CliCommand[] = [
   evalCommand,
   labelsCommand,
   loopCommand,
+  modelsCommand,
   parseProofCommand,
   practiceCommand,
   proveCommand,
