@@ -39,7 +39,9 @@ const LONG_PROMPT_TOKENS = 300;
 const AGREEMENT_TOKENS = 200;
 const ROUNDS = Number(process.env.STEPWISE_BENCH_ROUNDS ?? 3);
 /** Fewer agreement prompts for a quick check of the benchmark itself; the report says how many ran. */
-const AGREEMENT_PROMPT_COUNT = Number(process.env.STEPWISE_BENCH_AGREEMENT_PROMPTS ?? AGREEMENT_PROMPTS.length);
+const AGREEMENT_PROMPT_COUNT = Number(
+  process.env.STEPWISE_BENCH_AGREEMENT_PROMPTS ?? AGREEMENT_PROMPTS.length,
+);
 const REPEATS = 3;
 
 const MODELS = [

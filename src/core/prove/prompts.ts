@@ -4,13 +4,7 @@ import { resourcePath } from '../resources';
 
 /** The prompt files of the prove flow, by name (without `.md`), found in `prompts/prove/`. */
 export type PromptName =
-  | 'generator'
-  | 'refine'
-  | 'verifier'
-  | 'verifier-olympiad'
-  | 'meta-verifier'
-  | 'step-judge'
-  | 'step-verdict';
+  'generator' | 'refine' | 'verifier' | 'verifier-olympiad' | 'meta-verifier' | 'step-judge' | 'step-verdict';
 
 export interface PromptTemplate {
   name: PromptName;
