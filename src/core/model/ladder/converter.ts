@@ -4,6 +4,8 @@
  * to need converting again.
  */
 
+import { convertGgufToOnnx, GGUF_CONVERTER_VERSION } from '../gguf/index';
+
 export interface GgufConverter {
   /** Changes whenever the converter's output for the same GGUF changes. */
   version: string;
@@ -45,7 +47,14 @@ export function readConverterProgress(progress: unknown): { fraction?: number; m
   return { fraction, message };
 }
 
-/** The converter the editor and the CLI use; undefined while none is built into Stepwise. */
+/**
+ * The converter the editor and the CLI use: Stepwise's own GGUF → ONNX converter, which carries the
+ * quantized blocks over exactly into the engine's q4 graph. Typed as optional so that a caller (a
+ * test, a GGUF-only install) can still pass none.
+ */
 export function defaultConverter(): GgufConverter | undefined {
-  return undefined;
+  return {
+    version: GGUF_CONVERTER_VERSION,
+    convert: (ggufPath, outDir, options) => convertGgufToOnnx(ggufPath, outDir, options),
+  };
 }

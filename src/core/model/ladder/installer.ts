@@ -156,7 +156,7 @@ async function refuseForeignFolder(model: LadderModel, modelDir: string): Promis
   throw new ModelError(
     `${modelDir} already holds files that are not an install of ${model.displayName}; installing there would replace them.`,
     'model-folder',
-    'Move that folder away, or install into another folder (stepwise models install --dir, or $STEPWISE_MODEL_DIR for the default model).',
+    'Move that folder away, or install into another folder (stepwise models install --dir DIR).',
   );
 }
 
