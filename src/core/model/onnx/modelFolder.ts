@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { ModelError } from '../types';
+import { readInstallRecord } from '../ladder/installRecord';
 
 export type OnnxVariant = 'fp32' | 'q8' | 'q4';
 
@@ -135,7 +136,8 @@ export function openModelFolder(dir: string, variant: OnnxVariant): ModelFolder 
   const pad = tokenIds(generationConfig.pad_token_id ?? config.pad_token_id)[0];
   return {
     dir,
-    name: basename(dir.replace(/[\\/]+$/, '')),
+    // A model of the ladder carries its display name in its install record; others go by folder.
+    name: readInstallRecord(dir)?.displayName ?? basename(dir.replace(/[\\/]+$/, '')),
     modelFile: join(dir, modelFile),
     shape: readModelShape(config),
     tokenizerJson: readJson(join(dir, 'tokenizer.json')),
