@@ -32,6 +32,8 @@ export async function useLadderModel(dir: string): Promise<void> {
   const target = vscode.ConfigurationTarget.Global;
   await config.update('model.backend', 'onnx', target);
   await config.update('model.onnx.path', dir === defaultModelDir() ? '' : dir, target);
+  // The ladder's folders hold only the exact q4 graph converted from the GGUF.
+  await config.update('model.onnx.variant', 'q4', target);
 }
 
 /**
