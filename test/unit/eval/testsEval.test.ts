@@ -35,10 +35,10 @@ test('scoring a suite: admitted assertions, valid on the reference, known-wrong 
   const constraintTests = [
     '```python',
     'assert is_leap(1900) is False',
-    'assert is_leap(2000) is True',
-    'assert is_leap(2024) == True',
+    'assert is_leap(1900) is False',
     'assert is_leap(2023) == True',
     'assert is_leap(2000) is True',
+    'assert is_leap(2024) == True',
     'print(is_leap(4))',
     '```',
   ].join('\n');
@@ -51,17 +51,22 @@ test('scoring a suite: admitted assertions, valid on the reference, known-wrong 
   });
   const mutants = (await pythonMutants({ t: task.referenceCode }, { limit: 8 })).t;
   const r = await evaluateCodeTask(task, { model, settings: SETTINGS, mutants });
-  assert.equal(r.tests.admitted, 4, 'the duplicate and the print line are not admitted');
-  assert.equal(r.tests.oracle, 4, 'assertion lines are judged by the oracle');
+  // The stage's budget is 3 tests: the duplicate is dropped, the fourth distinct line and the print are not admitted.
+  assert.equal(
+    r.tests.admitted,
+    3,
+    'the duplicate, the line over budget and the print line are not admitted',
+  );
+  assert.equal(r.tests.oracle, 3, 'assertion lines are judged by the oracle');
   assert.ok(r.tests.rejectedLines >= 2);
-  assert.equal(r.tests.valid, 3, 'is_leap(2023) == True is wrong on the reference');
-  assert.deepEqual(r.tests.validByStage, [0, 0, 0, 3, 0]);
+  assert.equal(r.tests.valid, 2, 'is_leap(2023) == True is wrong on the reference');
+  assert.deepEqual(r.tests.validByStage, [0, 0, 0, 2, 0]);
   assert.equal(r.referencePassesOfficial, true);
   assert.equal(r.generator.officialStatus, 'passed');
   assert.ok(r.mutants.knownWrong > 0 && r.mutants.knownWrong <= r.mutants.generated);
   assert.ok(r.mutants.killed >= 1 && r.mutants.killed <= r.mutants.knownWrong);
   assert.equal(r.mutants.score, r.mutants.killed / r.mutants.knownWrong);
-  assert.equal(r.rewards.validity, 0.75);
+  assert.equal(r.rewards.validity, 2 / 3);
   assert.equal(r.rewards.generator, 1, 'the generated code passes every valid test');
   // Without any valid test, no mutant can be caught.
   const silent = scriptedModel(() => 'Nothing.');
