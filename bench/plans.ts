@@ -1,5 +1,5 @@
 /**
- * What generation plans cost next to free generation, on the default model (local ONNX) and on
+ * What generation plans cost next to free generation, on SmolLM2-135M (local ONNX, fp32) and on
  * llama-cpp-python serving the same model: decoding speed with masking on, the cost of scoring a
  * choice, and (issue 19, item 1) what asking an endpoint for log-probabilities costs. Writes
  * bench/results/plans.json.
@@ -11,7 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
-import { defaultModelDir } from '../src/core/model/defaults';
+import { modelsRoot } from '../src/core/model/defaults';
 import { OnnxEngine } from '../src/core/model/onnx/engine';
 import { OpenAIBackend } from '../src/core/model/openai';
 import type { PlanSegment } from '../src/core/model/plan';
@@ -292,7 +292,8 @@ async function main(): Promise<void> {
       data: { type: 'string' },
     },
   });
-  const modelDir = values['model-dir'] ?? defaultModelDir();
+  // SmolLM2's fp32 build: llama-cpp-python serves the same model's GGUF for the comparison.
+  const modelDir = values['model-dir'] ?? path.join(modelsRoot(), 'SmolLM2-135M-Instruct');
   const dataDir = values.data ?? path.join(findPackageRoot(), '..', 'shared', 'data');
   const loadBefore = os.loadavg();
   const out = path.join(findPackageRoot(), 'bench', 'results', 'plans.json');

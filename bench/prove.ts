@@ -2,14 +2,14 @@
  * Benchmark of the prove flow on the default model: one round of a proof of up to 256 tokens and
  * one verification pass. Writes bench/results/prove.json.
  *
- *   npx tsc -p tsconfig.json && node out/bench/prove.js [--model-dir DIR] [--variant fp32|q8|q4]
+ *   npx tsc -p tsconfig.json && node out/bench/prove.js [--model-dir DIR] [--variant q4|q8|fp32]
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createModelBackend } from '../src/core/model/factory';
-import { defaultModelDir } from '../src/core/model/defaults';
+import { DEFAULT_VARIANT, defaultModelDir } from '../src/core/model/defaults';
 import type { GenerateOptions, GenerateResult, ModelBackend, ModelInput } from '../src/core/model/types';
 import { proveAndVerify } from '../src/core/prove/prove';
 import { findPackageRoot } from '../src/core/resources';
@@ -49,7 +49,7 @@ function median(xs: number[]): number {
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { 'model-dir': { type: 'string' }, variant: { type: 'string' } } });
   const modelDir = values['model-dir'] ?? defaultModelDir();
-  const variant = (values.variant ?? 'fp32') as 'fp32' | 'q8' | 'q4';
+  const variant = (values.variant ?? DEFAULT_VARIANT) as 'fp32' | 'q8' | 'q4';
   const loadStarted = performance.now();
   const model = await createModelBackend({ backend: 'onnx', modelDir, variant, device: 'auto' });
   const loadMs = performance.now() - loadStarted;

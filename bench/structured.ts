@@ -9,14 +9,14 @@
  * Writes bench/results/structured.json after every item and resumes from it (same settings).
  *
  *   npm run bench:structured -- [--limit N] [--parts math,humaneval,practice] [--modes free,constrained]
- *     [--model-dir DIR] [--variant fp32|q8|q4] [--out FILE] [--math FILE] [--humaneval FILE]
+ *     [--model-dir DIR] [--variant q4|q8|fp32] [--out FILE] [--math FILE] [--humaneval FILE]
  *     [--questions N] [--judge-passes K]
  * Progress goes to stderr, one line per item.
  */
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { defaultModelDir } from '../src/core/model/defaults';
+import { DEFAULT_VARIANT, defaultModelDir } from '../src/core/model/defaults';
 import { createModelBackend } from '../src/core/model/factory';
 import { planSupportOf } from '../src/core/model/planCapability';
 import { findPackageRoot } from '../src/core/resources';
@@ -35,7 +35,7 @@ async function main(): Promise<void> {
       parts: { type: 'string', default: 'math,humaneval,practice' },
       modes: { type: 'string', default: 'free,constrained' },
       'model-dir': { type: 'string' },
-      variant: { type: 'string', default: 'fp32' },
+      variant: { type: 'string', default: DEFAULT_VARIANT },
       out: { type: 'string', default: path.join(root, 'bench', 'results', 'structured.json') },
       math: { type: 'string', default: data('MATH-500.jsonl') },
       humaneval: { type: 'string', default: data('HumanEval.jsonl.gz') },

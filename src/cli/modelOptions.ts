@@ -1,5 +1,5 @@
 import { createModelBackend, type ModelConfig } from '../core/model/factory';
-import { defaultModelDir } from '../core/model/defaults';
+import { DEFAULT_VARIANT, defaultModelDir } from '../core/model/defaults';
 import type { ModelBackend } from '../core/model/types';
 import { parseCommandLine, UsageError } from './command';
 
@@ -15,7 +15,7 @@ export const MODEL_OPTIONS = {
 } as const;
 
 export const MODEL_USAGE =
-  '[--model-dir DIR [--variant fp32|q8|q4] [--device auto|cpu|cuda] | --endpoint URL --model NAME [--context-window N] [--tokenizer DIR]]  (API key: $STEPWISE_API_KEY)';
+  '[--model-dir DIR [--variant q4|q8|fp32] [--device auto|cpu|cuda] | --endpoint URL --model NAME [--context-window N] [--tokenizer DIR]]  (API key: $STEPWISE_API_KEY)';
 
 type ParsedModelOptions = Partial<Record<keyof typeof MODEL_OPTIONS, string>>;
 
@@ -48,7 +48,7 @@ export function modelConfigFrom(
     if (values[flag] !== undefined)
       throw new UsageError(`--${flag} is for --endpoint; a local model folder says its own.`);
   }
-  const variant = values.variant ?? 'fp32';
+  const variant = values.variant ?? DEFAULT_VARIANT;
   if (!['fp32', 'q8', 'q4'].includes(variant))
     throw new UsageError(`--variant must be fp32, q8 or q4, not "${variant}".`);
   const device = values.device ?? 'auto';

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { createModelBackend, type ModelConfig } from '../core/model/factory';
 import { defaultModelDir, DEFAULT_MODEL_NAME } from '../core/model/defaults';
+import { readInstallRecord } from '../core/model/ladder/installRecord';
 import type { ModelBackend, ModelInfo } from '../core/model/types';
 import { readSettings } from './settings';
 
@@ -96,7 +97,11 @@ export class ModelSession implements vscode.Disposable {
   private async load(): Promise<ModelBackend> {
     const config = await this.describeConfig();
     const name =
-      config.backend === 'onnx' ? config.modelDir.split(/[\\/]/).pop() || DEFAULT_MODEL_NAME : config.model;
+      config.backend === 'onnx'
+        ? readInstallRecord(config.modelDir)?.displayName ||
+          config.modelDir.split(/[\\/]/).pop() ||
+          DEFAULT_MODEL_NAME
+        : config.model;
     this.setState({ kind: 'loading', name });
     const started = Date.now();
     const { apiKey: _hidden, ...loggable } = config as ModelConfig & { apiKey?: string };

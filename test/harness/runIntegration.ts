@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { CodeServer, copyWorkspace } from './codeServer';
 import { launchBrowser } from './browser';
 import { RESULTS, ROOT, runLayer } from './paths';
+import { TEST_MODEL_SETTINGS, testModelEnv } from '../testModel';
 
 interface SuiteResults {
   passed: number;
@@ -26,7 +27,10 @@ async function main(): Promise<number> {
   const server = await CodeServer.start({
     workspace,
     smokeTestDriver: true,
+    // The suites run on the fast test model, not the product's default (see test/testModel.ts).
+    settings: TEST_MODEL_SETTINGS,
     env: {
+      ...testModelEnv(),
       STEPWISE_TEST_RESULTS: resultsFile,
       STEPWISE_TEST_WORKSPACE: workspace,
       STEPWISE_TEST_OUTPUT: path.join(ROOT, 'test-output'),

@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import { CodeServer, copyWorkspace, installVsix } from './codeServer';
 import { launchBrowser } from './browser';
 import { RESULTS, ROOT, SCREENSHOTS, runLayer } from './paths';
+import { TEST_MODEL_SETTINGS, testModelEnv } from '../testModel';
 import { Workbench, type UiTest } from './workbench';
 import { resetWorkbench } from './resetWorkbench';
 import { seededShuffle, shuffleSeed } from './shuffle';
@@ -54,7 +55,9 @@ async function main(): Promise<number> {
     tests.forEach((t, i) => console.log(`  ${i + 1}. ${t.file}: ${t.test.name}`));
   }
   // Short outputs keep the default model's runs within a UI test's time; the flows are the same.
+  // The specs run on the fast test model, not the product's default (see test/testModel.ts).
   const settings = {
+    ...TEST_MODEL_SETTINGS,
     'stepwise.model.maxOutputTokens': 64,
     'stepwise.prove.maxIterations': 1,
     'stepwise.practice.questions': 1,
@@ -64,7 +67,7 @@ async function main(): Promise<number> {
     workspace,
     extensionsDir,
     settings,
-    env: { STEPWISE_TEST_WORKSPACE: workspace },
+    env: { ...testModelEnv(), STEPWISE_TEST_WORKSPACE: workspace },
   });
   const { page, close } = await launchBrowser();
   const results = {

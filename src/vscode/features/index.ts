@@ -2,6 +2,7 @@ import type { StepwiseContext } from '../context';
 import { registerWelcome } from './welcome';
 import { registerModelCommands } from './model';
 import { registerDownload } from './download';
+import { registerLadder } from './ladder';
 import { registerPractice } from './practice';
 import { registerTraining } from './train';
 import { registerProve } from './prove';
@@ -20,6 +21,7 @@ export const features: { name: string; register(ctx: StepwiseContext): void }[] 
   { name: 'welcome', register: registerWelcome },
   { name: 'model', register: registerModelCommands },
   { name: 'download', register: registerDownload },
+  { name: 'ladder', register: registerLadder },
   {
     name: 'labels',
     register: (ctx) => {

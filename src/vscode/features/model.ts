@@ -1,8 +1,13 @@
 import * as vscode from 'vscode';
+import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { defaultModelDir } from '../../core/model/defaults';
+import { describeSpeed, downloadBytes, formatBytes } from '../../core/model/ladder/index';
+import { listLadder } from '../../core/model/ladder/local';
 import type { StepwiseContext } from '../context';
 import { API_KEY_SECRET } from '../modelSession';
 import { singletonPanel } from '../panels/panelHost';
+import { installLadderModel, useLadderModel } from './ladder';
 import type { PlaygroundHost, PlaygroundView } from '../../shared/protocols/playground';
 
 const PLAYGROUND = 'stepwise.playground';
@@ -69,19 +74,41 @@ export function registerModelCommands(ctx: StepwiseContext): void {
   ctx.command('stepwise.tryModel', () => void playground.show());
 }
 
+type Choice = vscode.QuickPickItem & { apply?: () => Promise<void> };
+
+/** The ladder's models: what each is good for, its size and speed, whether installed, which is in use. */
+async function ladderChoices(ctx: StepwiseContext): Promise<Choice[]> {
+  const config = vscode.workspace.getConfiguration('stepwise');
+  const inUse =
+    config.get<string>('model.backend') === 'onnx'
+      ? config.get<string>('model.onnx.path') || defaultModelDir()
+      : '';
+  const entries = await listLadder();
+  return [
+    { label: "Stepwise's models (local, offline)", kind: vscode.QuickPickItemKind.Separator },
+    ...entries.map<Choice>(({ model, dir, state, diskBytes }) => {
+      const using = path.resolve(dir) === path.resolve(inUse);
+      const installed = state === 'installed';
+      const status = using ? 'in use' : installed ? 'installed' : 'not installed: select to install';
+      return {
+        label: `${using ? '$(pass-filled)' : installed ? '$(package)' : '$(cloud-download)'} ${model.displayName}`,
+        description: `${model.rung} · ${status}`,
+        detail: `${model.goodFor} ${diskBytes ? `${formatBytes(diskBytes)} on disk` : `${formatBytes(downloadBytes(model))} to download`} · ${model.memoryGb} GB memory · ${describeSpeed(model)}`,
+        apply: async () => {
+          if (installed) await useLadderModel(dir);
+          else await installLadderModel(ctx, model.id, { use: true });
+        },
+      };
+    }),
+    { label: 'Other models', kind: vscode.QuickPickItemKind.Separator },
+  ];
+}
+
 async function selectModel(ctx: StepwiseContext): Promise<void> {
   const config = vscode.workspace.getConfiguration('stepwise');
-  type Choice = vscode.QuickPickItem & { apply: () => Promise<void> };
   const target = vscode.ConfigurationTarget.Global;
   const choices: Choice[] = [
-    {
-      label: '$(package) Embedded default: SmolLM2-135M-Instruct',
-      description: 'local ONNX, offline',
-      apply: async () => {
-        await config.update('model.backend', 'onnx', target);
-        await config.update('model.onnx.path', '', target);
-      },
-    },
+    ...(await ladderChoices(ctx)),
     ...(['fp32', 'q8', 'q4'] as const).map<Choice>((variant) => ({
       label: `$(settings) ONNX weights: ${variant}`,
       description: variant === config.get('model.onnx.variant') ? 'current' : undefined,
@@ -126,7 +153,8 @@ async function selectModel(ctx: StepwiseContext): Promise<void> {
       apply: async () => void (await vscode.commands.executeCommand('stepwise.setApiKey')),
     },
     {
-      label: '$(cloud-download) Download a model…',
+      label: '$(cloud-download) Download an ONNX model from a hub…',
+      description: 'an onnx-community-style repository',
       apply: async () => void (await vscode.commands.executeCommand('stepwise.downloadModel')),
     },
   ];
@@ -134,7 +162,7 @@ async function selectModel(ctx: StepwiseContext): Promise<void> {
     title: 'Stepwise: Select Model',
     placeHolder: describeCurrent(ctx),
   });
-  if (!pick) return;
+  if (!pick?.apply) return;
   await pick.apply();
 }
 

@@ -72,6 +72,12 @@ export function registerPractice(ctx: StepwiseContext): void {
             judgePasses: s.practice.judgePasses,
             pairPasses: 2,
             bestOfN: 3,
+            // stepwise.model.maxOutputTokens caps every generation, as it does for Prove.
+            maxTokens: {
+              question: Math.min(s.model.maxOutputTokens, 96),
+              answer: Math.min(s.model.maxOutputTokens, 192),
+              judge: Math.min(s.model.maxOutputTokens, 64),
+            },
             weights: s.practice.weights,
             thresholds: s.practice.thresholds,
             signal: abort.signal,

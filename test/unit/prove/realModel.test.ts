@@ -1,14 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { OnnxBackend } from '../../../src/core/model/onnx/index';
-import { defaultModelDir } from '../../../src/core/model/defaults';
-import { findPackageRoot } from '../../../src/core/resources';
 import { proveAndVerify } from '../../../src/core/prove/prove';
 import { ProveRunSchema } from '../../../src/core/prove/runSchema';
 import type { ProveEvent } from '../../../src/core/prove/events';
 import { tinyModelDir } from '../model/tinyModel';
+import { builtTestModelDir } from '../../testModel';
 
 const PROBLEM = 'Prove that the sum of two even integers is even.';
 
@@ -142,23 +139,15 @@ test('cancelling a real generation returns a cancelled run that keeps the partia
   }
 });
 
-// The default model as users get it: $STEPWISE_MODEL_DIR or the user cache, else the repository's build.
-function defaultModel(): string | null {
-  for (const dir of [
-    defaultModelDir(),
-    join(findPackageRoot(), '.cache', 'models', 'SmolLM2-135M-Instruct'),
-  ]) {
-    if (existsSync(join(dir, 'onnx', 'model.onnx'))) return dir;
-  }
-  return null;
-}
+// The test suites' real model (SmolLM2-135M, see test/testModel.ts), not the product's slower default.
+const testModel = builtTestModelDir();
 
 test(
-  'the default model completes a prove round and its output is parsed and judged',
-  { skip: defaultModel() === null && 'the default model is not built (scripts/build-default-model.sh)' },
+  'the test model completes a prove round and its output is parsed and judged',
+  { skip: testModel === undefined && 'the test model is not built (scripts/build-default-model.sh)' },
   async () => {
     const backend = await OnnxBackend.load({
-      modelDir: defaultModel() as string,
+      modelDir: testModel as string,
       variant: 'fp32',
       device: 'auto',
     });

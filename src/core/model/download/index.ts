@@ -13,3 +13,10 @@ export {
   type RepoFile,
   type HubLocation,
 } from './hubFiles';
+export {
+  fetchVerifiedFile,
+  isVerifiedCopy,
+  type ExpectedFile,
+  type FetchFileOptions,
+  type FetchedFile,
+} from './fetchFile';

@@ -172,7 +172,7 @@ export class OnnxEngine {
           next.push(padId);
           continue;
         }
-        const offset = (b * seq + seq - 1) * out.vocab;
+        const offset = (b * out.rows + out.rows - 1) * out.vocab;
         const row = out.logits.subarray(offset, offset + out.vocab);
         const banned = step < minTokens ? this.codec.eosTokenIds : undefined;
         const token = selectToken(histories[b].apply(row), params, random, banned);
@@ -272,6 +272,7 @@ export class OnnxEngine {
       mask,
       positions: positionsOf(mask),
       past: undefined,
+      allLogits: true,
     });
     const rows = ids.map((_, i) => out.logits.subarray(i * out.vocab, (i + 1) * out.vocab));
     return { rows, vocab: out.vocab };

@@ -60,7 +60,7 @@ async function createCpu(
     throw new ModelError(
       `onnxruntime could not load ${modelFile}: ${(e as Error).message}`,
       'load',
-      'The file may be damaged or from a newer ONNX opset; re-export it (scripts/build-default-model.sh for the default model, the trainer export job for a trained one).',
+      'The file may be damaged or from a newer ONNX opset; re-create it (a ladder model: move its folder away and run `stepwise models install <id>`; a trained model: the trainer export job).',
     );
   }
 }

@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { ModelError } from '../types';
+import { readInstallRecord } from '../ladder/installRecord';
 
 export type OnnxVariant = 'fp32' | 'q8' | 'q4';
 
@@ -17,6 +18,7 @@ export const VARIANT_FILES: Record<OnnxVariant, string> = {
 
 export interface ModelShape {
   layers: number;
+  heads: number;
   kvHeads: number;
   headDim: number;
   vocabSize: number | undefined;
@@ -38,7 +40,7 @@ export interface ModelFolder {
 }
 
 const BUILD_HINT =
-  'Point stepwise.model.onnx.path at a folder with config.json, tokenizer.json, tokenizer_config.json and onnx/model*.onnx, or build the default model with scripts/build-default-model.sh.';
+  'Point stepwise.model.onnx.path at a folder with config.json, tokenizer.json, tokenizer_config.json and onnx/model*.onnx, or install the default model with `stepwise models install qwen2.5-coder-0.5b-instruct` (scripts/setup.sh does).';
 
 export function readJson(path: string): Record<string, unknown> {
   try {
@@ -92,6 +94,7 @@ export function readModelShape(config: Record<string, unknown>): ModelShape {
   }
   return {
     layers,
+    heads,
     kvHeads,
     headDim,
     vocabSize: positiveInt(config, ['vocab_size']),
@@ -133,7 +136,8 @@ export function openModelFolder(dir: string, variant: OnnxVariant): ModelFolder 
   const pad = tokenIds(generationConfig.pad_token_id ?? config.pad_token_id)[0];
   return {
     dir,
-    name: basename(dir.replace(/[\\/]+$/, '')),
+    // A model of the ladder carries its display name in its install record; others go by folder.
+    name: readInstallRecord(dir)?.displayName ?? basename(dir.replace(/[\\/]+$/, '')),
     modelFile: join(dir, modelFile),
     shape: readModelShape(config),
     tokenizerJson: readJson(join(dir, 'tokenizer.json')),

@@ -138,6 +138,7 @@ export class PlanCursor {
       mask: new Array<number>(total).fill(1),
       positions: ids.map((_, i) => this.ids.length + i),
       past: this.cache,
+      allLogits: allRows,
     });
     this.cache = out.present;
     for (const id of ids) {
@@ -146,6 +147,6 @@ export class PlanCursor {
       if (this.ids.length > this.promptLength) this.history.push(id);
     }
     const row = (i: number) => out.logits.slice(i * out.vocab, (i + 1) * out.vocab);
-    return allRows ? ids.map((_, i) => row(i)) : [row(ids.length - 1)];
+    return allRows ? ids.map((_, i) => row(i)) : [row(out.rows - 1)];
   }
 }

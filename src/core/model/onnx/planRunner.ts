@@ -88,10 +88,7 @@ export async function runPlan(
     positions: prompt.map((_, i) => i),
     past: undefined,
   });
-  const promptLogits = prefill.logits.slice(
-    (prompt.length - 1) * prefill.vocab,
-    prompt.length * prefill.vocab,
-  );
+  const promptLogits = prefill.logits.slice((prefill.rows - 1) * prefill.vocab, prefill.rows * prefill.vocab);
   const cursor = new PlanCursor(
     {
       session: model.session,

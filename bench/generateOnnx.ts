@@ -1,0 +1,153 @@
+/**
+ * The ONNX side of bench/generate.ts, run as a child process per measurement so that its peak RSS
+ * is its own:
+ *   node out/bench/generateOnnx.js convert GGUF OUT_DIR
+ *   node out/bench/generateOnnx.js speed MODEL_DIR REQUEST.json
+ *   node out/bench/generateOnnx.js agree MODEL_DIR REQUEST.json
+ * Prints one JSON object on stdout.
+ */
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { convertGgufToOnnx } from '../src/core/model/gguf/index';
+import { OnnxEngine } from '../src/core/model/onnx/engine';
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const peakRssMiB = () => process.resourceUsage().maxRSS / 1024;
+
+interface SpeedRequest {
+  prompt_ids: number[];
+  long_ids: number[];
+  new_tokens: number;
+  threads: number;
+  repeats: number;
+}
+
+interface AgreeRequest {
+  prompts: number[][];
+  new_tokens: number;
+  threads: number;
+  /** llama.cpp's greedy continuations, and where its logits over them lie (one .f32 file per prompt). */
+  reference: { continuations: number[][]; logits_dir: string; vocab: number };
+}
+
+async function speed(modelDir: string, request: SpeedRequest) {
+  const started = performance.now();
+  const engine = await OnnxEngine.load({ modelDir, variant: 'q4', device: 'cpu', threads: request.threads });
+  const loadS = (performance.now() - started) / 1000;
+  const decode = () =>
+    engine.generateBatch([request.prompt_ids], {
+      maxTokens: request.new_tokens,
+      minTokens: request.new_tokens,
+      temperature: 0,
+      repetition: { noRepeatNgram: 0 },
+    });
+  const firstToken = () => engine.generateBatch([request.long_ids], { maxTokens: 1, temperature: 0 });
+  await decode(); // warm-up: first-run allocations and kernel choices
+  await firstToken();
+  const rates: number[] = [];
+  const ttft: number[] = [];
+  for (let i = 0; i < request.repeats; i++) {
+    const r = await decode();
+    const tokens = r.completions[0].tokens.length;
+    rates.push((tokens - 1) / ((r.totalMs - r.timeToFirstTokenMs) / 1000));
+    ttft.push((await firstToken()).timeToFirstTokenMs);
+  }
+  await engine.dispose();
+  return {
+    load_s: loadS,
+    ttft_ms: median(ttft),
+    decode_tokens_per_s: median(rates),
+    runs: request.repeats,
+    peak_rss_mib: peakRssMiB(),
+  };
+}
+
+const argmax = (row: Float32Array) => {
+  let best = 0;
+  for (let i = 1; i < row.length; i++) if (row[i] > row[best]) best = i;
+  return best;
+};
+
+async function agree(modelDir: string, request: AgreeRequest) {
+  const engine = await OnnxEngine.load({ modelDir, variant: 'q4', device: 'cpu', threads: request.threads });
+  let samePositions = 0;
+  let positions = 0;
+  let forcedAgree = 0;
+  let forcedPositions = 0;
+  let maxDiff = 0;
+  let sumDiff = 0;
+  let diffCount = 0;
+  const perPrompt: { first_divergence: number | null; tokens_onnx: number; tokens_llamacpp: number }[] = [];
+  for (const [i, prompt] of request.prompts.entries()) {
+    const reference = request.reference.continuations[i];
+    const completion = (
+      await engine.generateBatch([prompt], {
+        maxTokens: request.new_tokens,
+        temperature: 0,
+        repetition: { noRepeatNgram: 0 },
+      })
+    ).completions[0];
+    const own = completion.tokens.map((t) => t.id!);
+    // llama.cpp's continuation ends with its EOS token; ours reports the EOS as a finish reason.
+    const endedAt = completion.finishReason === 'eos' ? own.length : -1;
+    const length = Math.max(own.length + (endedAt >= 0 ? 1 : 0), reference.length);
+    let firstDivergence: number | null = null;
+    for (let j = 0; j < length; j++) {
+      const same = j === endedAt ? engine.codec.eosTokenIds.has(reference[j]) : own[j] === reference[j];
+      if (same) samePositions++;
+      else firstDivergence ??= j;
+    }
+    positions += length;
+    perPrompt.push({
+      first_divergence: firstDivergence,
+      tokens_onnx: own.length,
+      tokens_llamacpp: reference.length,
+    });
+
+    // Teacher forcing: our next-token choice after each prefix of llama.cpp's continuation.
+    const { rows, vocab } = await engine.fullLogits([...prompt, ...reference]);
+    const theirs = readFileSync(join(request.reference.logits_dir, `${i}.f32`));
+    const theirLogits = new Float32Array(theirs.buffer, theirs.byteOffset, theirs.length / 4);
+    const width = request.reference.vocab;
+    for (let j = 0; j < reference.length; j++) {
+      const row = rows[prompt.length - 1 + j];
+      if (argmax(row) === reference[j]) forcedAgree++;
+      forcedPositions++;
+      const ref = theirLogits.subarray(j * width, (j + 1) * width);
+      for (let v = 0; v < Math.min(vocab, width); v++) {
+        const d = Math.abs(row[v] - ref[v]);
+        if (d > maxDiff) maxDiff = d;
+        sumDiff += d;
+        diffCount++;
+      }
+    }
+  }
+  await engine.dispose();
+  rmSync(request.reference.logits_dir, { recursive: true, force: true });
+  return {
+    token_agreement: samePositions / positions,
+    teacher_forced_top1: forcedAgree / forcedPositions,
+    max_logit_diff: maxDiff,
+    mean_logit_diff: sumDiff / diffCount,
+    positions,
+    per_prompt: perPrompt,
+    peak_rss_mib: peakRssMiB(),
+  };
+}
+
+async function main(): Promise<void> {
+  const [mode, a, b] = process.argv.slice(2);
+  let result: unknown;
+  if (mode === 'convert') {
+    const report = await convertGgufToOnnx(a, b);
+    result = { ...report, peak_rss_mib: peakRssMiB() };
+  } else if (mode === 'speed') result = await speed(a, JSON.parse(readFileSync(b, 'utf8')) as SpeedRequest);
+  else if (mode === 'agree') result = await agree(a, JSON.parse(readFileSync(b, 'utf8')) as AgreeRequest);
+  else throw new Error(`unknown mode ${mode}`);
+  process.stdout.write(JSON.stringify(result) + '\n');
+}
+
+main().catch((e: unknown) => {
+  console.error(e instanceof Error ? e.stack : e);
+  process.exit(1);
+});
