@@ -38,6 +38,10 @@ export function formsEquivalent(a: AnswerForm, b: AnswerForm): boolean {
   if (a.kind === 'seq' && a.items.length === 1) return formsEquivalent(a.items[0], b);
   if (b.kind === 'seq' && b.items.length === 1) return formsEquivalent(a, b.items[0]);
   if (a.kind === 'seq' && b.kind === 'seq') {
+    // "3, \frac{\pi}{2}" for "(3, \frac{\pi}{2})": a bare list read in its written order is the
+    // point or tuple with those entries (models often drop the parentheses the problem asks for).
+    if (isBareList(a) && isTuple(b)) return pairwise(a.items, b.items);
+    if (isBareList(b) && isTuple(a)) return pairwise(a.items, b.items);
     if (a.ordered !== b.ordered) return false;
     if (a.ordered) return a.open === b.open && a.close === b.close && pairwise(a.items, b.items);
     return sameMultiset(a.items, b.items);
@@ -55,6 +59,10 @@ export function formsEquivalent(a: AnswerForm, b: AnswerForm): boolean {
     );
   return formKey(a) === formKey(b);
 }
+
+type Seq = Extract<AnswerForm, { kind: 'seq' }>;
+const isBareList = (s: Seq) => !s.ordered && s.open === '' && s.items.length > 1;
+const isTuple = (s: Seq) => s.ordered && s.open === '(' && s.close === ')';
 
 function vectorMatches(m: Extract<AnswerForm, { kind: 'matrix' }>, t: Extract<AnswerForm, { kind: 'seq' }>) {
   if (!t.ordered || t.open !== '(' || t.close !== ')') return false;

@@ -3,8 +3,8 @@
  *
  *   "## Solution\n"                                                   forced
  *   <proof>                                                            free, maxTokens
- *   ["\n\nFinal answer: $\boxed{" <answer> "}$"]                     when the problem has an answer
- *   "\n\n## Self Evaluation\nHere is my evaluation of the solution: "  forced
+ *   ["\n\nFinal answer: $\boxed" "{"<answer> "}$"]                   when the problem has an answer
+ *   "\n\n## Self Evaluation\nHere is my evaluation of the solution:"   forced
  *   <analysis>                                                         free, selfEvalMaxTokens
  *   "\n\nBased on my evaluation, the final overall score should be: \boxed{"   forced
  *   0 | 0.5 | 1                                                        choice, with probabilities
@@ -56,12 +56,19 @@ const PROOF_STOPS = [
   ),
   OPENING_SENTENCE,
 ];
-const ANALYSIS_STOPS = ['\\boxed', CLOSING_SENTENCE, 'final overall score should be', '\n## '];
+const ANALYSIS_STOPS = [
+  '\\boxed',
+  CLOSING_SENTENCE,
+  'Based on my evaluation',
+  'final overall score should be',
+  '\n## ',
+];
 
 // The answer ends at the box's closing brace (or the end of its math or line); the forced "}$"
 // closes it, so a nested `\frac{1}{2}` keeps its own braces.
 const ANSWER_STOPS = ['}$', '}\n', '$', '\n'];
 const ANSWER_TOKENS = 48;
+const FINAL_ANSWER_STOPS = ['Final answer:', 'Final Answer:', '**Final answer', '**Final Answer'];
 
 export function generatorPlan(
   maxTokens: number,
@@ -70,15 +77,26 @@ export function generatorPlan(
 ): PlanSegment[] {
   return [
     { kind: 'text', text: '## Solution\n' },
-    { kind: 'free', name: 'proof', maxTokens, stop: PROOF_STOPS },
+    // The prompt asks for a closing "Final answer:" line; the plan writes its opening itself.
+    {
+      kind: 'free',
+      name: 'proof',
+      maxTokens,
+      stop: finalAnswer ? [...PROOF_STOPS, ...FINAL_ANSWER_STOPS] : PROOF_STOPS,
+    },
     ...(finalAnswer
       ? ([
-          { kind: 'text', text: '\n\nFinal answer: $\\boxed{' },
+          // The forced text stops before the brace: "{\" is one token in Qwen's vocabulary, so a
+          // forced lone "{" would tell the model its answer starts with no LaTeX command, and it
+          // then writes digits ("1" for \frac{14}{3}). The model opens the brace itself.
+          { kind: 'text', text: '\n\nFinal answer: $\\boxed' },
           { kind: 'free', name: 'answer', maxTokens: ANSWER_TOKENS, stop: ANSWER_STOPS },
           { kind: 'text', text: '}$' },
         ] as PlanSegment[])
       : []),
-    { kind: 'text', text: `\n\n## Self Evaluation\n${OPENING_SENTENCE} ` },
+    // No space after the forced sentence: words carry their own leading space in the vocabulary,
+    // and a forced lone space would push the model onto rarer space-less tokens.
+    { kind: 'text', text: `\n\n## Self Evaluation\n${OPENING_SENTENCE}` },
     { kind: 'free', name: 'selfAnalysis', maxTokens: selfEvalMaxTokens, stop: ANALYSIS_STOPS },
     { kind: 'text', text: `\n\n${CLOSING_SENTENCE} \\boxed{` },
     { kind: 'choice', name: 'selfScore', options: scaleOptions('unit') },

@@ -75,12 +75,14 @@ export interface JudgeOptions {
  */
 export function judgePlan(opening: string, analysisTokens: number, scale: RubricScale): PlanSegment[] {
   return [
-    { kind: 'text', text: `${opening} ` },
+    // The model writes the space after the opening: a forced lone space would push it onto rarer
+    // space-less tokens for its first word.
+    { kind: 'text', text: opening },
     {
       kind: 'free',
       name: 'analysis',
       maxTokens: analysisTokens,
-      stop: ['\\boxed', CLOSING_SENTENCE, 'final overall score should be'],
+      stop: ['\\boxed', CLOSING_SENTENCE, 'Based on my evaluation', 'final overall score should be'],
     },
     { kind: 'text', text: `\n\n${CLOSING_SENTENCE} \\boxed{` },
     { kind: 'choice', name: 'score', options: scaleOptions(scale) },

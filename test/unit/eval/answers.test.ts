@@ -96,6 +96,19 @@ const PAIRS: [string, string, boolean, string][] = [
   ['(3,\\infty)\\cup(-\\infty,2)', '(-\\infty, 2) \\cup (3, \\infty)', true, 'union in any order'],
   ['(-\\infty, 2) \\cup (3, \\infty)', '(-\\infty, 2] \\cup (3, \\infty)', false, 'union endpoint'],
   ['(1,-16,-4,43)', '(1,-16,-4,43)', true, 'quadruple'],
+  [
+    '3, \\frac{\\pi}{2}',
+    '\\left( 3, \\frac{\\pi}{2} \\right)',
+    true,
+    'a point written without its parentheses',
+  ],
+  [
+    '\\frac{\\pi}{2}, 3',
+    '\\left( 3, \\frac{\\pi}{2} \\right)',
+    false,
+    'a bare list still keeps the tuple order',
+  ],
+  ['3, \\frac{\\pi}{2}', '[3, \\frac{\\pi}{2}]', false, 'a bare list is not a closed interval'],
   // Sets and lists of answers
   ['1, -2', '-2,1', true, 'list of solutions in any order'],
   ['7, 5, 3', '3, 5, 7', true, 'three solutions reordered'],

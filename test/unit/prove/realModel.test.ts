@@ -47,7 +47,7 @@ test('the whole flow runs constrained on a real ONNX backend: both sections and 
         // Random weights, yet both headings, the opening, the closing and one box are there.
         assert.match(
           c.raw,
-          /^## Solution\n[\s\S]*\n\n## Self Evaluation\nHere is my evaluation of the solution: [\s\S]*\n\nBased on my evaluation, the final overall score should be: \\boxed\{(0|0\.5|1)\}$/,
+          /^## Solution\n[\s\S]*\n\n## Self Evaluation\nHere is my evaluation of the solution:[\s\S]*\n\nBased on my evaluation, the final overall score should be: \\boxed\{(0|0\.5|1)\}$/,
         );
         const d = c.selfScoreDistribution;
         assert.deepEqual(

@@ -54,7 +54,7 @@ test('a constrained answer always has both sections and one boxed self-score, wh
     [
       '## Solution\n',
       '<free:proof>',
-      '\n\n## Self Evaluation\nHere is my evaluation of the solution: ',
+      '\n\n## Self Evaluation\nHere is my evaluation of the solution:',
       '<free:selfAnalysis>',
       '\n\nBased on my evaluation, the final overall score should be: \\boxed{',
       '<choice:selfScore>',
@@ -105,7 +105,7 @@ test('the meta-verifier gives its analysis before its verdict, and an empty anal
   );
   const metaCall = backend.planCalls.find((c) => promptText(c.input).includes('check the evaluation'));
   const first = metaCall?.plan[0];
-  assert.equal(first?.kind === 'text' && first.text, 'Here is my analysis of the self-evaluation: ');
+  assert.equal(first?.kind === 'text' && first.text, 'Here is my analysis of the self-evaluation:');
   assert.equal(metaCall?.plan[1].kind, 'free', 'the analysis comes before the choice');
   const meta = run.iterations[0].candidates[0].meta?.passes[0];
   assert.equal(meta?.withoutReasons, true);
@@ -183,7 +183,7 @@ test('issue 19 (6): an "Answer:" line is the reference answer; the model never s
         : [
             {
               proof: '8^6 ends in 4, yet I conclude that the units digit is 2.',
-              answer: '2}$ and more',
+              answer: '{2}$ and more',
               selfAnalysis: ANALYSIS,
               selfScore: { '1': 1 },
             },
@@ -203,7 +203,7 @@ test('issue 19 (6): an "Answer:" line is the reference answer; the model never s
   const plan = backend.planCalls[0].plan;
   assert.deepEqual(
     plan.slice(2, 5).map((s) => (s.kind === 'text' ? s.text : `<${s.kind}>`)),
-    ['\n\nFinal answer: $\\boxed{', '<free>', '}$'],
+    ['\n\nFinal answer: $\\boxed', '<free>', '}$'],
   );
   assert.match(run.iterations[0].candidates[0].parsed.proof, /Final answer: \$\\boxed\{2\}\$$/);
   assert.deepEqual(run.iterations[0].candidates[0].answerCheck, {

@@ -110,7 +110,7 @@ test('a constrained verdict is a plan: opening, bounded analysis, closing, then 
     plan.map((s) => s.kind),
     ['text', 'free', 'text', 'choice', 'text'],
   );
-  assert.equal(plan[0].kind === 'text' && plan[0].text, 'Here is my evaluation of the solution: ');
+  assert.equal(plan[0].kind === 'text' && plan[0].text, 'Here is my evaluation of the solution:');
   assert.equal(plan[1].kind === 'free' && plan[1].maxTokens, 64);
   assert.deepEqual(plan[3].kind === 'choice' && plan[3].options, ['0', '0.5', '1']);
   assert.equal(pass.constrained, true);
