@@ -17,8 +17,8 @@ import {
   ModelError,
   type Completion,
   type FinishReason,
+  type GenerateOptions,
   type ModelInput,
-  type RepetitionOptions,
   type ScoreResult,
   type TokenEvent,
 } from '../types';
@@ -36,18 +36,7 @@ export interface EngineLoadOptions {
 }
 
 /** Generation options as they cross the worker boundary (no callbacks, no AbortSignal). */
-export interface EngineGenerateOptions {
-  maxTokens?: number;
-  minTokens?: number;
-  temperature?: number;
-  topP?: number;
-  topK?: number;
-  n?: number;
-  seed?: number;
-  stop?: string[];
-  logprobs?: boolean;
-  repetition?: RepetitionOptions;
-}
+export type EngineGenerateOptions = Omit<GenerateOptions, 'signal' | 'onToken'>;
 
 export interface EngineHooks {
   onToken?: (event: TokenEvent) => void;
