@@ -1,3 +1,4 @@
+import re
 from pathlib import Path
 
 import pytest
@@ -46,6 +47,12 @@ def test_examples_teach_format_and_honest_scores():
     parsed = [parse_proof_output(e["completion"][0]["content"]) for e in examples]
     assert all(p.format_reward == 1 for p in parsed)
     assert sorted(p.self_score for p in parsed) == [0.0, 0.0, 1.0, 1.0]
+    # Each Solution closes with the answer it boxes, as the prompt asks: the reference for the
+    # honest-correct examples, the altered one for the honest-wrong ones.
+    for p in parsed:
+        last = p.proof.strip().splitlines()[-1]
+        boxed = re.search(r"\\boxed\{(.*)\}", p.proof.split("Final answer:")[0]).group(1)
+        assert last == f"Final answer: $\\boxed{{{boxed}}}$"
 
 
 def test_examples_longer_than_the_training_length_are_left_out():

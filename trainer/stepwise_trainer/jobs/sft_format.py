@@ -26,7 +26,7 @@ from ..config import CommonConfig, ConfigError
 from ..models import load_causal_lm, load_tokenizer, lora_config, pick_device
 from ..prompts import generator_prompt
 from ..protocol import EventWriter
-from ..rewards import CLOSING, OPENING, parse_proof_output
+from ..rewards import CLOSING, OPENING, _boxed, parse_proof_output
 from .common import resume_path, save_final, trainer_arguments
 
 JOB = "sft-format"
@@ -72,7 +72,11 @@ def format_example(problem: str, solution: str, correct: bool, answer: str) -> d
     else:
         analysis = f"{OPENING} the steps before the end are sound, but the final answer does not follow from them: the work gives {answer}, so the boxed answer is wrong."
         score = "0"
-    completion = f"## Solution\n{solution.strip()}\n\n## Self Evaluation\n{analysis}\n\n{CLOSING} \\boxed{{{score}}}"
+    # The prompt asks the Solution to close with a "Final answer:" line (the editor's plan writes
+    # it); the example closes with the answer its solution boxes, right or wrong.
+    boxes = _boxed(solution)
+    final = f"\n\nFinal answer: $\\boxed{{{boxes[-1]}}}$" if boxes else ""
+    completion = f"## Solution\n{solution.strip()}{final}\n\n## Self Evaluation\n{analysis}\n\n{CLOSING} \\boxed{{{score}}}"
     return {"prompt": [{"role": "user", "content": generator_prompt(problem)}], "completion": [{"role": "assistant", "content": completion}]}
 
 
