@@ -42,7 +42,8 @@ function row(file) {
   const r = JSON.parse(fs.readFileSync(path.join(resultsDir, file), 'utf8'));
   const seconds = r.timing?.secondsPerItem;
   const items = `${r.items?.finished ?? r.metrics?.problems ?? '—'}${r.complete ? '' : ' (incomplete)'}`;
-  return `| [${file}](bench/results/${file}) (${r.model.name}, ${r.model.backend}) | ${items} | ${headline(r)} | ${seconds == null ? '—' : `${seconds.toFixed(0)} s`} |`;
+  // A path, not a link: vsce refuses to package a README with relative links and no repository URL.
+  return `| \`bench/results/${file}\` (${r.model.name}, ${r.model.backend}) | ${items} | ${headline(r)} | ${seconds == null ? '—' : `${seconds.toFixed(0)} s`} |`;
 }
 
 const files = fs
