@@ -71,6 +71,11 @@ export function summarizeProve(items: readonly ProveItemResult[]): ProveMetrics 
   const n = Math.max(0, ...firstRounds.map((c) => c.length));
   const select = (pick: (c: CandidateOutcome[]) => CandidateOutcome | undefined) =>
     proportion(firstRounds.map((c) => pick(c)?.correct ?? false));
+  // A score no candidate has (step scores turned off) selects nothing: "not measured", not 0 %.
+  const selectBy = (name: ScoreName) =>
+    firstRounds.some((c) => c.some((x) => x[name] !== null))
+      ? select((c) => argmax(c, name))
+      : proportion([]);
   return {
     problems: items.length,
     accuracy: proportion(items.map((it) => it.final?.correct ?? false)),
@@ -94,9 +99,9 @@ export function summarizeProve(items: readonly ProveItemResult[]): ProveMetrics 
       selections: {
         single: select((c) => c[0]),
         majority: select(majorityVote),
-        verifier: select((c) => argmax(c, 'verifierScore')),
-        self: select((c) => argmax(c, 'selfScore')),
-        stepScore: select((c) => argmax(c, 'stepScore')),
+        verifier: selectBy('verifierScore'),
+        self: selectBy('selfScore'),
+        stepScore: selectBy('stepScore'),
         oracle: proportion(firstRounds.map((c) => c.some((x) => x.correct))),
       },
     },

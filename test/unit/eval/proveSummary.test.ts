@@ -159,3 +159,25 @@ test('a candidate is checked on the last box of its Solution, never on the self-
   assert.equal(failed.final, null);
   assert.deepEqual(failed.generation, { mode: 'free', fallbackReason: 'the backend cannot run plans' });
 });
+
+test('a selection by a score no candidate has (step scores off) is not measured rather than 0 %', () => {
+  const items = [
+    item([
+      {
+        chosen: 0,
+        candidates: [cand('1', false, { selfScore: 0.2 }), cand('1/2', true, { selfScore: 0.9 })],
+      },
+    ]),
+    item([
+      {
+        chosen: 0,
+        candidates: [cand('1/2', true, { selfScore: 0.8 }), cand('3', false, { selfScore: 0.1 })],
+      },
+    ]),
+  ];
+  const { selections } = summarizeProve(items).bestOfN;
+  assert.deepEqual([selections.self.k, selections.self.n], [2, 2], 'self-score picks the right answer twice');
+  assert.equal(selections.stepScore.n, 0);
+  assert.equal(selections.stepScore.value, null);
+  assert.equal(selections.verifier.value, null);
+});
