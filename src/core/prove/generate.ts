@@ -22,7 +22,7 @@ import type { FinishReason, ModelBackend, ModelInput, TokenEvent } from '../mode
 import { fromChoice } from './distribution';
 import { OPENING_SENTENCE } from './parse';
 import type { ScoreDistribution } from './runSchema';
-import { CLOSING_SENTENCE, scaleOptions } from './score';
+import { ANALYSIS_STOPS, CLOSING_SENTENCE, scaleOptions } from './score';
 
 /** One generator answer, however it was produced. */
 export interface GeneratedAnswer {
@@ -55,13 +55,6 @@ const PROOF_STOPS = [
     ['Self Evaluation', 'Self-Evaluation', 'Self evaluation'].map((name) => mark + name),
   ),
   OPENING_SENTENCE,
-];
-const ANALYSIS_STOPS = [
-  '\\boxed',
-  CLOSING_SENTENCE,
-  'Based on my evaluation',
-  'final overall score should be',
-  '\n## ',
 ];
 
 // The answer ends at the box's closing brace (or the end of its math or line); the forced "}$"
@@ -97,7 +90,7 @@ export function generatorPlan(
     // No space after the forced sentence: words carry their own leading space in the vocabulary,
     // and a forced lone space would push the model onto rarer space-less tokens.
     { kind: 'text', text: `\n\n## Self Evaluation\n${OPENING_SENTENCE}` },
-    { kind: 'free', name: 'selfAnalysis', maxTokens: selfEvalMaxTokens, stop: ANALYSIS_STOPS },
+    { kind: 'free', name: 'selfAnalysis', maxTokens: selfEvalMaxTokens, stop: [...ANALYSIS_STOPS, '\n## '] },
     { kind: 'text', text: `\n\n${CLOSING_SENTENCE} \\boxed{` },
     { kind: 'choice', name: 'selfScore', options: scaleOptions('unit') },
     { kind: 'text', text: '}' },

@@ -10,6 +10,13 @@ import { boxedNumber, findBoxed, type BoxedValue } from './boxed';
 
 export const CLOSING_SENTENCE = 'Based on my evaluation, the final overall score should be:';
 
+/**
+ * Where a free analysis (self-evaluation or judge) ends: at its own box, or where it starts the
+ * closing sentence that the plan then writes in full. The sentence's opening words also catch a
+ * model that varies the rest of it.
+ */
+export const ANALYSIS_STOPS = ['\\boxed', 'Based on my evaluation', 'final overall score should be'];
+
 /** The scales a score is written on: 0 / 0.5 / 1, or olympiad points 0–7. */
 export type ScoreScale = 'unit' | 'olympiad';
 

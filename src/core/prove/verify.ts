@@ -5,6 +5,7 @@ import { fromChoice, pointMass } from './distribution';
 import { stripThinking } from './parse';
 import type { ScoreDistribution } from './runSchema';
 import {
+  ANALYSIS_STOPS,
   CLOSING_SENTENCE,
   MIN_REASON_WORDS,
   reasonWords,
@@ -82,7 +83,7 @@ export function judgePlan(opening: string, analysisTokens: number, scale: Rubric
       kind: 'free',
       name: 'analysis',
       maxTokens: analysisTokens,
-      stop: ['\\boxed', CLOSING_SENTENCE, 'Based on my evaluation', 'final overall score should be'],
+      stop: ANALYSIS_STOPS,
     },
     { kind: 'text', text: `\n\n${CLOSING_SENTENCE} \\boxed{` },
     { kind: 'choice', name: 'score', options: scaleOptions(scale) },
