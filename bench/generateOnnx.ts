@@ -77,7 +77,13 @@ async function agree(modelDir: string, request: AgreeRequest) {
   let maxDiff = 0;
   let sumDiff = 0;
   let diffCount = 0;
-  const perPrompt: { first_divergence: number | null; tokens_onnx: number; tokens_llamacpp: number }[] = [];
+  const perPrompt: {
+    first_divergence: number | null;
+    /** At the first divergence, llama.cpp's own logit of its token minus its logit of ONNX's token. */
+    llamacpp_margin_at_divergence: number | null;
+    tokens_onnx: number;
+    tokens_llamacpp: number;
+  }[] = [];
   for (const [i, prompt] of request.prompts.entries()) {
     const reference = request.reference.continuations[i];
     const completion = (
@@ -98,17 +104,25 @@ async function agree(modelDir: string, request: AgreeRequest) {
       else firstDivergence ??= j;
     }
     positions += length;
+    const theirs = readFileSync(join(request.reference.logits_dir, `${i}.f32`));
+    const theirLogits = new Float32Array(theirs.buffer, theirs.byteOffset, theirs.length / 4);
+    const width = request.reference.vocab;
+    // Up to the first divergence both engines saw the same tokens, so llama.cpp's logits there say
+    // how close its own choice was: a margin below the logit differences is a near-tie.
+    const margin =
+      firstDivergence !== null && firstDivergence < reference.length && firstDivergence < own.length
+        ? theirLogits[firstDivergence * width + reference[firstDivergence]] -
+          theirLogits[firstDivergence * width + own[firstDivergence]]
+        : null;
     perPrompt.push({
       first_divergence: firstDivergence,
+      llamacpp_margin_at_divergence: margin === null ? null : Math.round(margin * 1000) / 1000,
       tokens_onnx: own.length,
       tokens_llamacpp: reference.length,
     });
 
     // Teacher forcing: our next-token choice after each prefix of llama.cpp's continuation.
     const { rows, vocab } = await engine.fullLogits([...prompt, ...reference]);
-    const theirs = readFileSync(join(request.reference.logits_dir, `${i}.f32`));
-    const theirLogits = new Float32Array(theirs.buffer, theirs.byteOffset, theirs.length / 4);
-    const width = request.reference.vocab;
     for (let j = 0; j < reference.length; j++) {
       const row = rows[prompt.length - 1 + j];
       if (argmax(row) === reference[j]) forcedAgree++;

@@ -88,6 +88,7 @@ def agree(gguf: Path, request: dict) -> dict:
     out_dir = Path(request["logits_dir"])
     out_dir.mkdir(parents=True, exist_ok=True)
     continuations = []
+    self_same = self_positions = 0
     for i, prompt in enumerate(request["prompts"]):
         llm.reset()
         tokens: list[int] = []
@@ -100,7 +101,16 @@ def agree(gguf: Path, request: dict) -> dict:
         llm.eval(prompt + tokens)
         scores = np.asarray(llm.scores[len(prompt) - 1 : len(prompt) - 1 + len(tokens)], dtype=np.float32)
         scores.tofile(out_dir / f"{i}.f32")
-    return {"continuations": continuations, "vocab": int(llm.n_vocab()), "peak_rss_mib": peak_rss_mib()}
+        # llama.cpp against itself: its batched evaluation of the sequence vs the tokens it chose
+        # one at a time. Where these differ, no other engine can match both.
+        self_same += int((scores.argmax(axis=1) == np.asarray(tokens)).sum())
+        self_positions += len(tokens)
+    return {
+        "continuations": continuations,
+        "vocab": int(llm.n_vocab()),
+        "self_top1": self_same / max(self_positions, 1),
+        "peak_rss_mib": peak_rss_mib(),
+    }
 
 
 def eog_tokens(llm) -> set[int]:
