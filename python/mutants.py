@@ -47,17 +47,15 @@ def sites(tree: ast.AST) -> dict[str, list[ast.AST]]:
 
 
 class Mutate(ast.NodeTransformer):
-    """Applies one mutation to the node at the site's position and kind."""
+    """Applies one mutation to one node, found by identity: nested nodes of the same type can start
+    at the same line and column (`a * b / c`), so a position does not name a site."""
 
-    def __init__(self, kind: str, site: ast.AST):
+    def __init__(self, kind: str, target: ast.AST):
         self.kind = kind
-        self.position = (site.lineno, site.col_offset, type(site))
-
-    def _here(self, node: ast.AST) -> bool:
-        return (getattr(node, "lineno", None), getattr(node, "col_offset", None), type(node)) == self.position
+        self.target = target
 
     def visit(self, node: ast.AST) -> ast.AST:
-        if not self._here(node):
+        if node is not self.target:
             return self.generic_visit(node)
         if self.kind == "comparison":
             node.ops[0] = COMPARE[type(node.ops[0])]()
@@ -78,6 +76,8 @@ def mutants(code: str, limit: int) -> list[dict]:
     tree = ast.parse(code)
     original = ast.unparse(tree)
     queues = {kind: list(nodes) for kind, nodes in sites(tree).items()}
+    # A deep copy walks in the same order, so a site's index in the walk names its copy.
+    order = {id(node): i for i, node in enumerate(ast.walk(tree))}
     out: list[dict] = []
     seen = {original}
     while len(out) < limit and any(queues.values()):
@@ -85,7 +85,9 @@ def mutants(code: str, limit: int) -> list[dict]:
             if len(out) >= limit or not queues[kind]:
                 continue
             site = queues[kind].pop(0)
-            clone = Mutate(kind, site).visit(copy.deepcopy(tree))
+            copied = copy.deepcopy(tree)
+            target = list(ast.walk(copied))[order[id(site)]]
+            clone = Mutate(kind, target).visit(copied)
             text = ast.unparse(ast.fix_missing_locations(clone))
             if text not in seen:
                 seen.add(text)

@@ -1,3 +1,4 @@
+import { withFileImports } from './fileImports';
 import { resolvePlanSupport } from '../model/planCapability';
 import type { FinishReason, ModelBackend } from '../model/types';
 import type { RejectedLine } from './assertions';
@@ -207,7 +208,11 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
     emit({ type: 'stage-done', result });
   }
 
-  const generatedCode = codeBlocks(results[results.length - 1]?.reasoning ?? '')[0]?.trim() ?? '';
+  const generatedCode = withFileImports(
+    codeBlocks(results[results.length - 1]?.reasoning ?? '')[0]?.trim() ?? '',
+    opts.fileSource,
+    target.language,
+  );
   const referenceMode = opts.referenceMode ?? 'user';
   const required = opts.agreementSamples ?? DEFAULT_AGREEMENT_SAMPLES;
   // Agreement needs independent implementations: the stage-5 one, and more sampled from its prompt.
@@ -222,7 +227,7 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
         { ...opts, temperature: 0.8, seed: (opts.seed ?? 0) + k },
         () => undefined,
       );
-      samples.push(codeBlocks(text)[0]?.trim() ?? '');
+      samples.push(withFileImports(codeBlocks(text)[0]?.trim() ?? '', opts.fileSource, target.language));
     }
   }
   const base = {

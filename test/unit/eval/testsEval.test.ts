@@ -30,6 +30,14 @@ test('mutants differ from the reference in one place, mix their kinds, and unpar
   for (const m of leap) assert.match(m.code, /def is_leap\(year\)/);
 });
 
+test('nested operators that start at the same place are mutated one at a time (a * b / c)', async () => {
+  // HumanEval/2 and others: the outer `/` and the inner `*` both start at `a`; a mutation must
+  // change the one it names, not stop on the other (which once crashed the whole run).
+  const { scaled } = await pythonMutants({ scaled: 'def f(a, b, c):\n    return a * b / c\n' }, { limit: 8 });
+  const bodies = scaled.filter((m) => m.kind === 'arithmetic').map((m) => m.code.split('\n')[1].trim());
+  assert.deepEqual(bodies, ['return a // b / c']);
+});
+
 test('scoring a suite: admitted assertions, valid on the reference, known-wrong mutants they reject, the generated code', async () => {
   const task = readCodeTasks(MBPP).items[3]; // is_leap
   const constraintTests = [
