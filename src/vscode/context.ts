@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
 import { ModelSession } from './modelSession';
 import { PrmSession } from './prmSession';
-import { MODEL_RELOAD_SETTINGS } from './settings';
+import { VerifierSession } from './verifierSession';
+import { ENDPOINT_RELOAD_SETTINGS, MODEL_RELOAD_SETTINGS, readSettings } from './settings';
 
 /**
  * The one owner of lifetimes. Everything a feature starts is registered here and disposed with the
@@ -12,15 +13,21 @@ export class StepwiseContext implements vscode.Disposable {
   readonly model: ModelSession;
   /** The process reward model, when `stepwise.prm.modelPath` names one. */
   readonly prm: PrmSession;
+  /** A separate verifier model, when `stepwise.verifier.modelPath` names one. */
+  readonly verifier: VerifierSession;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(readonly extension: vscode.ExtensionContext) {
     this.log = this.own(vscode.window.createOutputChannel('Stepwise', { log: true }));
     this.model = this.own(new ModelSession(extension.secrets, this.log));
     this.prm = this.own(new PrmSession(this.log));
+    this.verifier = this.own(new VerifierSession(this.log));
     this.own(
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (MODEL_RELOAD_SETTINGS.some((key) => e.affectsConfiguration(key))) {
+        const endpointChanged =
+          readSettings().model.backend === 'openai' &&
+          ENDPOINT_RELOAD_SETTINGS.some((key) => e.affectsConfiguration(key));
+        if (endpointChanged || MODEL_RELOAD_SETTINGS.some((key) => e.affectsConfiguration(key))) {
           this.log.info('Model settings changed: the next request loads the new model.');
           void this.model.unload();
         }

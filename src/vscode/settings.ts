@@ -46,6 +46,25 @@ export interface StepwiseSettings {
   trainer: { pythonPath: string };
 }
 
+/** The keys under `stepwise.` that features write (model choice, trained models, toggles). */
+export type WritableSetting =
+  | 'model.backend'
+  | 'model.onnx.path'
+  | 'model.onnx.variant'
+  | 'model.openai.baseUrl'
+  | 'model.openai.model'
+  | 'prm.modelPath'
+  | 'labels.stopAtFirstError';
+
+/** Writes settings one after another, in the order given; like reading, writing names keys here only. */
+export async function updateSettings(
+  values: Partial<Record<WritableSetting, unknown>>,
+  target: vscode.ConfigurationTarget,
+): Promise<void> {
+  const c = vscode.workspace.getConfiguration('stepwise');
+  for (const [key, value] of Object.entries(values)) await c.update(key, value, target);
+}
+
 /** Settings whose change only takes effect once the model is reloaded. */
 export const MODEL_RELOAD_SETTINGS = [
   'stepwise.model.backend',
@@ -59,6 +78,9 @@ export const MODEL_RELOAD_SETTINGS = [
   'stepwise.model.openai.tokenizerPath',
   'stepwise.model.contextWindow',
 ];
+
+/** Settings the endpoint backend is built with (the embedded model does not read them). */
+export const ENDPOINT_RELOAD_SETTINGS = ['stepwise.model.openai.timeoutMs', 'stepwise.model.maxOutputTokens'];
 
 export function readSettings(scope?: vscode.ConfigurationScope): StepwiseSettings {
   const c = vscode.workspace.getConfiguration('stepwise', scope);

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import * as path from 'node:path';
 import type { StepwiseContext } from '../context';
+import { updateSettings } from '../settings';
 import { downloadModel } from '../../core/model/download/index';
 
 // The local backend loads these three weight files (see stepwise.model.onnx.variant).
@@ -92,10 +93,10 @@ export function registerDownload(ctx: StepwiseContext): void {
       (await vscode.window.showInformationMessage(`Stepwise: ${repoId} is ready.`, 'Use This Model')) ===
         'Use This Model';
     if (use) {
-      const config = vscode.workspace.getConfiguration('stepwise');
-      await config.update('model.backend', 'onnx', vscode.ConfigurationTarget.Global);
-      await config.update('model.onnx.variant', variant, vscode.ConfigurationTarget.Global);
-      await config.update('model.onnx.path', result.destDir, vscode.ConfigurationTarget.Global);
+      await updateSettings(
+        { 'model.backend': 'onnx', 'model.onnx.variant': variant, 'model.onnx.path': result.destDir },
+        vscode.ConfigurationTarget.Global,
+      );
     }
     return result;
   });

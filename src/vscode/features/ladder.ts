@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { StepwiseContext } from '../context';
+import { updateSettings } from '../settings';
 import { defaultModelDir } from '../../core/model/defaults';
 import {
   LARGER_MODEL_ID,
@@ -28,12 +29,15 @@ export function registerLadder(ctx: StepwiseContext): void {
 
 /** Points the local backend at a ladder model's folder (the default model is the empty setting). */
 export async function useLadderModel(dir: string): Promise<void> {
-  const config = vscode.workspace.getConfiguration('stepwise');
-  const target = vscode.ConfigurationTarget.Global;
-  await config.update('model.backend', 'onnx', target);
-  await config.update('model.onnx.path', dir === defaultModelDir() ? '' : dir, target);
-  // The ladder's folders hold only the exact q4 graph converted from the GGUF.
-  await config.update('model.onnx.variant', 'q4', target);
+  await updateSettings(
+    {
+      'model.backend': 'onnx',
+      'model.onnx.path': dir === defaultModelDir() ? '' : dir,
+      // The ladder's folders hold only the exact q4 graph converted from the GGUF.
+      'model.onnx.variant': 'q4',
+    },
+    vscode.ConfigurationTarget.Global,
+  );
 }
 
 /**

@@ -6,6 +6,7 @@ import { describeSpeed, downloadBytes, formatBytes } from '../../core/model/ladd
 import { listLadder } from '../../core/model/ladder/local';
 import type { StepwiseContext } from '../context';
 import { API_KEY_SECRET } from '../modelSession';
+import { readSettings, updateSettings } from '../settings';
 import { singletonPanel } from '../panels/panelHost';
 import { installLadderModel, useLadderModel } from './ladder';
 import type { PlaygroundHost, PlaygroundView } from '../../shared/protocols/playground';
@@ -78,11 +79,8 @@ type Choice = vscode.QuickPickItem & { apply?: () => Promise<void> };
 
 /** The ladder's models: what each is good for, its size and speed, whether installed, which is in use. */
 async function ladderChoices(ctx: StepwiseContext): Promise<Choice[]> {
-  const config = vscode.workspace.getConfiguration('stepwise');
-  const inUse =
-    config.get<string>('model.backend') === 'onnx'
-      ? config.get<string>('model.onnx.path') || defaultModelDir()
-      : '';
+  const { model } = readSettings();
+  const inUse = model.backend === 'onnx' ? model.onnx.path || defaultModelDir() : '';
   const entries = await listLadder();
   return [
     { label: "Stepwise's models (local, offline)", kind: vscode.QuickPickItemKind.Separator },
@@ -105,14 +103,14 @@ async function ladderChoices(ctx: StepwiseContext): Promise<Choice[]> {
 }
 
 async function selectModel(ctx: StepwiseContext): Promise<void> {
-  const config = vscode.workspace.getConfiguration('stepwise');
+  const current = readSettings().model;
   const target = vscode.ConfigurationTarget.Global;
   const choices: Choice[] = [
     ...(await ladderChoices(ctx)),
     ...(['fp32', 'q8', 'q4'] as const).map<Choice>((variant) => ({
       label: `$(settings) ONNX weights: ${variant}`,
-      description: variant === config.get('model.onnx.variant') ? 'current' : undefined,
-      apply: async () => config.update('model.onnx.variant', variant, target),
+      description: variant === current.onnx.variant ? 'current' : undefined,
+      apply: () => updateSettings({ 'model.onnx.variant': variant }, target),
     })),
     {
       label: '$(folder-opened) ONNX model folder…',
@@ -124,8 +122,7 @@ async function selectModel(ctx: StepwiseContext): Promise<void> {
           title: 'Select an ONNX model folder',
         });
         if (!picked?.[0]) return;
-        await config.update('model.backend', 'onnx', target);
-        await config.update('model.onnx.path', picked[0].fsPath, target);
+        await updateSettings({ 'model.backend': 'onnx', 'model.onnx.path': picked[0].fsPath }, target);
       },
     },
     {
@@ -134,18 +131,19 @@ async function selectModel(ctx: StepwiseContext): Promise<void> {
       apply: async () => {
         const baseUrl = await vscode.window.showInputBox({
           title: 'Endpoint base URL',
-          value: config.get<string>('model.openai.baseUrl'),
+          value: current.openai.baseUrl,
           validateInput: (v) => (/^https?:\/\//.test(v) ? undefined : 'Start with http:// or https://'),
         });
         if (!baseUrl) return;
         const model = await vscode.window.showInputBox({
           title: 'Model name on the endpoint',
-          value: config.get<string>('model.openai.model'),
+          value: current.openai.model,
         });
         if (model === undefined) return;
-        await config.update('model.openai.baseUrl', baseUrl, target);
-        await config.update('model.openai.model', model, target);
-        await config.update('model.backend', 'openai', target);
+        await updateSettings(
+          { 'model.openai.baseUrl': baseUrl, 'model.openai.model': model, 'model.backend': 'openai' },
+          target,
+        );
       },
     },
     {

@@ -8,8 +8,6 @@ import type { ProveEvent } from '../../core/prove/events';
 import type { ProveRun } from '../../core/prove/runSchema';
 import { loadRuns, runsDir, saveRun } from '../../core/prove/runStore';
 import { calibrationReport } from '../../core/prove/calibration';
-import { createModelBackend } from '../../core/model/factory';
-import type { ModelBackend } from '../../core/model/types';
 import type {
   CalibrationHost,
   ProveHost,
@@ -37,7 +35,6 @@ export interface PanelLabelling {
 export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabelling | undefined): void {
   let shown: { run: ProveRun | null; file?: string } = { run: null };
   let running: AbortController | undefined;
-  let verifier: { path: string; backend: Promise<ModelBackend> } | undefined;
 
   const chosen = (run: ProveRun) =>
     run.final ?? {
@@ -71,26 +68,6 @@ export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabel
     column: vscode.ViewColumn.Beside,
     preserveFocus: true,
   });
-
-  const verifierModel = async (generator: ModelBackend): Promise<ModelBackend> => {
-    const s = readSettings();
-    if (!s.verifier.modelPath) return generator;
-    if (verifier?.path !== s.verifier.modelPath) {
-      const old = verifier;
-      verifier = {
-        path: s.verifier.modelPath,
-        backend: createModelBackend({
-          backend: 'onnx',
-          modelDir: s.verifier.modelPath,
-          variant: s.model.onnx.variant,
-          device: s.model.onnx.device,
-        }),
-      };
-      void old?.backend.then((b) => b.dispose()).catch(() => undefined);
-    }
-    return verifier.backend;
-  };
-  ctx.own({ dispose: () => void verifier?.backend.then((b) => b.dispose()).catch(() => undefined) });
 
   ctx.command('stepwise.prove', async (arg?: unknown) => {
     const given =
@@ -190,7 +167,7 @@ export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabel
             },
             {
               generator,
-              verifier: await verifierModel(generator),
+              verifier: await ctx.verifier.backend(generator),
               stepScorer: await ctx.prm.scorer(),
             },
           ),

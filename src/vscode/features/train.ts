@@ -8,6 +8,7 @@ import { prepareTrainingData, trainingRunDir, type TrainingJob } from '../../cor
 import type { TrainHost, TrainView, TrainingState } from '../../shared/protocols/train';
 import type { TrainerEvent } from '../../core/trainer/protocol';
 import { trainerPython } from './trainEnvironment';
+import { updateSettings } from '../settings';
 
 const VIEW_TYPE = 'stepwise.training';
 
@@ -242,13 +243,10 @@ async function offerNewModel(o: {
     if (choice !== accept) return;
   }
   const onnx = done.onnx ?? (await exportToOnnx(o.ctx, o.python, done.output, o.runDir, o.onEvent));
-  const config = vscode.workspace.getConfiguration('stepwise');
-  if (prm) {
-    await config.update('prm.modelPath', onnx, vscode.ConfigurationTarget.Workspace);
-  } else {
-    await config.update('model.onnx.path', onnx, vscode.ConfigurationTarget.Workspace);
-    await config.update('model.backend', 'onnx', vscode.ConfigurationTarget.Workspace);
-  }
+  await updateSettings(
+    prm ? { 'prm.modelPath': onnx } : { 'model.backend': 'onnx', 'model.onnx.path': onnx },
+    vscode.ConfigurationTarget.Workspace,
+  );
   void vscode.window.showInformationMessage(
     prm
       ? `Stepwise now scores steps with the PRM trained by this run: ${vscode.workspace.asRelativePath(onnx)}.`

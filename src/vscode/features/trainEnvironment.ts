@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { StepwiseContext } from '../context';
+import { pythonExtensionInterpreter } from '../python';
 import { readSettings } from '../settings';
 import { findTrainerPython, TrainerSetupError } from '../../core/trainer/python';
 import { setUpTrainerEnvironment } from '../../core/trainer/setup';
@@ -17,7 +18,7 @@ export async function trainerPython(ctx: StepwiseContext): Promise<string | unde
   const find = async () =>
     findTrainerPython({
       setting: readSettings().trainer.pythonPath || undefined,
-      pythonExtension: await pythonExtensionInterpreter(ctx),
+      pythonExtension: await pythonExtensionInterpreter(ctx.log),
       managedVenv,
       // A source checkout (the extension folder has the project's .venv) trains with that.
       repositoryRoot: fs.existsSync(path.join(ctx.extension.extensionPath, '.venv'))
@@ -62,20 +63,5 @@ export async function trainerPython(ctx: StepwiseContext): Promise<string | unde
       },
     );
     return find();
-  }
-}
-
-/** The Python extension's active interpreter, when that extension is installed. */
-async function pythonExtensionInterpreter(ctx: StepwiseContext): Promise<string | undefined> {
-  const ext = vscode.extensions.getExtension('ms-python.python');
-  if (!ext) return undefined;
-  try {
-    const api = (ext.isActive ? ext.exports : await ext.activate()) as {
-      environments?: { getActiveEnvironmentPath(): { path: string } };
-    };
-    return api?.environments?.getActiveEnvironmentPath().path;
-  } catch (err) {
-    ctx.log.warn(`The Python extension did not name an interpreter: ${String(err)}`);
-    return undefined;
   }
 }

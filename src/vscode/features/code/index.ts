@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import * as path from 'node:path';
 import type { StepwiseContext } from '../../context';
 import { singletonPanel } from '../../panels/panelHost';
+import { sandboxPython } from '../../python';
 import { readSettings } from '../../settings';
 import {
   runFiveStages,
@@ -33,13 +34,15 @@ export function registerCodeReasoning(ctx: StepwiseContext): void {
   const runner = (): SuiteRunner | undefined => {
     if (!vscode.workspace.isTrusted) return undefined;
     const s = readSettings();
-    return createSandboxSuiteRunner({
-      perTestTimeoutMs: s.tests.perTestTimeoutMs,
-      suiteTimeoutMs: s.tests.suiteTimeoutMs,
-      memoryMb: s.tests.memoryMb,
-      diskMb: s.sandbox.diskMb,
-      pythonPath: s.python.interpreterPath || undefined,
-    });
+    // The interpreter is looked up per run: the user may pick another one in the Python extension.
+    return async (request) =>
+      createSandboxSuiteRunner({
+        perTestTimeoutMs: s.tests.perTestTimeoutMs,
+        suiteTimeoutMs: s.tests.suiteTimeoutMs,
+        memoryMb: s.tests.memoryMb,
+        diskMb: s.sandbox.diskMb,
+        pythonPath: await sandboxPython(ctx.log),
+      })(request);
   };
   const explorer = ctx.own(new GeneratedTestsExplorer(runner, ctx.log));
 

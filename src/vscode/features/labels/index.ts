@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { StepwiseContext } from '../../context';
-import { readSettings } from '../../settings';
+import { readSettings, updateSettings } from '../../settings';
 import { stepAt } from '../../../core/steps/document';
 import { splitSteps } from '../../../core/steps/split';
 import { problemIdOf, solutionIdOf } from '../../../core/steps/document';
@@ -132,9 +132,8 @@ export function registerLabels(ctx: StepwiseContext): PanelLabelling {
     return restored;
   });
   ctx.command('stepwise.label.toggleStopAtFirstError', async () => {
-    const config = vscode.workspace.getConfiguration('stepwise');
-    const next = !config.get<boolean>('labels.stopAtFirstError');
-    await config.update('labels.stopAtFirstError', next, vscode.ConfigurationTarget.Workspace);
+    const next = !readSettings().labels.stopAtFirstError;
+    await updateSettings({ 'labels.stopAtFirstError': next }, vscode.ConfigurationTarget.Workspace);
     void vscode.window.showInformationMessage(
       `Stepwise: "stop at first error" labelling is ${next ? 'on' : 'off'}.`,
     );
