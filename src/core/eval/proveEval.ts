@@ -17,6 +17,8 @@ export interface CandidateOutcome {
   answer: string | null;
   correct: boolean;
   formatReward: 0 | 1;
+  /** Why the format was rejected (empty when accepted), so a rejected constrained answer can be explained. */
+  formatProblems?: string[];
   selfScore: number | null;
   verifierScore: number | null;
   /** The step scorer's solution score (PRM or verifier log-probabilities). */
@@ -50,6 +52,7 @@ export function candidateOutcome(c: CandidateRecord, reference: string): Candida
     answer,
     correct: answer !== null && answersEquivalent(answer, reference),
     formatReward: c.parsed.formatReward,
+    formatProblems: c.parsed.problems,
     selfScore: c.parsed.selfScore,
     verifierScore: c.verifier?.score ?? null,
     stepScore: c.stepScores?.solutionScore ?? null,

@@ -1,4 +1,4 @@
-import type { ModelBackend } from '../model/types';
+import type { ChatMessage, ModelBackend } from '../model/types';
 import { renderPrompt, type PromptTemplate } from './prompts';
 
 /**
@@ -58,6 +58,9 @@ export class VerifierStepScorer implements StepScorer {
     options: { signal?: AbortSignal } = {},
   ): Promise<number[]> {
     const scores: number[] = [];
+    // The local engine reads both judgments from one pass over the prompt (a choice between them);
+    // elsewhere each judgment is scored on its own, which reads the prompt twice.
+    const onePass = (await this.backend.planSupport()).mode === 'native';
     for (let i = 0; i < steps.length; i++) {
       const content = renderPrompt(this.template, {
         problem,
@@ -65,10 +68,25 @@ export class VerifierStepScorer implements StepScorer {
         step: steps[i],
       });
       const prompt = [{ role: 'user' as const, content }];
+      if (onePass) {
+        scores.push(await this.choiceProbability(prompt, options.signal));
+        continue;
+      }
       const positive = await this.backend.score(prompt, POSITIVE_JUDGMENT, options);
       const negative = await this.backend.score(prompt, NEGATIVE_JUDGMENT, options);
       scores.push(judgmentProbability(positive.totalLogprob, negative.totalLogprob));
     }
     return scores;
+  }
+
+  /** P(+) / (P(+) + P(−)): the choice renormalises over its two options, as judgmentProbability does. */
+  private async choiceProbability(prompt: ChatMessage[], signal?: AbortSignal): Promise<number> {
+    const result = await this.backend.generatePlan(
+      prompt,
+      [{ kind: 'choice', name: 'judgment', options: [POSITIVE_JUDGMENT, NEGATIVE_JUDGMENT] }],
+      { temperature: 0, signal },
+    );
+    const distribution = result.completions[0]?.segments[0]?.distribution ?? [];
+    return distribution.find((d) => d.option === POSITIVE_JUDGMENT)?.probability ?? 0.5;
   }
 }

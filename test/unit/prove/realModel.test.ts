@@ -4,6 +4,13 @@ import { OnnxBackend } from '../../../src/core/model/onnx/index';
 import { proveAndVerify } from '../../../src/core/prove/prove';
 import { ProveRunSchema } from '../../../src/core/prove/runSchema';
 import type { ProveEvent } from '../../../src/core/prove/events';
+import { loadPrompt, renderPrompt } from '../../../src/core/prove/prompts';
+import {
+  judgmentProbability,
+  NEGATIVE_JUDGMENT,
+  POSITIVE_JUDGMENT,
+  VerifierStepScorer,
+} from '../../../src/core/prove/stepScores';
 import { tinyModelDir } from '../model/tinyModel';
 import { builtTestModelDir } from '../../testModel';
 
@@ -174,3 +181,36 @@ test(
     }
   },
 );
+
+test('step scores from one pass (a choice between + and −) equal P(+) / (P(+) + P(−)) from two scored passes', async () => {
+  const backend = await OnnxBackend.load({
+    modelDir: tinyModelDir(),
+    variant: 'fp32',
+    device: 'cpu',
+    threads: 1,
+  });
+  try {
+    const template = loadPrompt('step-judge');
+    const steps = ['Let the integers be 2a and 2b.', 'Their sum is 2(a + b), which is even.'];
+    const scores = await new VerifierStepScorer(backend, template).scoreSteps(PROBLEM, steps);
+    assert.equal(scores.length, 2);
+    for (const [i, step] of steps.entries()) {
+      const prompt = [
+        {
+          role: 'user' as const,
+          content: renderPrompt(template, {
+            problem: PROBLEM,
+            previousSteps: i === 0 ? '(this is the first step)' : steps.slice(0, i).join('\n\n'),
+            step,
+          }),
+        },
+      ];
+      const positive = await backend.score(prompt, POSITIVE_JUDGMENT);
+      const negative = await backend.score(prompt, NEGATIVE_JUDGMENT);
+      const expected = judgmentProbability(positive.totalLogprob, negative.totalLogprob);
+      assert.ok(Math.abs(scores[i] - expected) < 1e-4, `step ${i + 1}: ${scores[i]} vs ${expected}`);
+    }
+  } finally {
+    await backend.dispose();
+  }
+});
