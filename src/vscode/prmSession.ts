@@ -1,5 +1,6 @@
 import type * as vscode from 'vscode';
 import { OnnxPrmScorer } from '../core/prove/prmScorer';
+import { KeyedLoad } from './keyedLoad';
 import { readSettings } from './settings';
 
 /**
@@ -8,40 +9,30 @@ import { readSettings } from './settings';
  * window reload), and disposed with the extension.
  */
 export class PrmSession implements vscode.Disposable {
-  private loaded: { path: string; scorer: Promise<OnnxPrmScorer> } | undefined;
+  private readonly model: KeyedLoad<OnnxPrmScorer>;
 
-  constructor(private readonly log: vscode.LogOutputChannel) {}
+  constructor(private readonly log: vscode.LogOutputChannel) {
+    this.model = new KeyedLoad((e) => log.error(`Process reward model failed to load: ${e.message}`));
+  }
 
   /** The configured PRM, or undefined when none is set (steps are then scored by the verifier). */
   scorer(): Promise<OnnxPrmScorer> | undefined {
     const s = readSettings();
     const path = s.prm.modelPath.trim();
     if (!path) {
-      this.unload();
+      this.model.unload();
       return undefined;
     }
-    if (this.loaded?.path !== path) {
-      this.unload();
+    return this.model.get(JSON.stringify([path, s.model.onnx.device]), async () => {
       const started = Date.now();
-      const scorer = OnnxPrmScorer.load({ modelDir: path, device: s.model.onnx.device });
-      scorer.then(
-        (p) => this.log.info(`Process reward model ${p.model.name} ready in ${Date.now() - started} ms`),
-        (e: Error) => this.log.error(`Process reward model failed to load: ${e.message}`),
-      );
-      const entry = { path, scorer };
-      this.loaded = entry;
-      // A failed load is not cached: the next use tries again (e.g. after the export finishes).
-      scorer.catch(() => {
-        if (this.loaded === entry) this.loaded = undefined;
-      });
-    }
-    return this.loaded.scorer;
+      const scorer = await OnnxPrmScorer.load({ modelDir: path, device: s.model.onnx.device });
+      this.log.info(`Process reward model ${scorer.model.name} ready in ${Date.now() - started} ms`);
+      return scorer;
+    });
   }
 
   unload(): void {
-    const old = this.loaded;
-    this.loaded = undefined;
-    void old?.scorer.then((p) => p.dispose()).catch(() => undefined);
+    this.model.unload();
   }
 
   dispose(): void {

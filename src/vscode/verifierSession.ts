@@ -1,6 +1,7 @@
 import type * as vscode from 'vscode';
 import { createModelBackend } from '../core/model/factory';
 import type { ModelBackend } from '../core/model/types';
+import { KeyedLoad } from './keyedLoad';
 import { readSettings } from './settings';
 
 /**
@@ -9,45 +10,27 @@ import { readSettings } from './settings';
  * Without the setting the generator verifies its own proofs, as the design allows.
  */
 export class VerifierSession implements vscode.Disposable {
-  private loaded: { key: string; backend: Promise<ModelBackend> } | undefined;
+  private readonly model: KeyedLoad<ModelBackend>;
 
-  constructor(private readonly log: vscode.LogOutputChannel) {}
+  constructor(log: vscode.LogOutputChannel) {
+    this.model = new KeyedLoad((e) => log.error(`The verifier model failed to load: ${e.message}`));
+  }
 
   /** The verifier: the configured model, or `generator` when none is configured. */
   backend(generator: ModelBackend): Promise<ModelBackend> {
     const s = readSettings();
     const modelDir = s.verifier.modelPath.trim();
     if (!modelDir) {
-      this.unload();
+      this.model.unload();
       return Promise.resolve(generator);
     }
-    const key = JSON.stringify([modelDir, s.model.onnx.variant, s.model.onnx.device]);
-    if (this.loaded?.key !== key) {
-      this.unload();
-      const backend = createModelBackend({
-        backend: 'onnx',
-        modelDir,
-        variant: s.model.onnx.variant,
-        device: s.model.onnx.device,
-      });
-      const entry = { key, backend };
-      this.loaded = entry;
-      // A failed load is not cached: the next proof tries again.
-      backend.catch((e: Error) => {
-        this.log.error(`The verifier model failed to load: ${e.message}`);
-        if (this.loaded === entry) this.loaded = undefined;
-      });
-    }
-    return this.loaded.backend;
-  }
-
-  unload(): void {
-    const old = this.loaded;
-    this.loaded = undefined;
-    void old?.backend.then((b) => b.dispose()).catch(() => undefined);
+    const { variant, device } = s.model.onnx;
+    return this.model.get(JSON.stringify([modelDir, variant, device]), () =>
+      createModelBackend({ backend: 'onnx', modelDir, variant, device }),
+    );
   }
 
   dispose(): void {
-    this.unload();
+    this.model.unload();
   }
 }
