@@ -83,6 +83,19 @@ def prove_summary(run: dict) -> dict:
     }
 
 
+def tests_summary(run: dict) -> dict:
+    """What a tests run produced: tests admitted and valid on the user's function, and where the time went."""
+    scores = run.get("scores") or {}
+    return {
+        "admitted": len(run.get("accumulatedSuite", [])),
+        "valid": scores.get("valid"),
+        "generatorPassRateValid": scores.get("generatorPassRateValid"),
+        "constrained": (run.get("testWriting") or {}).get("planMode"),
+        "stage_s": [round(s["ms"] / 1000, 1) for s in run.get("stages", [])],
+        "stage_reasoning_chars": [len(s.get("reasoning", "")) for s in run.get("stages", [])],
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--gguf", required=True, help="the capable model's GGUF file")
@@ -130,7 +143,7 @@ def main() -> None:
             tests = []
             for target in function_files(data / "HumanEval.jsonl.gz", 3, folder):
                 seconds, run = run_cli(["tests", target, *endpoint])
-                tests.append({"function": target.split("::")[1], "seconds": round(seconds, 1), "summary": run.get("summary", run.get("totals"))})
+                tests.append({"function": target.split("::")[1], "seconds": round(seconds, 1), **tests_summary(run)})
     finally:
         server.terminate()
         server.wait(timeout=30)
