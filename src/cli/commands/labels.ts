@@ -9,7 +9,7 @@ import {
   fromPrm800k,
   nextToLabel,
   placeLabels,
-  readRunFiles,
+  readRunDocuments,
   toPrm800k,
   toTrlStepwise,
   type NeutralAs,
@@ -195,7 +195,7 @@ export const labelsCommand: CliCommand = {
       });
       const limit = values.limit === undefined ? 10 : Number(values.limit);
       if (!Number.isInteger(limit) || limit < 1) throw new UsageError('--limit must be a whole number ≥ 1.');
-      const { runs, skipped } = await readRunFiles(
+      const { runs, skipped } = await readRunDocuments(
         (values.runs as string | undefined) ?? path.join('.stepwise', 'runs'),
       );
       for (const s of skipped) process.stderr.write(`${s.file} skipped: ${s.error}\n`);

@@ -27,4 +27,5 @@ export {
   type SkippedLabels,
   type NeutralAs,
 } from './formats';
-export { nextToLabel, readRunFiles, finalAnswerOf, QueueRunSchema, type QueueItem } from './queue';
+export { nextToLabel, finalAnswerOf, QueueRunSchema, type QueueItem } from './queue';
+export { readRunDocuments } from '../prove/runStore';

@@ -1,4 +1,3 @@
-import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { lastBoxedAnswer } from './answers';
@@ -174,30 +173,4 @@ export function nextToLabel(
     }
   }
   return items.sort((a, b) => b.priority - a.priority || b.convincing - a.convincing);
-}
-
-/** Every `.json` file of a runs folder, parsed but not validated (`nextToLabel` reads them loosely). */
-export async function readRunFiles(
-  dir: string,
-): Promise<{ runs: { file: string; run: unknown }[]; skipped: { file: string; error: string }[] }> {
-  const out = {
-    runs: [] as { file: string; run: unknown }[],
-    skipped: [] as { file: string; error: string }[],
-  };
-  let names: string[];
-  try {
-    names = (await fsp.readdir(dir)).filter((n) => n.endsWith('.json')).sort();
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return out;
-    throw err;
-  }
-  for (const name of names) {
-    const file = path.join(dir, name);
-    try {
-      out.runs.push({ file, run: JSON.parse(await fsp.readFile(file, 'utf8')) });
-    } catch (err) {
-      out.skipped.push({ file, error: `not JSON: ${(err as Error).message}` });
-    }
-  }
-  return out;
 }

@@ -44,30 +44,48 @@ export interface LoadedRuns {
   skipped: { file: string; error: string }[];
 }
 
-/** Reads every prove run in `dir` (oldest first). A missing folder has no runs. */
-export async function loadRuns(dir: string): Promise<LoadedRuns> {
-  const loaded: LoadedRuns = { runs: [], skipped: [] };
+/**
+ * Every `.json` file of a runs folder (oldest first), parsed but not validated; files that are not
+ * JSON are listed in `skipped`. A missing folder has none. The one reader of the runs folder:
+ * `loadRuns` validates what it returns, the labelling queue reads it loosely.
+ */
+export async function readRunDocuments(
+  dir: string,
+): Promise<{ runs: { file: string; run: unknown }[]; skipped: { file: string; error: string }[] }> {
+  const out = {
+    runs: [] as { file: string; run: unknown }[],
+    skipped: [] as { file: string; error: string }[],
+  };
   let names: string[];
   try {
     names = (await fs.readdir(dir)).filter((n) => n.endsWith('.json')).sort();
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return loaded;
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return out;
     throw err;
   }
   for (const name of names) {
     const file = path.join(dir, name);
-    let value: unknown;
     try {
-      value = JSON.parse(await fs.readFile(file, 'utf8'));
+      out.runs.push({ file, run: JSON.parse(await fs.readFile(file, 'utf8')) });
     } catch (err) {
-      loaded.skipped.push({ file, error: `not JSON: ${(err as Error).message}` });
-      continue;
+      out.skipped.push({ file, error: `not JSON: ${(err as Error).message}` });
     }
+  }
+  return out;
+}
+
+/** Reads every prove run in `dir` (oldest first). A missing folder has no runs. */
+export async function loadRuns(dir: string): Promise<LoadedRuns> {
+  const documents = await readRunDocuments(dir);
+  const loaded: LoadedRuns = { runs: [], skipped: documents.skipped };
+  for (const { file, run } of documents.runs) {
     // Other features may keep their own run kinds here; only prove runs are read.
-    if ((value as { schema?: unknown } | null)?.schema !== 'stepwise.prove-run') continue;
-    const parsed = parseProveRun(value);
+    if ((run as { schema?: unknown } | null)?.schema !== 'stepwise.prove-run') continue;
+    const parsed = parseProveRun(run);
     if ('run' in parsed) loaded.runs.push({ file, run: parsed.run });
     else loaded.skipped.push({ file, error: parsed.error });
   }
+  // Reported in file order, whichever check turned them away.
+  loaded.skipped.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   return loaded;
 }

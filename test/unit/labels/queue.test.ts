@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { finalAnswerOf, nextToLabel, readRunFiles } from '../../../src/core/labels/queue';
+import { finalAnswerOf, nextToLabel } from '../../../src/core/labels/queue';
+import { readRunDocuments } from '../../../src/core/prove/runStore';
 import { solutionIdOf } from '../../../src/core/steps/document';
 
 // The flat shape another tool may save: candidates with a proof, step scores and a verifier score.
@@ -124,11 +125,11 @@ test('run files are read from the runs folder; a file that is not JSON is report
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-runs-'));
   fs.writeFileSync(path.join(dir, 'a.json'), JSON.stringify(flatRun));
   fs.writeFileSync(path.join(dir, 'b.json'), '{ broken');
-  const { runs, skipped } = await readRunFiles(dir);
+  const { runs, skipped } = await readRunDocuments(dir);
   assert.equal(runs.length, 1);
   assert.deepEqual(
     skipped.map((s) => path.basename(s.file)),
     ['b.json'],
   );
-  assert.deepEqual(await readRunFiles(path.join(dir, 'missing')), { runs: [], skipped: [] });
+  assert.deepEqual(await readRunDocuments(path.join(dir, 'missing')), { runs: [], skipped: [] });
 });
