@@ -26,10 +26,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .design import ALPHA, BETA
+
 OPENING = "Here is my evaluation of the solution:"
 CLOSING = "Based on my evaluation, the final overall score should be:"
 SELF_SCORES = (0.0, 0.5, 1.0)
-ALPHA, BETA = 0.76, 0.24
 
 
 @dataclass

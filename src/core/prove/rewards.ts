@@ -21,12 +21,14 @@
  * self-score is judged as a calibrated probability by its mean, so a generator that spreads its
  * mass to say "I am not sure" is not penalised for hedging, only for being wrong on average.
  */
+import { DESIGN_CONSTANTS } from '../designConstants';
+
 export interface RewardWeights {
   alpha: number;
   beta: number;
 }
 
-export const DEFAULT_REWARD_WEIGHTS: RewardWeights = { alpha: 0.76, beta: 0.24 };
+export const DEFAULT_REWARD_WEIGHTS: RewardWeights = { ...DESIGN_CONSTANTS.rewards };
 
 export interface RewardInputs {
   formatReward: 0 | 1;

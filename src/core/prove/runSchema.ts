@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { upgradeRun } from './runUpgrade';
+import { DEFAULT_REWARD_WEIGHTS } from './rewards';
 
 /**
  * The run document of one "Prove and self-verify" run: what `stepwise prove FILE --json` prints and
@@ -67,8 +68,8 @@ export const ProveOptionsSchema = z.object({
     .default(0.7)
     .describe('Verifier temperature when k > 1 (one pass is greedy).'),
   seed: z.int().optional().describe('Makes sampling repeatable.'),
-  alpha: z.number().min(0).max(1).default(0.76).describe('Weight α of R_Y.'),
-  beta: z.number().min(0).max(1).default(0.24).describe('Weight β of R_Z.'),
+  alpha: z.number().min(0).max(1).default(DEFAULT_REWARD_WEIGHTS.alpha).describe('Weight α of R_Y.'),
+  beta: z.number().min(0).max(1).default(DEFAULT_REWARD_WEIGHTS.beta).describe('Weight β of R_Z.'),
   promptDir: z
     .string()
     .optional()

@@ -8,7 +8,7 @@ import { prepareTrainingData, trainingRunDir, type TrainingJob } from '../../cor
 import type { TrainHost, TrainView, TrainingState } from '../../shared/protocols/train';
 import type { TrainerEvent } from '../../core/trainer/protocol';
 import { trainerPython } from './trainEnvironment';
-import { updateSettings } from '../settings';
+import { readSettings, updateSettings } from '../settings';
 
 const VIEW_TYPE = 'stepwise.training';
 
@@ -126,6 +126,8 @@ export function registerTraining(ctx: StepwiseContext): void {
       runDir,
       ...data.args,
       ...(job === 'grpo' ? ['--batch-size', '4', '--num-generations', '4'] : []),
+      // The pairs a practice set exported are filtered again by the thresholds the user set now.
+      ...(job === 'dpo' ? reliabilityArgs(readSettings().practice.thresholds) : []),
       ...(given.maxSteps
         ? ['--max-steps', String(given.maxSteps), '--save-steps', String(given.maxSteps)]
         : []),
@@ -272,4 +274,9 @@ async function exportToOnnx(
   if (exported.outcome !== 'done') throw new Error(`Export failed: ${exported.message}`);
   const exportDone = exported.events.find((e) => e.type === 'done');
   return (exportDone?.type === 'done' && exportDone.onnx) || out;
+}
+
+/** `stepwise.practice.thresholds` as the DPO job's flags. */
+export function reliabilityArgs(t: { cons: number; sep: number; stab: number }): string[] {
+  return ['--min-r-cons', String(t.cons), '--min-r-sep', String(t.sep), '--min-r-stab', String(t.stab)];
 }

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from ..algorithms import passes_reliability
 from ..callbacks import ProtocolCallback
 from ..config import CommonConfig, ConfigError
+from ..design import RELIABILITY_THRESHOLDS
 from ..models import load_causal_lm, load_tokenizer, lora_config, pick_device
 from ..protocol import EventWriter
 from .common import read_jsonl, resume_path, save_final, trainer_arguments
@@ -24,9 +25,9 @@ class DpoConfig(CommonConfig):
     """Preference optimisation on judged pairs of reliable questions."""
 
     JOB = JOB
-    min_r_cons: float = field(default=0.8, metadata={"help": "Least score consistency R_cons a question needs."})
-    min_r_sep: float = field(default=0.1, metadata={"help": "Least strong/weak separation R_sep a question needs."})
-    min_r_stab: float = field(default=0.7, metadata={"help": "Least preference stability R_stab a question needs."})
+    min_r_cons: float = field(default=RELIABILITY_THRESHOLDS["cons"], metadata={"help": "Least score consistency R_cons a question needs."})
+    min_r_sep: float = field(default=RELIABILITY_THRESHOLDS["sep"], metadata={"help": "Least strong/weak separation R_sep a question needs."})
+    min_r_stab: float = field(default=RELIABILITY_THRESHOLDS["stab"], metadata={"help": "Least preference stability R_stab a question needs."})
     beta: float = field(default=0.1, metadata={"help": "DPO's β: how far the policy may move from the reference."})
 
     def __post_init__(self) -> None:
