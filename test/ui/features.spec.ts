@@ -179,6 +179,9 @@ export const tests: UiTest[] = [
         'arithmetic',
       );
       const frame = await wb.webviewWith('Practice Set');
+      // This run's set, not one an earlier spec left in the panel: the panel first says it is
+      // generating (on this topic), and only this run's result replaces that.
+      await frame.locator('#progress', { hasText: 'arithmetic' }).waitFor({ timeout: 60_000 });
       await frame.locator('#summary').waitFor({ timeout: 880_000 });
       const text = await frame.locator('body').innerText();
       assert.match(text, /questions kept/);

@@ -158,8 +158,17 @@ function render(): void {
   );
 }
 
+/** What is being generated, kept in front of every progress line. */
+let generating = '';
+rpc.on('started', ({ topic }) => {
+  state = { set: null };
+  saveState(state);
+  generating = topic ? `Practice set on ${topic}` : 'Practice set';
+  progress = `${generating}: starting…`;
+  render();
+});
 rpc.on('progress', (p) => {
-  progress = `Question ${p.question} of ${p.of}: ${p.phase}…`;
+  progress = `${generating ? `${generating} — q` : 'Q'}uestion ${p.question} of ${p.of}: ${p.phase}…`;
   if (!state.set) render();
 });
 rpc.on('set', ({ set, file }) => {

@@ -16,6 +16,8 @@ export interface PracticeHost {
     cancel: { params: null; result: null };
   };
   events: {
+    /** A new set is being generated: the panel drops the set it shows. */
+    started: { topic: string | null };
     progress: PracticeProgress;
     set: { set: PracticeSet; file?: string; partial: boolean };
   };

@@ -56,6 +56,9 @@ export function registerPractice(ctx: StepwiseContext): void {
     running?.abort();
     const abort = new AbortController();
     running = abort;
+    // The panel must not keep showing the previous set as if it were this one's result.
+    current = { set: null };
+    handle.rpc.emit('started', { topic: topic || null });
     const set = await vscode.window.withProgress(
       {
         location: vscode.ProgressLocation.Notification,
