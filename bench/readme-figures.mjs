@@ -41,7 +41,11 @@ function headline(r) {
 function row(file) {
   const r = JSON.parse(fs.readFileSync(path.join(resultsDir, file), 'utf8'));
   const seconds = r.timing?.secondsPerItem;
-  const items = `${r.items?.finished ?? r.metrics?.problems ?? '—'}${r.complete ? '' : ' (incomplete)'}`;
+  // A run limited to part of its dataset says so: "52 of 164".
+  const available = r.dataset?.available;
+  const finished = r.items?.finished ?? r.metrics?.problems;
+  const ofAll = available != null && finished != null && finished < available ? ` of ${available}` : '';
+  const items = `${finished ?? '—'}${ofAll}${r.complete ? '' : ' (incomplete)'}`;
   // A path, not a link: vsce refuses to package a README with relative links and no repository URL.
   return `| \`bench/results/${file}\` (${r.model.name}, ${r.model.backend}) | ${items} | ${headline(r)} | ${seconds == null ? '—' : `${seconds.toFixed(0)} s`} |`;
 }
