@@ -55,7 +55,7 @@ export interface TestsItemResult {
   };
   /** The dataset's own tests on the reference (a check of the dataset and the sandbox). */
   referencePassesOfficial: boolean;
-  generator: { wroteCode: boolean; officialStatus: TestStatus };
+  generator: { wroteCode: boolean; officialStatus: TestStatus; officialOutput?: string };
   rewards: { validity: number; generator: number; testWriter: number };
   ms: { pipeline: number; sandbox: number };
 }
@@ -140,7 +140,7 @@ export async function evaluateCodeTask(task: CodeTask, ctx: TestsEvalContext): P
   );
   const statusOf = (i: number): TestStatus => official[i]?.status ?? 'error';
   // The generated code is untrusted: it is the module under test, apart from the tests.
-  const generatedOfficial = run.generatedCode.trim()
+  const generatedVerdict = run.generatedCode.trim()
     ? await timed(
         async () =>
           (
@@ -151,9 +151,10 @@ export async function evaluateCodeTask(task: CodeTask, ctx: TestsEvalContext): P
               ...limits,
               suiteTimeoutMs: suiteTimeoutMs(1),
             })
-          ).verdicts[0]?.status ?? 'error',
+          ).verdicts[0],
       )
-    : ('error' as TestStatus);
+    : undefined;
+  const generatedOfficial: TestStatus = generatedVerdict?.status ?? 'error';
   const knownWrong = ctx.mutants.map((m, i) => ({ m, i })).filter(({ i }) => statusOf(i + 1) !== 'passed');
 
   const valid = run.accumulatedSuite.filter((_, i) => run.verdicts[i]?.onUser === 'passed');
@@ -189,7 +190,14 @@ export async function evaluateCodeTask(task: CodeTask, ctx: TestsEvalContext): P
       byKind,
     },
     referencePassesOfficial: statusOf(0) === 'passed',
-    generator: { wroteCode: run.generatedCode.trim() !== '', officialStatus: generatedOfficial },
+    generator: {
+      wroteCode: run.generatedCode.trim() !== '',
+      officialStatus: generatedOfficial,
+      // Enough to tell a syntax error from a wrong answer when reading the journal.
+      ...(generatedOfficial === 'passed' || !generatedVerdict
+        ? {}
+        : { officialOutput: generatedVerdict.output.slice(-400) }),
+    },
     rewards: {
       validity: scores?.validity ?? 0,
       generator: scores?.generatorReward ?? 0.5,
