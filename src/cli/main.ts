@@ -58,11 +58,24 @@ export async function main(argv: string[]): Promise<number> {
  * Ctrl-C or SIGTERM removes every sandbox folder, process and cgroup still alive before exiting,
  * and a reader that goes away (`stepwise labels export | head`) ends the output quietly.
  */
+let stoppedWith: number | undefined;
+
 function guardProcess(): void {
   const onSignal = (signal: NodeJS.Signals) => {
     releaseAllSandboxes();
+    const code = signal === 'SIGINT' ? 130 : 143;
+    // A command that listens for the signal itself (an evaluation) stops on its own: it keeps what
+    // it finished and closes its model workers, since exiting while a worker is inside
+    // onnxruntime aborts the process. A second signal, or 10 s, ends it regardless.
+    if (process.listenerCount(signal) > 0) {
+      stoppedWith = code;
+      process.stderr.write(`stepwise: stopping (${signal}); sandbox folders and processes were removed.\n`);
+      process.once(signal, () => process.exit(code));
+      setTimeout(() => process.exit(code), 10_000).unref();
+      return;
+    }
     process.stderr.write(`stepwise: stopped by ${signal}; sandbox folders and processes were removed.\n`);
-    process.exit(signal === 'SIGINT' ? 130 : 143);
+    process.exit(code);
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
@@ -81,7 +94,7 @@ export function runCli(argv: string[]): Promise<void> {
   guardProcess();
   return main(argv).then(
     (code) => {
-      process.exitCode = code;
+      process.exitCode = stoppedWith ?? code;
     },
     (err) => {
       process.stderr.write(`stepwise: ${oneLineError(err as Error)}\n`);

@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { spawn } from 'node:child_process';
 import { writeLabels } from './labelsFixture';
 import { tinyPrmDir } from '../model/tinyModel';
+import { defaultModelDir } from '../../../src/core/model/defaults';
 
 const MAIN = path.join(__dirname, '..', '..', '..', 'src', 'cli', 'main.js');
 const SOLUTIONS = 600;
@@ -84,5 +85,54 @@ test(
     const ids = itemLines(journal).map((l) => JSON.parse(l).id);
     assert.equal(new Set(ids).size, ids.length, 'no item was evaluated twice');
     assert.equal(ids.length, SOLUTIONS);
+  },
+);
+
+// The default model keeps its worker inside onnxruntime for seconds per item, so the signal lands
+// mid-run: exiting there at once aborted the process ("terminate called … Napi::Error", code 134).
+const defaultModel = defaultModelDir();
+test(
+  'SIGTERM stops an evaluation cleanly while its model worker is busy: exit code 143, no abort, finished items kept',
+  {
+    timeout: 300_000,
+    skip:
+      !fs.existsSync(path.join(defaultModel, 'config.json')) &&
+      `no default model in ${defaultModel} (bash scripts/setup.sh installs it)`,
+  },
+  async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-eval-sigterm-'));
+    const labels = path.join(dir, 'labels.jsonl');
+    writeLabels(labels, 40);
+    const out = path.join(dir, 'prm.json');
+    // The executable's own entry (runCli), which installs the process-wide signal handling; without
+    // --prm-dir the default model scores the steps.
+    const script = `require(${JSON.stringify(MAIN)}).runCli(process.argv.slice(1));`;
+    const child = spawn(
+      process.execPath,
+      ['-e', script, 'eval', 'prm', '--labels', labels, '--out', out, '--progress', 'json'],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let stderr = '';
+    let sent = false;
+    child.stderr.on('data', (chunk: Buffer) => {
+      const lines = (stderr.slice(stderr.lastIndexOf('\n') + 1) + chunk.toString()).split('\n').slice(0, -1);
+      stderr += chunk.toString();
+      for (const line of lines) {
+        if (sent || !line.startsWith('{')) continue;
+        const e = JSON.parse(line) as { type?: string; done?: number };
+        if (e.type === 'progress' && (e.done ?? 0) >= 1) {
+          sent = true;
+          child.kill('SIGTERM');
+        }
+      }
+    });
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+      child.on('close', (c, s) => resolve([c, s])),
+    );
+    assert.ok(sent, `the run never reported progress: ${stderr.slice(-500)}`);
+    assert.deepEqual([code, signal], [143, null], stderr.slice(-1000));
+    assert.doesNotMatch(stderr, /terminate called|Napi::Error|Aborted/);
+    const kept = itemLines(out.replace(/\.json$/, '.items.jsonl')).length;
+    assert.ok(kept >= 1 && kept < 40, `${kept} finished items kept`);
   },
 );
