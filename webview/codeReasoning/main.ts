@@ -69,6 +69,16 @@ function metric(label: string, value: number, note: string, id: string): HTMLEle
   );
 }
 
+/** What an empty column means: still to come, or finished with nothing written. */
+function placeholder(stage: StageView, column: 'reasoning' | 'tests'): string {
+  const running = column === 'reasoning' ? 'reasoning' : 'writing-tests';
+  if (stage.status === 'done')
+    return column === 'reasoning'
+      ? 'The model wrote nothing for this stage.'
+      : 'The test writer wrote no assertion this stage could admit.';
+  return stage.status === running ? 'Writing…' : 'Waiting…';
+}
+
 function stageCard(stage: StageView): HTMLElement {
   const details = h(
     'details',
@@ -88,13 +98,13 @@ function stageCard(stage: StageView): HTMLElement {
         'div',
         {},
         h('strong', {}, 'Generator'),
-        h('pre', { id: `reasoning-${stage.id}` }, stage.reasoning || '…'),
+        h('pre', { id: `reasoning-${stage.id}` }, stage.reasoning || placeholder(stage, 'reasoning')),
       ),
       h(
         'div',
         {},
         h('strong', {}, 'Test writer'),
-        h('pre', { id: `tests-${stage.id}` }, stage.testWriterOutput || '…'),
+        h('pre', { id: `tests-${stage.id}` }, stage.testWriterOutput || placeholder(stage, 'tests')),
       ),
     ),
   );
