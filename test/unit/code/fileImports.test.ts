@@ -12,7 +12,7 @@ const FILE = [
   '    return max(numbers) - min(numbers)',
 ].join('\n');
 
-test("the file's top-level imports go in front of generated code that lacks them", () => {
+test("the file's top-level imports of names the generated code uses go in front of it", () => {
   const generated =
     'def spread(numbers: List[float]) -> float:\n    return math.fsum([max(numbers), -min(numbers)])';
   assert.equal(
@@ -23,13 +23,25 @@ test("the file's top-level imports go in front of generated code that lacks them
   const complete = `import math\n${generated}`;
   assert.equal(withFileImports(complete, FILE, 'python'), `from typing import List, Tuple\n\n${complete}`);
   assert.equal(withFileImports('', FILE, 'python'), '');
+});
+
+test('an import the generated code does not use is left out (the sandbox may lack the module)', () => {
+  const file =
+    'import numpy as np\nimport requests\nfrom os import path as p\n\ndef f(x):\n    return np.sum(x)';
+  const generated = 'def f(x):\n    return np.sum(x) + len(p.sep)';
   assert.equal(
-    withFileImports(
-      'export const f = () => 1;',
-      "import { x } from './x';\nconst fs = require('fs');\nexport const f = () => 2;",
-      'typescript',
-    ),
-    "import { x } from './x';\nconst fs = require('fs');\n\nexport const f = () => 1;",
+    withFileImports(generated, file, 'python'),
+    `import numpy as np\nfrom os import path as p\n\n${generated}`,
+  );
+  const script =
+    "import { x } from './x';\nimport * as fs from 'fs';\nconst { join } = require('path');\nexport const f = () => 2;";
+  assert.equal(
+    withFileImports('export const f = () => join(x, "a");', script, 'typescript'),
+    "import { x } from './x';\nconst { join } = require('path');\n\nexport const f = () => join(x, \"a\");",
+  );
+  assert.equal(
+    withFileImports('export const f = () => fs.readFileSync;', script, 'javascript'),
+    "import * as fs from 'fs';\n\nexport const f = () => fs.readFileSync;",
   );
 });
 
