@@ -41,7 +41,7 @@ export function registerCodeReasoning(ctx: StepwiseContext): void {
         suiteTimeoutMs: s.tests.suiteTimeoutMs,
         memoryMb: s.tests.memoryMb,
         diskMb: s.sandbox.diskMb,
-        pythonPath: await sandboxPython(ctx.log),
+        pythonPath: request.language === 'python' ? await sandboxPython(ctx.log) : undefined,
       })(request);
   };
   const explorer = ctx.own(new GeneratedTestsExplorer(runner, ctx.log));
