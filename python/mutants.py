@@ -76,8 +76,6 @@ def mutants(code: str, limit: int) -> list[dict]:
     tree = ast.parse(code)
     original = ast.unparse(tree)
     queues = {kind: list(nodes) for kind, nodes in sites(tree).items()}
-    # A deep copy walks in the same order, so a site's index in the walk names its copy.
-    order = {id(node): i for i, node in enumerate(ast.walk(tree))}
     out: list[dict] = []
     seen = {original}
     while len(out) < limit and any(queues.values()):
@@ -85,9 +83,10 @@ def mutants(code: str, limit: int) -> list[dict]:
             if len(out) >= limit or not queues[kind]:
                 continue
             site = queues[kind].pop(0)
-            copied = copy.deepcopy(tree)
-            target = list(ast.walk(copied))[order[id(site)]]
-            clone = Mutate(kind, target).visit(copied)
+            # deepcopy's memo maps each original node to its copy: the site's twin in the clone.
+            memo: dict[int, object] = {}
+            copied = copy.deepcopy(tree, memo)
+            clone = Mutate(kind, memo[id(site)]).visit(copied)
             text = ast.unparse(ast.fix_missing_locations(clone))
             if text not in seen:
                 seen.add(text)
