@@ -25,8 +25,8 @@ export class StepwiseContext implements vscode.Disposable {
     this.own(
       vscode.workspace.onDidChangeConfiguration((e) => {
         const endpointChanged =
-          readSettings().model.backend === 'openai' &&
-          ENDPOINT_RELOAD_SETTINGS.some((key) => e.affectsConfiguration(key));
+          ENDPOINT_RELOAD_SETTINGS.some((key) => e.affectsConfiguration(key)) &&
+          readSettings().model.backend === 'openai';
         if (endpointChanged || MODEL_RELOAD_SETTINGS.some((key) => e.affectsConfiguration(key))) {
           this.log.info('Model settings changed: the next request loads the new model.');
           void this.model.unload();

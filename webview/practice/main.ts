@@ -168,7 +168,8 @@ rpc.on('started', ({ topic }) => {
   render();
 });
 rpc.on('progress', (p) => {
-  progress = `${generating ? `${generating} — q` : 'Q'}uestion ${p.question} of ${p.of}: ${p.phase}…`;
+  const step = `${p.question} of ${p.of}: ${p.phase}…`;
+  progress = generating ? `${generating} — question ${step}` : `Question ${step}`;
   if (!state.set) render();
 });
 rpc.on('set', ({ set, file }) => {

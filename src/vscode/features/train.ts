@@ -277,6 +277,6 @@ async function exportToOnnx(
 }
 
 /** `stepwise.practice.thresholds` as the DPO job's flags. */
-export function reliabilityArgs(t: { cons: number; sep: number; stab: number }): string[] {
+function reliabilityArgs(t: { cons: number; sep: number; stab: number }): string[] {
   return ['--min-r-cons', String(t.cons), '--min-r-sep', String(t.sep), '--min-r-stab', String(t.stab)];
 }
