@@ -1,5 +1,5 @@
 import type * as vscode from 'vscode';
-import { OnnxPrmScorer } from '../core/prove/prmScorer';
+import { OnnxPrmScorer } from '../core/model/onnx/prmScorer';
 import { KeyedLoad } from './keyedLoad';
 import { readSettings } from './settings';
 

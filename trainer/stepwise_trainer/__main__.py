@@ -1,6 +1,6 @@
 """``python -m stepwise_trainer <job> [--config file.yaml] [--option value ...]``
 
-Jobs: prm, sft-format, grpo, dpo, adversarial, export. stdout carries only protocol events
+Jobs: prm, sft-format, grpo, dpo, adversarial, export. stdout carries only trainer events
 (JSON lines); logs go to stderr. Exit code 0 on success, 1 on a job error, 2 on bad options,
 130 when interrupted (SIGINT / SIGTERM; during training the current step is saved first).
 """
@@ -13,8 +13,8 @@ import sys
 import traceback
 
 from .config import ConfigError, load_config
+from .events import EventWriter
 from .interrupt import TrainingInterrupted
-from .protocol import EventWriter
 
 JOBS = {
     "prm": "prm",
@@ -26,6 +26,17 @@ JOBS = {
 }
 
 USAGE = "usage: python -m stepwise_trainer {" + ",".join(JOBS) + "} [--config FILE] [--option value ...]  (--help on a job lists its options)"
+
+
+def seed_everything(seed: int | None) -> None:
+    """Seeds Python, NumPy and torch before the job builds anything. The Trainer seeds itself only
+    once it starts, after a new PRM head has been drawn: without this, two runs with the same data
+    and --seed would train from different heads and end in different models."""
+    if seed is None:
+        return
+    from transformers import set_seed
+
+    set_seed(seed)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -47,6 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     events = EventWriter(job)
     try:
+        seed_everything(getattr(cfg, "seed", None))
         module.run(cfg, events)
         return 0
     except TrainingInterrupted as stop:
@@ -55,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         events.error("Training was interrupted.", "Run again with --resume to continue from the last checkpoint.")
         return 130
-    except Exception as e:  # the protocol must always end with an error event the editor can show
+    except Exception as e:  # the event stream must always end with an error event the editor can show
         traceback.print_exc(file=sys.stderr)
         hint = "Out of memory: lower --batch-size or --max-length, or use --lora-r 8." if "out of memory" in str(e).lower() else None
         events.error(f"{type(e).__name__}: {e}", hint)

@@ -1,4 +1,4 @@
-"""Bridges the Hugging Face Trainer loop to the protocol and the checkpoint layout."""
+"""Bridges the Hugging Face Trainer loop to the trainer events and the checkpoint layout."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from typing import Any
 from transformers import TrainerCallback
 
 from .checkpoints import checkpoint_name, point_latest, write_meta
+from .events import EventWriter
 from .interrupt import CheckpointOnInterrupt
-from .protocol import EventWriter
 
 
 def _wait_for_all_processes() -> None:
@@ -24,7 +24,7 @@ def _wait_for_all_processes() -> None:
 
 
 class ProtocolCallback(TrainerCallback):
-    """Progress and metrics as protocol events; every save becomes ``step-NNNNNN`` with
+    """Progress and metrics as trainer events; every save becomes ``step-NNNNNN`` with
     meta.json, and only then does the ``latest`` pointer move to it. A SIGINT / SIGTERM during
     ``train()`` saves the current step and ends the job (see ``interrupt``)."""
 

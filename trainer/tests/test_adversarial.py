@@ -126,8 +126,8 @@ def test_both_roles_learn_when_an_extra_reward_differs_within_a_group(tmp_path, 
 
     import torch
     from safetensors.torch import load_file
+    from stepwise_trainer.events import EventWriter
     from stepwise_trainer.jobs import adversarial
-    from stepwise_trainer.protocol import EventWriter
     from stepwise_trainer.rewards import completion_text
 
     def completion_length(prompts, completions, **_):

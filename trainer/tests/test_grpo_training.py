@@ -12,8 +12,8 @@ from pathlib import Path
 
 import torch
 from conftest import TINY_RL
+from stepwise_trainer.events import EventWriter
 from stepwise_trainer.jobs import grpo
-from stepwise_trainer.protocol import EventWriter
 from stepwise_trainer.rewards import completion_text
 
 

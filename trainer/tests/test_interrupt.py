@@ -10,7 +10,7 @@ import time
 import pytest
 from conftest import run_job
 from stepwise_trainer.interrupt import StopRequest
-from test_protocol import conforms
+from test_events import conforms
 
 
 def test_the_first_signal_is_recorded_and_the_second_aborts_at_once():

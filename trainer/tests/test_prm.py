@@ -48,6 +48,29 @@ def test_prm_parameters_change_and_resume_continues(tmp_path, tiny_base, trl_lab
     assert changed, "training from the checkpoint changed no parameter"
 
 
+def test_same_labels_and_seed_give_the_same_prm(tmp_path, tiny_base, trl_labels):
+    """The new classification head is drawn from --seed too, so a rerun is the same model and two
+    runs on different labels differ only by what the labels taught."""
+    finals = []
+    for name in ("a", "b"):
+        code, events, stderr = train_prm(tmp_path / name, tiny_base, trl_labels, max_steps="1", seed="7")
+        assert code == 0, stderr[-2000:]
+        finals.append(_weights(Path(events[-1]["output"])))
+    different = [k for k in finals[0] if not torch.equal(finals[0][k], finals[1][k])]
+    assert not different, f"two runs with --seed 7 differ in {different[:3]}"
+
+
+def test_few_labelled_solutions_all_train(tmp_path, tiny_base, trl_labels):
+    """Below --eval-min-solutions nothing is held out: a person's few labels all reach the model."""
+    few = tmp_path / "few.jsonl"
+    few.write_text("".join(trl_labels.read_text().splitlines(keepends=True)[:3]))
+    code, events, stderr = train_prm(tmp_path / "run", tiny_base, few, max_steps="1")
+    assert code == 0, stderr[-2000:]
+    first = next(e for e in events if e["type"] == "progress")
+    assert first["message"].startswith("3 training and 0 held-out"), first["message"]
+    assert not any(k.startswith("before/") for k in events[-1]["metrics"])
+
+
 def test_bad_options_end_with_an_error_event(tmp_path):
     code, events, _ = run_job("prm", "--data", str(tmp_path / "missing.jsonl"))
     assert code == 2

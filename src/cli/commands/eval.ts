@@ -12,8 +12,9 @@ import {
 import { progressLine, type EvalProgress } from '../../core/eval/runner';
 import { evalProve, evalPrm, evalTests, type CommonRun } from '../../core/eval/suites';
 import { loadPrompt } from '../../core/prove/prompts';
-import { OnnxPrmScorer } from '../../core/prove/prmScorer';
-import { VerifierStepScorer, type StepScorer } from '../../core/prove/stepScores';
+import { OnnxPrmScorer } from '../../core/model/onnx/prmScorer';
+import type { StepScorer } from '../../core/model/stepScorer';
+import { VerifierStepScorer } from '../../core/prove/stepScores';
 import { findPackageRoot } from '../../core/resources';
 import { requireDataFile } from '../../core/eval/datasets';
 import type { ModelBackend } from '../../core/model/types';

@@ -5,12 +5,12 @@ import { UsageError } from '../command';
 import { MODEL_USAGE, openModel, parseWithModel } from '../modelOptions';
 import { readMathProblems, requireDataFile } from '../../core/eval/datasets';
 import { runEvalInChild } from '../../core/eval/childProcess';
-import { progressLine } from '../../core/eval/runner';
-import { runLoop, type LoopEvent } from '../../core/loop/loop';
+import { progressLine, type EvalProgress } from '../../core/eval/runner';
+import { LoopError, runLoop, type LoopEvent } from '../../core/loop/loop';
 import { findPackageRoot } from '../../core/resources';
 import { findTrainerPython } from '../../core/trainer/python';
 
-const USAGE = `stepwise loop [--data MATH.jsonl] [--workspace DIR] [--out DIR] [--train N] [--held-out N] [--solutions N] [--samples-per-step N] [--search first-error|every-step] [--max-tokens N] [--candidates N] [--base-model M] [--trainer-args "..."] [--python PATH] ${MODEL_USAGE}`;
+const USAGE = `stepwise loop [--data MATH.jsonl] [--workspace DIR] [--out DIR] [--train N] [--held-out N] [--solutions N] [--samples-per-step N] [--search first-error|every-step] [--max-tokens N] [--candidates N] [--base-model M] [--trainer-args "..."] [--python PATH] [--progress text|json] ${MODEL_USAGE}`;
 
 const OPTIONS = {
   data: { type: 'string' },
@@ -27,6 +27,7 @@ const OPTIONS = {
   'trainer-args': { type: 'string' },
   python: { type: 'string' },
   seed: { type: 'string' },
+  progress: { type: 'string' },
 } as const;
 
 function whole(value: string | undefined, name: string, fallback: number, min = 1): number {
@@ -41,7 +42,9 @@ function whole(value: string | undefined, name: string, fallback: number, min = 
  * `stepwise loop`: annotations in, a measured PRM out. Samples and auto-labels solutions of
  * training problems, trains and exports a PRM on the workspace's labels, and evaluates it on
  * held-out problems with `stepwise eval prm` and `stepwise eval prove` (in child processes, each
- * resumable); a rerun continues where a killed one stopped.
+ * resumable); a rerun continues where a killed one stopped. With `--progress json`, stderr carries
+ * the same JSON lines as `stepwise eval` (progress, notice, done), so the editor follows a loop the
+ * way it follows an evaluation; a cancelled loop ends with a `done` event marked cancelled.
  */
 export const loopCommand: CliCommand = {
   name: 'loop',
@@ -76,21 +79,31 @@ export const loopCommand: CliCommand = {
       const v = (values as Record<string, string | boolean | undefined>)[k];
       return typeof v === 'string' ? [`--${k}`, v] : [];
     });
+    const progressMode = values.progress ?? 'text';
+    if (progressMode !== 'text' && progressMode !== 'json')
+      throw new UsageError('--progress must be text or json.');
+    const emit = (event: Record<string, unknown>) => process.stderr.write(JSON.stringify(event) + '\n');
     const abort = new AbortController();
     const stop = () => abort.abort();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
+    const report = (phase: string, p: EvalProgress) =>
+      progressMode === 'json'
+        ? emit({ type: 'progress', phase, ...p })
+        : process.stderr.write(`loop ${phase}: ${progressLine(p)}\n`);
+    const notice = (message: string) =>
+      progressMode === 'json' ? emit({ type: 'notice', message }) : process.stderr.write(`${message}\n`);
     const onEvent = (e: LoopEvent) => {
-      if (e.progress) process.stderr.write(`loop ${e.phase} (${e.set}): ${progressLine(e.progress)}\n`);
-      else if (e.message) process.stderr.write(`loop ${e.phase}: ${e.message}\n`);
+      if (e.progress) report(`${e.phase} (${e.set})`, e.progress);
+      else if (e.message) notice(`loop ${e.phase}: ${e.message}`);
     };
     const childEval = async (args: string[], out: string) => {
       const outcome = await runEvalInChild({
         command: [...cli, 'eval', ...args, '--out', out, ...modelArgs],
         cwd: workspace,
         signal: abort.signal,
-        onProgress: (p) => process.stderr.write(`loop evaluate (${args[0]}): ${progressLine(p)}\n`),
-        onOutput: (line) => process.stderr.write(`  ${line}\n`),
+        onProgress: (p) => report(`evaluate (${args[0]})`, p),
+        onOutput: (line) => notice(`  ${line}`),
       });
       if (!outcome.done?.complete)
         throw new UsageError(`stepwise eval ${args[0]} did not finish: ${outcome.output.slice(-400)}`);
@@ -155,10 +168,24 @@ export const loopCommand: CliCommand = {
         signal: abort.signal,
         onEvent,
       });
-      const report = { command: `stepwise ${['loop', ...argv].join(' ')}`, loopDir, ...outcome };
-      fs.writeFileSync(path.join(loopDir, 'loop-report.json'), JSON.stringify(report, null, 2) + '\n');
-      process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      const summary = { command: `stepwise ${['loop', ...argv].join(' ')}`, loopDir, ...outcome };
+      const result = path.join(loopDir, 'loop-report.json');
+      fs.writeFileSync(result, JSON.stringify(summary, null, 2) + '\n');
+      process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+      if (progressMode === 'json') emit({ type: 'done', ...loopDone(loopDir, result, false) });
       return 0;
+    } catch (e) {
+      // Cancelled on purpose (whatever the phase then threw): what finished is journaled, and the
+      // editor hears a stop, not a failure.
+      if (!abort.signal.aborted) throw e;
+      if (progressMode === 'json') emit({ type: 'done', ...loopDone(loopDir, null, true) });
+      else
+        process.stderr.write(
+          e instanceof LoopError
+            ? `${e.message} ${e.hint}\n`
+            : 'The loop was cancelled; run it again to continue.\n',
+        );
+      return 143;
     } finally {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
@@ -166,3 +193,15 @@ export const loopCommand: CliCommand = {
     }
   },
 };
+
+/** The `done` event of `--progress json`, in the shape `stepwise eval` uses (ChildEvalDone). */
+function loopDone(loopDir: string, result: string | null, cancelled: boolean) {
+  return {
+    result: result ?? path.join(loopDir, 'loop-report.json'),
+    report: path.join(loopDir, 'eval-prove.html'),
+    journal: path.join(loopDir, 'loop.json'),
+    complete: result !== null,
+    cancelled,
+    stoppedBy: null,
+  };
+}

@@ -11,7 +11,7 @@ import type { ProveRun, ScoreDistribution } from '../../core/prove/runSchema';
 import type { ModelBackend } from '../../core/model/types';
 import { loadRuns, runsDir, saveRun } from '../../core/prove/runStore';
 import { calibrationReport, type ScoreCalibration } from '../../core/prove/calibration';
-import { OnnxPrmScorer } from '../../core/prove/prmScorer';
+import { OnnxPrmScorer } from '../../core/model/onnx/prmScorer';
 
 const PROVE_USAGE =
   'stepwise prove FILE [--json] [--iterations N] [--candidates N] [--rerank-by prm|verifier|self] [--verifier-passes K] ' +

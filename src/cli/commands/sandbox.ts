@@ -4,9 +4,9 @@ import type { CliCommand } from '../command';
 import { parseCommandLine, UsageError } from '../command';
 import { runAssertions, runSuite } from '../../core/sandbox/index';
 import type { SandboxLanguage, SandboxTest, SuiteResult } from '../../core/sandbox/types';
-import { extractTests } from '../../core/code/extractTests';
-import { parseAssertionLines, type RejectedLine } from '../../core/code/assertions';
-import { findFunctions } from '../../core/code/functions';
+import { extractTests } from '../../core/codeReasoning/extractTests';
+import { parseAssertionLines, type RejectedLine } from '../../core/codeReasoning/assertions';
+import { findFunctions } from '../../core/codeReasoning/functions';
 
 const USAGE =
   'stepwise sandbox --code FILE (--assertions FILE [--function NAME] | --tests FILE) [--lang python|javascript|typescript] [--timeout-ms N] [--suite-timeout-ms N] [--memory-mb N] [--disk-mb N] [--python PATH] [--json]';

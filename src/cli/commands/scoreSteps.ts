@@ -1,6 +1,6 @@
 import type { CliCommand } from '../command';
 import { parseCommandLine, UsageError } from '../command';
-import { OnnxPrmScorer } from '../../core/prove/prmScorer';
+import { OnnxPrmScorer } from '../../core/model/onnx/prmScorer';
 import { parseProofDocument } from '../../core/steps/document';
 import { readInputFile } from './prove';
 

@@ -2,10 +2,10 @@ import * as fs from 'node:fs';
 import type { CliCommand } from '../command';
 import { UsageError } from '../command';
 import { MODEL_USAGE, openModel, parseWithModel } from '../modelOptions';
-import { findFunctions, languageForFile } from '../../core/code/functions';
-import { runFiveStages } from '../../core/code/pipeline';
-import { createSandboxSuiteRunner } from '../../core/code/sandboxRunner';
-import { DEFAULT_AGREEMENT_SAMPLES } from '../../core/code/rewards';
+import { findFunctions, languageForFile } from '../../core/codeReasoning/functions';
+import { runFiveStages } from '../../core/codeReasoning/pipeline';
+import { createSandboxSuiteRunner } from '../../core/codeReasoning/sandboxRunner';
+import { DEFAULT_AGREEMENT_SAMPLES } from '../../core/codeReasoning/rewards';
 import { DEFAULT_DISK_MB } from '../../core/sandbox/types';
 
 const USAGE = `stepwise tests FILE::FUNCTION [--reference user|agreement] [--samples N] [--max-tokens N] [--python PATH] [--disk-mb N] [--json] ${MODEL_USAGE}`;

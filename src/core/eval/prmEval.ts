@@ -11,7 +11,7 @@ import * as zlib from 'node:zlib';
 import { fromPrm800k, labelledSolutions } from '../labels/formats';
 import { LABEL_SCHEMA_VERSION, type LabelRecord } from '../labels/schema';
 import { parseStoreText } from '../labels/store';
-import type { StepScorer } from '../prove/stepScores';
+import type { StepScorer } from '../model/stepScorer';
 import { DatasetError, MISSING_DATA_HINTS, type LineProblem } from './datasets';
 import {
   calibration,

@@ -6,7 +6,7 @@
 import * as path from 'node:path';
 import type { ModelBackend } from '../model/types';
 import type { ProveModels, ProveOptionsInput } from '../prove/prove';
-import type { StepScorer } from '../prove/stepScores';
+import type { StepScorer } from '../model/stepScorer';
 import {
   MISSING_DATA_HINTS,
   readCodeTasks,

@@ -11,9 +11,9 @@
  *  - the generator's stage-5 code against the dataset's own tests (its pass rate);
  *  - the generator and test-writer rewards of seed 002 on the accumulated suite.
  */
-import { findFunctions } from '../code/functions';
-import { runFiveStages, type SuiteRunner } from '../code/pipeline';
-import { createSandboxSuiteRunner } from '../code/sandboxRunner';
+import { findFunctions } from '../codeReasoning/functions';
+import { runFiveStages, type SuiteRunner } from '../codeReasoning/pipeline';
+import { createSandboxSuiteRunner } from '../codeReasoning/sandboxRunner';
 import type { ModelBackend } from '../model/types';
 import { runSuite } from '../sandbox/index';
 import type { SandboxTest, TestStatus } from '../sandbox/types';

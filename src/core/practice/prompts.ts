@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import { fillTemplate } from '../code/stages';
+import { fillTemplate } from '../codeReasoning/stages';
 import { resourcePath } from '../resources';
 
 /** A practice prompt (prompts/practice/<name>.md) with its placeholders filled. */

@@ -9,7 +9,8 @@ import { OPENING_SENTENCE, parseProofOutput } from './parse';
 import { renderPrompt, type PromptTemplate } from './prompts';
 import { computeRewards } from './rewards';
 import type { AnswerCheck, CandidateRecord, ProveOptions } from './runSchema';
-import { aggregateStepScores, type StepScorer } from './stepScores';
+import type { StepScorer } from '../model/stepScorer';
+import { aggregateStepScores } from './stepScores';
 import { meanScore, runJudge, type RubricScale } from './verify';
 
 export interface EvaluationContext {

@@ -18,7 +18,8 @@ import {
   type IterationRecord,
   type ProveRun,
 } from './runSchema';
-import { VerifierStepScorer, type StepScorer } from './stepScores';
+import type { StepScorer } from '../model/stepScorer';
+import { VerifierStepScorer } from './stepScores';
 import type { RubricScale } from './verify';
 
 export type ProveOptionsInput = z.input<typeof ProveOptionsSchema>;

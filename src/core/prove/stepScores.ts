@@ -1,19 +1,6 @@
 import type { ChatMessage, ModelBackend } from '../model/types';
+import type { StepScorer } from '../model/stepScorer';
 import { renderPrompt, type PromptTemplate } from './prompts';
-
-/**
- * Scores the steps of a solution: for each step, the probability that it is correct given the
- * problem and the steps before it. A process reward model (a token-classification PRM exported by
- * the trainer) implements this directly; without one, `VerifierStepScorer` asks the verifier model.
- */
-export interface StepScorer {
-  readonly info: { kind: 'prm' | 'verifier-logprob'; name: string };
-  scoreSteps(
-    problem: string,
-    steps: readonly string[],
-    options?: { signal?: AbortSignal },
-  ): Promise<number[]>;
-}
 
 export type StepAggregate = 'product' | 'min';
 

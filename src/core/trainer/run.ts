@@ -1,4 +1,4 @@
-import { TrainerEvent } from './protocol';
+import { TrainerEvent } from './events';
 
 export interface TrainerRun {
   events: TrainerEvent[];

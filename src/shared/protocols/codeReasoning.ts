@@ -1,5 +1,5 @@
 /** Messages of the "Reason & Generate Tests" panel. */
-import type { Disagreement, VerdictStatus } from '../../core/code/rewards';
+import type { Disagreement, VerdictStatus } from '../../core/codeReasoning/rewards';
 
 export interface StageView {
   id: number;

@@ -1,5 +1,5 @@
 /** Messages of the training panel. */
-import type { TrainerEvent } from '../../core/trainer/protocol';
+import type { TrainerEvent } from '../../core/trainer/events';
 
 export interface TrainingState {
   job: string;

@@ -69,7 +69,8 @@ export function registerRunEvaluation(ctx: StepwiseContext, panels: EvalReportPa
     ];
     args.push(...(await modelArgs(ctx, kind)), ...(given.extraArgs ?? []));
 
-    let outcome = await runWithProgress(ctx, kind, args, root, (abort) => (running = abort));
+    const title = `Stepwise: evaluating ${kind}`;
+    let outcome = await runCliWithProgress(ctx, title, args, root, (abort) => (running = abort));
     if (!outcome.done && /would mix two experiments/.test(outcome.output)) {
       const again = await vscode.window.showWarningMessage(
         `Stepwise: ${kind} results for this data were made with other settings.`,
@@ -77,7 +78,13 @@ export function registerRunEvaluation(ctx: StepwiseContext, panels: EvalReportPa
         'Start Over',
       );
       if (again !== 'Start Over') return undefined;
-      outcome = await runWithProgress(ctx, kind, [...args, '--fresh'], root, (abort) => (running = abort));
+      outcome = await runCliWithProgress(
+        ctx,
+        title,
+        [...args, '--fresh'],
+        root,
+        (abort) => (running = abort),
+      );
     }
     const done = outcome.done;
     if (!done)
@@ -99,9 +106,13 @@ export function registerRunEvaluation(ctx: StepwiseContext, panels: EvalReportPa
   });
 }
 
-async function runWithProgress(
+/**
+ * Runs a long `stepwise` command (eval, loop) in a child process under a cancellable progress
+ * notification: the extension host only relays its JSON progress lines.
+ */
+export async function runCliWithProgress(
   ctx: StepwiseContext,
-  kind: EvalKind,
+  title: string,
   args: string[],
   cwd: string,
   setRunning: (abort: AbortController) => void,
@@ -110,7 +121,7 @@ async function runWithProgress(
   setRunning(abort);
   const cli = vscode.Uri.joinPath(ctx.extension.extensionUri, 'dist', 'cli.js').fsPath;
   const command = [process.execPath, cli, ...args];
-  ctx.log.info(`Evaluation: ${command.join(' ')} (in ${cwd})`);
+  ctx.log.info(`${title}: ${command.join(' ')} (in ${cwd})`);
   const config = readSettings().model.backend === 'openai' ? await ctx.model.describeConfig() : null;
   const env = {
     ...process.env,
@@ -121,7 +132,7 @@ async function runWithProgress(
   return vscode.window.withProgress(
     {
       location: vscode.ProgressLocation.Notification,
-      title: `Stepwise: evaluating ${kind}`,
+      title,
       cancellable: true,
     },
     (progress, token) => {
@@ -137,16 +148,17 @@ async function runWithProgress(
           progress.report({ increment: Math.max(0, pct - shown), message: progressMessage(p) });
           shown = Math.max(shown, pct);
         },
-        onNotice: (m) => ctx.log.info(`Evaluation: ${m}`),
-        onOutput: (line) => ctx.log.info(`Evaluation: ${line}`),
+        onNotice: (m) => ctx.log.info(`${title}: ${m}`),
+        onOutput: (line) => ctx.log.info(`${title}: ${line}`),
       });
     },
   );
 }
 
-function progressMessage(p: EvalProgress): string {
+function progressMessage(p: EvalProgress & { phase?: string }): string {
   const eta = p.etaMs === null ? '' : ` · about ${formatDuration(p.etaMs)} left`;
-  return `${p.done} of ${p.total} items${p.failed ? `, ${p.failed} failed` : ''}${eta}`;
+  const phase = p.phase ? `${p.phase}: ` : '';
+  return `${phase}${p.done} of ${p.total} items${p.failed ? `, ${p.failed} failed` : ''}${eta}`;
 }
 
 /** Earlier runs of this kind (to continue them), a known data file, or one chosen by the user. */
@@ -208,10 +220,13 @@ async function modelArgs(ctx: StepwiseContext, kind: EvalKind): Promise<string[]
   const s = readSettings();
   const prm = s.prm.modelPath && kind !== 'tests' ? ['--prm-dir', s.prm.modelPath] : [];
   if (kind === 'prm' && prm.length) return prm;
+  return [...(await generatorArgs(ctx)), ...prm];
+}
+
+/** The configured generator as CLI options (an endpoint's key travels in the environment). */
+export async function generatorArgs(ctx: StepwiseContext): Promise<string[]> {
   const config = await ctx.model.describeConfig();
-  const model =
-    config.backend === 'openai'
-      ? ['--endpoint', config.baseUrl, '--model', config.model]
-      : ['--model-dir', config.modelDir, '--variant', config.variant, '--device', config.device];
-  return [...model, ...prm];
+  return config.backend === 'openai'
+    ? ['--endpoint', config.baseUrl, '--model', config.model]
+    : ['--model-dir', config.modelDir, '--variant', config.variant, '--device', config.device];
 }

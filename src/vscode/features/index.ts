@@ -6,11 +6,12 @@ import { registerLadder } from './ladder';
 import { registerPractice } from './practice';
 import { registerTraining } from './train';
 import { registerProve } from './prove';
-import { registerCodeReasoning } from './code/index';
+import { registerCodeReasoning } from './codeReasoning/index';
 import { registerLabels } from './labels/index';
 import { registerStepScores } from './stepScores';
 import { EvalReportPanels, registerShowReport } from './evalReport';
 import { registerRunEvaluation } from './evalRun';
+import { registerImproveModel } from './improveModel';
 import type { PanelLabelling } from './prove';
 
 // The Prove panel labels steps through the labelling feature when it started.
@@ -39,6 +40,7 @@ export const features: { name: string; register(ctx: StepwiseContext): void }[] 
       const panels = new EvalReportPanels(ctx);
       registerShowReport(ctx, panels);
       registerRunEvaluation(ctx, panels);
+      registerImproveModel(ctx, panels);
     },
   },
 ];

@@ -6,7 +6,7 @@ import { singletonPanel } from '../panels/panelHost';
 import { runTrainer, type TrainerRun } from '../../core/trainer/run';
 import { prepareTrainingData, trainingRunDir, type TrainingJob } from '../../core/trainer/data';
 import type { TrainHost, TrainView, TrainingState } from '../../shared/protocols/train';
-import type { TrainerEvent } from '../../core/trainer/protocol';
+import type { TrainerEvent } from '../../core/trainer/events';
 import { trainerPython } from './trainEnvironment';
 import { readSettings, updateSettings } from '../settings';
 

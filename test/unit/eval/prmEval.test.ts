@@ -7,7 +7,7 @@ import { LabelStore } from '../../../src/core/labels/store';
 import { readStepLabels, summarizePrm, type PrmItemResult } from '../../../src/core/eval/prmEval';
 import { evalPrm } from '../../../src/core/eval/suites';
 import { outputPaths } from '../../../src/core/eval/evaluation';
-import { OnnxPrmScorer } from '../../../src/core/prove/prmScorer';
+import { OnnxPrmScorer } from '../../../src/core/model/onnx/prmScorer';
 import { tinyPrmDir } from '../model/tinyModel';
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-prm-eval-'));

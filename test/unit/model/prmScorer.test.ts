@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { after, before, test } from 'node:test';
-import { OnnxPrmScorer } from '../../../src/core/prove/prmScorer';
+import { OnnxPrmScorer } from '../../../src/core/model/onnx/prmScorer';
 import { PrmEngine } from '../../../src/core/model/onnx/prmEngine';
 import { ModelError } from '../../../src/core/model/types';
 import { tinyModelDir, tinyPrmDir } from './tinyModel';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { proveAndVerify } from '../../../src/core/prove/prove';
 import type { ProveEvent } from '../../../src/core/prove/events';
 import { ProveRunSchema } from '../../../src/core/prove/runSchema';
-import type { StepScorer } from '../../../src/core/prove/stepScores';
+import type { StepScorer } from '../../../src/core/model/stepScorer';
 import { generatorOutput, judgeOutput, promptText, ScriptedBackend, type Script } from './scriptedBackend';
 
 const PROBLEM = 'Prove that the sum of two even integers is even.';

@@ -34,11 +34,11 @@ from typing import Any
 from ..algorithms import adversarial_schedule, checkpoint_score, generator_reward, test_writer_reward
 from ..checkpoints import checkpoint_name, checkpoints_dir, latest_checkpoint, point_latest, write_meta
 from ..config import CommonConfig, ConfigError
-from ..models import load_causal_lm, load_tokenizer, lora_config, pick_device
-from ..protocol import EventWriter
+from ..events import EventWriter
+from ..models import load_causal_lm, load_tokenizer, pick_device
 from ..rewards import RewardFunction
 from ..sandbox import DEFAULT_CLI, SandboxRunner, code_block
-from .common import trainer_arguments
+from .common import lora_for, trainer_arguments
 
 JOB = "adversarial"
 # How a test is written: one assertion per line, judged by the sandbox's oracle (prompts/code/stages.json).
@@ -219,7 +219,7 @@ def _train_phase(cfg: AdversarialConfig, device: str, model: Any, tokenizer: Any
         args=GRPOConfig(**args, num_generations=cfg.num_generations, max_completion_length=cfg.max_completion_length, log_completions=False),
         train_dataset=dataset,
         processing_class=tokenizer,
-        peft_config=lora_config(cfg.lora_r, cfg.lora_alpha, "CAUSAL_LM") if cfg.lora_r else None,
+        peft_config=lora_for(cfg),
     )
     trainer.train()
     trained = trainer.model

@@ -1,14 +1,17 @@
-"""What every Trainer-based job shares: arguments, resume, and the final save."""
+"""What every Trainer-based job shares: arguments, LoRA, resume, and the one tail (train, save, report)."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..callbacks import ProtocolCallback
 from ..checkpoints import checkpoints_dir, latest_checkpoint
 from ..config import CommonConfig
-from ..protocol import is_secondary_process
+from ..events import EventWriter, is_secondary_process
+from ..models import lora_config
 
 
 def trainer_arguments(cfg: CommonConfig, device: str, **extra: Any) -> dict[str, Any]:
@@ -65,3 +68,35 @@ def save_final(model: Any, tokenizer: Any, cfg: CommonConfig) -> Path:
     model.save_pretrained(final)
     tokenizer.save_pretrained(final)
     return final
+
+
+def lora_for(cfg: CommonConfig, task_type: str = "CAUSAL_LM") -> Any:
+    """The LoRA adapter config a job asked for with --lora-r, or None for full fine-tuning."""
+    return lora_config(cfg.lora_r, cfg.lora_alpha, task_type) if cfg.lora_r else None
+
+
+def progress_callbacks(events: EventWriter, cfg: CommonConfig, job: str) -> list[Any]:
+    """Step, loss and checkpoint events on stdout for the extension's progress and resume."""
+    return [ProtocolCallback(events, cfg.output_dir, job)]
+
+
+def run_training(trainer: Any, cfg: CommonConfig) -> float:
+    """Runs the training loop, from the latest checkpoint when --resume was given; returns the mean training loss."""
+    return float(trainer.train(resume_from_checkpoint=resume_path(cfg)).training_loss)
+
+
+def finish(
+    trainer: Any,
+    tokenizer: Any,
+    cfg: CommonConfig,
+    events: EventWriter,
+    metrics: dict[str, float],
+    beside_model: Callable[[Path], None] | None = None,
+) -> dict[str, float]:
+    """The tail every job ends with: save OUT/final (LoRA merged), write what must travel with the
+    model (``beside_model``, rank 0 only), and report the final metrics in the ``done`` event."""
+    final = save_final(trainer.model, tokenizer, cfg)
+    if beside_model is not None and not is_secondary_process():
+        beside_model(final)
+    events.done(str(final), metrics)
+    return metrics

@@ -10,12 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..algorithms import passes_reliability
-from ..callbacks import ProtocolCallback
 from ..config import CommonConfig, ConfigError
 from ..design import RELIABILITY_THRESHOLDS
-from ..models import load_causal_lm, load_tokenizer, lora_config, pick_device
-from ..protocol import EventWriter
-from .common import read_jsonl, resume_path, save_final, trainer_arguments
+from ..events import EventWriter
+from ..models import load_causal_lm, load_tokenizer, pick_device
+from .common import finish, lora_for, progress_callbacks, read_jsonl, run_training, trainer_arguments
 
 JOB = "dpo"
 
@@ -64,11 +63,8 @@ def run(cfg: DpoConfig, events: EventWriter) -> dict[str, float]:
         args=args,
         train_dataset=dataset,
         processing_class=tokenizer,
-        peft_config=lora_config(cfg.lora_r, cfg.lora_alpha, "CAUSAL_LM") if cfg.lora_r else None,
-        callbacks=[ProtocolCallback(events, cfg.output_dir, JOB)],
+        peft_config=lora_for(cfg),
+        callbacks=progress_callbacks(events, cfg, JOB),
     )
-    result = trainer.train(resume_from_checkpoint=resume_path(cfg))
-    final = save_final(trainer.model, tokenizer, cfg)
-    metrics = {"train_loss": float(result.training_loss), "pairs": float(len(pairs)), "dropped_unreliable": float(dropped)}
-    events.done(str(final), metrics)
-    return metrics
+    loss = run_training(trainer, cfg)
+    return finish(trainer, tokenizer, cfg, events, {"train_loss": loss, "pairs": float(len(pairs)), "dropped_unreliable": float(dropped)})

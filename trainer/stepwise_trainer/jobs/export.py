@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass, field
 
 from ..config import ConfigError
-from ..protocol import EventWriter
+from ..events import EventWriter
 
 JOB = "export"
 

@@ -12,14 +12,13 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..callbacks import ProtocolCallback
 from ..config import CommonConfig, ConfigError
-from ..models import load_causal_lm, load_tokenizer, lora_config, pick_device
+from ..events import EventWriter
+from ..models import load_causal_lm, load_tokenizer, pick_device
 from ..prompts import generator_prompt
-from ..protocol import EventWriter
 from ..rewards import ALPHA, BETA, RewardFunction, format_reward, make_self_verification_reward
 from ..verifiers import endpoint_verifier, local_verifier
-from .common import read_jsonl, resume_path, save_final, trainer_arguments
+from .common import finish, lora_for, progress_callbacks, read_jsonl, run_training, trainer_arguments
 
 JOB = "grpo"
 
@@ -91,14 +90,10 @@ def run(cfg: GrpoConfig, events: EventWriter, extra_rewards: Sequence[RewardFunc
         args=args,
         train_dataset=dataset,
         processing_class=tokenizer,
-        peft_config=lora_config(cfg.lora_r, cfg.lora_alpha, "CAUSAL_LM") if cfg.lora_r else None,
-        callbacks=[ProtocolCallback(events, cfg.output_dir, JOB)],
+        peft_config=lora_for(cfg),
+        callbacks=progress_callbacks(events, cfg, JOB),
     )
-    result = trainer.train(resume_from_checkpoint=resume_path(cfg))
-    final = save_final(trainer.model, tokenizer, cfg)
-    metrics = {"train_loss": float(result.training_loss)}
-    events.done(str(final), metrics)
-    return metrics
+    return finish(trainer, tokenizer, cfg, events, {"train_loss": run_training(trainer, cfg)})
 
 
 def problems_from_runs(paths: list[str]) -> list[dict[str, str]]:

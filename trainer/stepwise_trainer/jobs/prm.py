@@ -18,12 +18,11 @@ from typing import Any
 import torch
 
 from ..algorithms import auroc, f1
-from ..callbacks import ProtocolCallback
 from ..config import CommonConfig, ConfigError
-from ..models import load_token_classifier, load_tokenizer, lora_config, pick_device
+from ..events import EventWriter
+from ..models import load_token_classifier, load_tokenizer, pick_device
 from ..onnx_prm_export import prm_input, write_prm_meta
-from ..protocol import EventWriter, is_secondary_process
-from .common import read_jsonl, resume_path, save_final, trainer_arguments
+from .common import finish, lora_for, progress_callbacks, read_jsonl, run_training, trainer_arguments
 
 JOB = "prm"
 
@@ -35,6 +34,12 @@ class PrmConfig(CommonConfig):
     JOB = JOB
     step_separator: str = field(default="\n", metadata={"help": "Text after each step; the PRM's prediction for a step is read at its last token."})
     eval_fraction: float = field(default=0.2, metadata={"help": "Share of solutions held out to measure step-level AUROC / F1 before and after."})
+    eval_min_solutions: int = field(
+        default=10,
+        metadata={
+            "help": "Hold solutions out only when at least this many are labelled; with fewer, every label trains (an AUROC on one or two held-out solutions says nothing, and a person's newest labels must reach the model)."
+        },
+    )
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -89,7 +94,7 @@ def run(cfg: PrmConfig, events: EventWriter) -> dict[str, float]:
     rows = read_jsonl(cfg.data)
     examples = [tokenize_example(r, tokenizer, cfg.step_separator, cfg.max_length) for r in rows]
     random.Random(cfg.seed).shuffle(examples)
-    n_eval = max(1, int(len(examples) * cfg.eval_fraction)) if len(examples) > 1 else 0
+    n_eval = max(1, int(len(examples) * cfg.eval_fraction)) if len(examples) >= max(2, cfg.eval_min_solutions) else 0
     held_out, train = examples[:n_eval], examples[n_eval:] or examples
     world = int(os.environ.get("WORLD_SIZE", "1"))
     events.progress(0, cfg.max_steps, f"{len(train)} training and {len(held_out)} held-out solutions; {world} process(es)")
@@ -99,7 +104,7 @@ def run(cfg: PrmConfig, events: EventWriter) -> dict[str, float]:
     if cfg.lora_r:
         from peft import get_peft_model
 
-        model = get_peft_model(model, lora_config(cfg.lora_r, cfg.lora_alpha, "TOKEN_CLS"))
+        model = get_peft_model(model, lora_for(cfg, "TOKEN_CLS"))
     model.to(device)
     before = evaluate(model, held_out, device) if held_out else {}
     events.metric(0, {f"before/{k}": v for k, v in before.items()})
@@ -109,14 +114,11 @@ def run(cfg: PrmConfig, events: EventWriter) -> dict[str, float]:
         args=TrainingArguments(**trainer_arguments(cfg, device)),
         train_dataset=train,
         data_collator=DataCollatorForTokenClassification(tokenizer),
-        callbacks=[ProtocolCallback(events, cfg.output_dir, JOB)],
+        callbacks=progress_callbacks(events, cfg, JOB),
     )
-    trainer.train(resume_from_checkpoint=resume_path(cfg))
+    loss = run_training(trainer, cfg)
     after = evaluate(trainer.model, held_out, device) if held_out else {}
     events.metric(cfg.max_steps, {f"after/{k}": v for k, v in after.items()})
-    final = save_final(trainer.model, tokenizer, cfg)
-    if not is_secondary_process():
-        write_prm_meta(final, cfg.step_separator)  # the export and the extension tokenise the same way
-    metrics = {**{f"before/{k}": v for k, v in before.items()}, **{f"after/{k}": v for k, v in after.items()}}
-    events.done(str(final), metrics)
-    return metrics
+    metrics = {**{f"before/{k}": v for k, v in before.items()}, **{f"after/{k}": v for k, v in after.items()}, "train_loss": loss}
+    # The export and the extension must tokenise steps the way training did.
+    return finish(trainer, tokenizer, cfg, events, metrics, beside_model=lambda final: write_prm_meta(final, cfg.step_separator))

@@ -21,13 +21,12 @@ from typing import Any
 
 import torch
 
-from ..callbacks import ProtocolCallback
 from ..config import CommonConfig, ConfigError
-from ..models import load_causal_lm, load_tokenizer, lora_config, pick_device
+from ..events import EventWriter
+from ..models import load_causal_lm, load_tokenizer, pick_device
 from ..prompts import generator_prompt
-from ..protocol import EventWriter
 from ..rewards import CLOSING, OPENING, _boxed, parse_proof_output
-from .common import resume_path, save_final, trainer_arguments
+from .common import finish, lora_for, progress_callbacks, run_training, trainer_arguments
 
 JOB = "sft-format"
 log = logging.getLogger(__name__)
@@ -148,13 +147,12 @@ def run(cfg: SftFormatConfig, events: EventWriter) -> dict[str, float]:
         args=args,
         train_dataset=Dataset.from_list(examples),
         processing_class=tokenizer,
-        peft_config=lora_config(cfg.lora_r, cfg.lora_alpha, "CAUSAL_LM") if cfg.lora_r else None,
-        callbacks=[ProtocolCallback(events, cfg.output_dir, JOB)],
+        peft_config=lora_for(cfg),
+        callbacks=progress_callbacks(events, cfg, JOB),
     )
-    trainer.train(resume_from_checkpoint=resume_path(cfg))
+    loss = run_training(trainer, cfg)
     after = format_rate(trainer.model, tokenizer, problems, cfg.eval_max_new_tokens, device, checking(cfg.max_steps, "after"))
     events.metric(cfg.max_steps, {"after/format_rate": after})
-    final = save_final(trainer.model, tokenizer, cfg)
-    metrics = {"before/format_rate": before, "after/format_rate": after, "examples": float(len(examples))}
-    events.done(str(final), metrics)
-    return metrics
+    return finish(
+        trainer, tokenizer, cfg, events, {"before/format_rate": before, "after/format_rate": after, "examples": float(len(examples)), "train_loss": loss}
+    )

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { ModelError } from '../types';
 import type { InstallResult } from './installer';
-import type { InstallWorkerReply, InstallWorkerRequest } from './installWorkerProtocol';
+import type { InstallWorkerReply, InstallWorkerRequest } from './installWorkerMessages';
 import type { InstallProgress } from './progress';
 
 /** `ladderWorker.js` beside the esbuild bundle, or `installWorker.js` beside the tsc output. */

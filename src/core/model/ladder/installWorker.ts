@@ -6,7 +6,7 @@
 
 import { parentPort } from 'node:worker_threads';
 import { installById } from './local';
-import type { InstallWorkerReply, InstallWorkerRequest } from './installWorkerProtocol';
+import type { InstallWorkerReply, InstallWorkerRequest } from './installWorkerMessages';
 
 const port = parentPort;
 if (port) {

@@ -20,7 +20,7 @@ import type { PlanOptions, PlanResult, PlanSegment, PlanSupport } from '../plan'
 import type { DeviceChoice } from './causalLmSession';
 import type { EngineGenerateResult } from './engine';
 import type { OnnxVariant } from './modelFolder';
-import type { LoadedInfo } from './protocol';
+import type { LoadedInfo } from './workerMessages';
 import { WorkerClient, resolveWorkerPath } from './workerClient';
 
 export { resolveWorkerPath };

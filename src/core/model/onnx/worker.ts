@@ -7,7 +7,7 @@ import { parentPort } from 'node:worker_threads';
 import { ModelError } from '../types';
 import { OnnxEngine } from './engine';
 import { PrmEngine } from './prmEngine';
-import type { SerializedError, WorkerReply, WorkerRequest } from './protocol';
+import type { SerializedError, WorkerReply, WorkerRequest } from './workerMessages';
 
 const port = parentPort;
 if (!port) throw new Error('The model worker must be started as a worker thread.');

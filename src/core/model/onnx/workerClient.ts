@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { ModelError, type TokenEvent } from '../types';
-import type { WithoutId, WorkerReply, WorkerRequest } from './protocol';
+import type { WithoutId, WorkerReply, WorkerRequest } from './workerMessages';
 
 interface Pending {
   resolve: (value: unknown) => void;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { TRAINER_EVENT_SCHEMAS, TrainerEvent } from '../../../src/core/trainer/protocol';
+import { TRAINER_EVENT_SCHEMAS, TrainerEvent } from '../../../src/core/trainer/events';
 import { findPackageRoot } from '../../../src/core/resources';
 
 interface JsonSchemaVariant {

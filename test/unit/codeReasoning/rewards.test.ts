@@ -5,7 +5,7 @@ import {
   testWriterReward,
   type DualVerdict,
   type VerdictStatus,
-} from '../../../src/core/code/rewards';
+} from '../../../src/core/codeReasoning/rewards';
 
 const v = (name: string, onUser: VerdictStatus, onGenerated: VerdictStatus, stage = 1): DualVerdict => ({
   name,

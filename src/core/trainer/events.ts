@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The trainer's stdout protocol: one JSON event per line. Mirrors
+ * The trainer's events: one JSON object per line on its stdout. Mirrors
  * protocol/trainer-events.schema.json (a unit test fails when the two drift).
  */
 const base = { job: z.string(), time: z.number() };

@@ -4,10 +4,10 @@
  * the caller's thread; cancellation sets the request's abort flag and settles at once.
  */
 import { Worker } from 'node:worker_threads';
-import { ModelError } from '../model/types';
-import type { PrmInfo, PrmLoadOptions } from '../model/onnx/prmEngine';
-import { WorkerClient, resolveWorkerPath } from '../model/onnx/workerClient';
-import type { StepScorer } from './stepScores';
+import { ModelError } from '../types';
+import type { PrmInfo, PrmLoadOptions } from './prmEngine';
+import { WorkerClient, resolveWorkerPath } from './workerClient';
+import type { StepScorer } from '../stepScorer';
 
 export interface PrmScorerOptions extends PrmLoadOptions {
   /** Milliseconds to wait for the model to load (default 120 000). */

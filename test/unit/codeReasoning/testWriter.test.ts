@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { findFunctions } from '../../../src/core/code/functions';
-import { runFiveStages, type SuiteRunner } from '../../../src/core/code/pipeline';
-import { writeStageTests } from '../../../src/core/code/testWriter';
+import { findFunctions } from '../../../src/core/codeReasoning/functions';
+import { runFiveStages, type SuiteRunner } from '../../../src/core/codeReasoning/pipeline';
+import { writeStageTests } from '../../../src/core/codeReasoning/testWriter';
 import { promptText, ScriptedBackend } from '../prove/scriptedBackend';
 
 const SOURCE = 'def add(a, b):\n    """Add two numbers."""\n    return a + b\n';

@@ -9,10 +9,10 @@ import {
   type FiveStageEvent,
   type FiveStageRun,
   type SuiteRunner,
-} from '../../../core/code/pipeline';
-import { loadStageDefinitions } from '../../../core/code/stages';
-import type { FoundFunction } from '../../../core/code/functions';
-import { createSandboxSuiteRunner } from '../../../core/code/sandboxRunner';
+} from '../../../core/codeReasoning/pipeline';
+import { loadStageDefinitions } from '../../../core/codeReasoning/stages';
+import type { FoundFunction } from '../../../core/codeReasoning/functions';
+import { createSandboxSuiteRunner } from '../../../core/codeReasoning/sandboxRunner';
 import { saveJsonAtomically } from '../../../core/files';
 import type {
   CodeReasoningHost,

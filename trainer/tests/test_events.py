@@ -8,9 +8,9 @@ import pytest
 from conftest import REPO
 from stepwise_trainer.checkpoints import checkpoint_name, checkpoints_dir, latest_checkpoint, point_latest, write_meta
 from stepwise_trainer.config import ConfigError, load_config
+from stepwise_trainer.events import EventWriter
 from stepwise_trainer.jobs.grpo import GrpoConfig
 from stepwise_trainer.jobs.prm import PrmConfig
-from stepwise_trainer.protocol import EventWriter
 
 SCHEMA = json.loads((REPO / "protocol" / "trainer-events.schema.json").read_text())
 TYPES = {"string": str, "number": (int, float), "integer": int, "object": dict}

@@ -1,7 +1,7 @@
-"""The trainer's stdout protocol: one JSON event per line, nothing else.
+"""The trainer's events on stdout: one JSON object per line, nothing else.
 
 Event shapes are defined once in ``protocol/trainer-events.schema.json`` at the repository
-root; the extension validates them with the zod mirror in ``src/core/trainer/protocol.ts``.
+root; the extension validates them with the zod mirror in ``src/core/trainer/events.ts``.
 Libraries print freely (tqdm, warnings, transformers), so while a job runs the process's
 stdout file descriptor is pointed at stderr and events go to a private copy of the original.
 """
@@ -24,7 +24,7 @@ def is_secondary_process() -> bool:
 
 
 class EventWriter:
-    """Writes protocol events to the real stdout, whatever else writes to sys.stdout."""
+    """Writes the events to the real stdout, whatever else writes to sys.stdout."""
 
     def __init__(self, job: str, stream: Any | None = None) -> None:
         self.job = job
@@ -36,7 +36,7 @@ class EventWriter:
             self._out = stream
             return
         sys.stdout.flush()
-        # A duplicate of fd 1 keeps the protocol channel; fd 1 itself then points at stderr so
+        # A duplicate of fd 1 keeps the event channel; fd 1 itself then points at stderr so
         # that stray prints (including from C extensions) never corrupt the protocol.
         protocol_fd = os.dup(1)
         os.dup2(2, 1)

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
-import type { GeneratedTest } from '../../../core/code/extractTests';
-import type { FiveStageRun, SuiteRunner } from '../../../core/code/pipeline';
-import type { CodeLanguage } from '../../../core/code/functions';
+import type { GeneratedTest } from '../../../core/codeReasoning/extractTests';
+import type { FiveStageRun, SuiteRunner } from '../../../core/codeReasoning/pipeline';
+import type { CodeLanguage } from '../../../core/codeReasoning/functions';
 
 interface SuiteRecord {
   uri: vscode.Uri;

@@ -1,5 +1,5 @@
 /**
- * The message protocol between OnnxBackend (caller's thread) and the model worker. Every request
+ * The messages between OnnxBackend (caller's thread) and the model worker. Every request
  * carries an id; the worker answers it with exactly one `result` or `error` (after any number of
  * `token` messages). Cancellation: the request's shared abort flag, which the worker polls before
  * every forward pass even while its event loop is busy, and an `abort` message that sets it too.

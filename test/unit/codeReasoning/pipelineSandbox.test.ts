@@ -5,9 +5,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { findFunctions } from '../../../src/core/code/functions';
-import { runFiveStages } from '../../../src/core/code/pipeline';
-import { createSandboxSuiteRunner } from '../../../src/core/code/sandboxRunner';
+import { findFunctions } from '../../../src/core/codeReasoning/functions';
+import { runFiveStages } from '../../../src/core/codeReasoning/pipeline';
+import { createSandboxSuiteRunner } from '../../../src/core/codeReasoning/sandboxRunner';
 import { scriptedModel } from '../helpers/scriptedModel';
 
 const runner = createSandboxSuiteRunner({ perTestTimeoutMs: 5000, suiteTimeoutMs: 60_000, memoryMb: 512 });
