@@ -98,13 +98,18 @@ export function registerImproveModel(ctx: StepwiseContext, panels: EvalReportPan
         throw new Error('The model is already being improved; cancel it from its notification first.');
       const data = given.data ?? (await pickProblems(root));
       if (!data) return undefined;
-      const scale =
+      // Automation gives the sizes; a person picks one of the scales.
+      const scale: Pick<Scale, 'train' | 'heldOut' | 'trainerArgs'> | undefined =
         given.train !== undefined
-          ? undefined
+          ? {
+              train: given.train,
+              heldOut: given.heldOut ?? SCALES[0].heldOut,
+              trainerArgs: given.trainerArgs ?? SCALES[0].trainerArgs,
+            }
           : await vscode.window.showQuickPick(SCALES, {
               title: 'Stepwise: Improve the Model — how large a run?',
             });
-      if (given.train === undefined && !scale) return undefined;
+      if (!scale) return undefined;
       const python = await trainerPython(ctx);
       if (!python) return undefined;
 
@@ -118,11 +123,11 @@ export function registerImproveModel(ctx: StepwiseContext, panels: EvalReportPan
         '--out',
         loopDir,
         '--train',
-        String(given.train ?? scale!.train),
+        String(scale.train),
         '--held-out',
-        String(given.heldOut ?? scale!.heldOut),
+        String(scale.heldOut),
         // Joined: a value that starts with a dash would otherwise read as an option of its own.
-        `--trainer-args=${given.trainerArgs ?? scale!.trainerArgs}`,
+        `--trainer-args=${scale.trainerArgs}`,
         '--python',
         python,
         ...(given.solutions ? ['--solutions', String(given.solutions)] : []),
