@@ -6,6 +6,7 @@ import { MODEL_USAGE, openModel, parseWithModel } from '../modelOptions';
 import { readMathProblems, requireDataFile } from '../../core/eval/datasets';
 import { runEvalInChild } from '../../core/eval/childProcess';
 import { progressLine, type EvalProgress } from '../../core/eval/runner';
+import { loopFolder } from '../../core/loop/folders';
 import { LoopError, runLoop, type LoopEvent } from '../../core/loop/loop';
 import { findPackageRoot } from '../../core/resources';
 import { findTrainerPython } from '../../core/trainer/python';
@@ -56,7 +57,7 @@ export const loopCommand: CliCommand = {
     const data = values.data ?? path.join(root, '..', 'shared', 'data', 'MATH-500.jsonl');
     requireDataFile(data, 'prove');
     const workspace = path.resolve(values.workspace ?? process.cwd());
-    const loopDir = path.resolve(values.out ?? path.join(workspace, '.stepwise', 'loop'));
+    const loopDir = path.resolve(values.out ?? loopFolder(workspace));
     const search = values.search ?? 'first-error';
     if (search !== 'first-error' && search !== 'every-step')
       throw new UsageError('--search must be first-error or every-step.');

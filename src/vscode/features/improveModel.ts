@@ -6,6 +6,7 @@ import { updateSettings } from '../settings';
 import type { EvalReportPanels } from './evalReport';
 import { generatorArgs, runCliWithProgress } from './evalRun';
 import { trainerPython } from './trainEnvironment';
+import { loopFolder } from '../../core/loop/folders';
 
 /** What `stepwise loop` writes to loop-report.json (the parts the editor reads). */
 interface LoopReport {
@@ -113,7 +114,7 @@ export function registerImproveModel(ctx: StepwiseContext, panels: EvalReportPan
       const python = await trainerPython(ctx);
       if (!python) return undefined;
 
-      const loopDir = path.join(root, '.stepwise', 'loop');
+      const loopDir = loopFolder(root);
       const args = [
         'loop',
         '--data',
