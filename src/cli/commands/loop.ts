@@ -61,6 +61,9 @@ export const loopCommand: CliCommand = {
     const search = values.search ?? 'first-error';
     if (search !== 'first-error' && search !== 'every-step')
       throw new UsageError('--search must be first-error or every-step.');
+    const progressMode = values.progress ?? 'text';
+    if (progressMode !== 'text' && progressMode !== 'json')
+      throw new UsageError('--progress must be text or json.');
     const maxTokens = whole(values['max-tokens'], 'max-tokens', 384, 16);
     const candidates = whole(values.candidates, 'candidates', 4);
     const seed = whole(values.seed, 'seed', 0, 0);
@@ -80,9 +83,6 @@ export const loopCommand: CliCommand = {
       const v = (values as Record<string, string | boolean | undefined>)[k];
       return typeof v === 'string' ? [`--${k}`, v] : [];
     });
-    const progressMode = values.progress ?? 'text';
-    if (progressMode !== 'text' && progressMode !== 'json')
-      throw new UsageError('--progress must be text or json.');
     const emit = (event: Record<string, unknown>) => process.stderr.write(JSON.stringify(event) + '\n');
     const abort = new AbortController();
     const stop = () => abort.abort();
