@@ -1,27 +1,15 @@
+import type { OnnxLoadOptions } from './onnx/backend';
+import type { OpenAIBackendOptions } from './openai/backend';
 import { ModelError, type ModelBackend } from './types';
 
+/**
+ * Which backend, with that backend's own options (type imports only: nothing heavy is loaded
+ * here). The embedded engine's variant and device are always stated, so a config says exactly
+ * which weights run where.
+ */
 export type ModelConfig =
-  | {
-      backend: 'onnx';
-      modelDir: string;
-      variant: 'fp32' | 'q8' | 'q4';
-      device: 'auto' | 'cpu' | 'cuda';
-      threads?: number;
-    }
-  | {
-      backend: 'openai';
-      baseUrl: string;
-      model: string;
-      apiKey?: string;
-      headers?: Record<string, string>;
-      contextWindow?: number;
-      /** The served model's tokenizer folder (chat template and exact counts where the server has none). */
-      tokenizerDir?: string;
-      maxOutputTokens?: number;
-      timeoutMs?: number;
-      /** Where the backend reports what it adjusted (e.g. an answer budget cut to fit the window). */
-      onWarning?: (message: string) => void;
-    };
+  | ({ backend: 'onnx' } & OnnxLoadOptions & Required<Pick<OnnxLoadOptions, 'variant' | 'device'>>)
+  | ({ backend: 'openai' } & OpenAIBackendOptions);
 
 /**
  * Creates a backend from a config. Backends are imported on demand so that nothing heavy (the
