@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { resourcePath } from '../resources';
@@ -66,4 +67,14 @@ export function renderPrompt(template: PromptTemplate, values: Record<string, st
     }
     return value;
   });
+}
+
+/**
+ * A short digest of the named templates as they would be loaded now. Evaluations record it with
+ * their settings, so that a resumed run never mixes answers written under two versions of a prompt.
+ */
+export function promptsDigest(names: readonly PromptName[], overrideDir?: string): string {
+  const hash = createHash('sha256');
+  for (const name of names) hash.update(`${name}\n${loadPrompt(name, overrideDir).body}\n`);
+  return hash.digest('hex').slice(0, 16);
 }

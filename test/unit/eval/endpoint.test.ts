@@ -108,6 +108,7 @@ describe('eval against an endpoint', { skip: unavailable }, () => {
       );
       const result = JSON.parse(fs.readFileSync(outcome.done!.result, 'utf8'));
       assert.equal(result.settings.stepScores, false);
+      assert.match(result.settings.prompts, /^[0-9a-f]{16}$/, 'the prompts are part of the settings');
       assert.equal(result.items.finished, 1);
       const journal = fs
         .readFileSync(outcome.done!.result.replace(/\.json$/, '.items.jsonl'), 'utf8')

@@ -7,6 +7,7 @@ import {
   defaultPromptDir,
   loadPrompt,
   parsePromptFile,
+  promptsDigest,
   renderPrompt,
   type PromptName,
 } from '../../../src/core/prove/prompts';
@@ -55,4 +56,14 @@ test('rendering fills placeholders (even with $ signs) and names a placeholder i
   const template = parsePromptFile('verifier', 'mine.md', 'P: {{problem}}\nQ: {{ proof }}');
   assert.equal(renderPrompt(template, { problem: '$$a$&$', proof: 'q' }), 'P: $$a$&$\nQ: q');
   assert.throws(() => renderPrompt(template, { problem: 'p' }), /mine\.md uses \{\{proof\}\}/);
+});
+
+test('the prompts digest changes with any prompt an evaluation uses, and only with those', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-prompts-'));
+  const shipped = promptsDigest(['generator', 'verifier']);
+  assert.equal(promptsDigest(['generator', 'verifier'], dir), shipped, 'an empty override folder');
+  fs.writeFileSync(path.join(dir, 'refine.md'), 'Refine: {{problem}}\n');
+  assert.equal(promptsDigest(['generator', 'verifier'], dir), shipped, 'a prompt it does not use');
+  fs.writeFileSync(path.join(dir, 'verifier.md'), 'Grade: {{problem}} {{proof}}\n');
+  assert.notEqual(promptsDigest(['generator', 'verifier'], dir), shipped);
 });
