@@ -19,7 +19,6 @@ test('a wrong --progress is refused before any model or trainer is looked for', 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-loop-cli-'));
   const data = path.join(dir, 'problems.jsonl');
   fs.writeFileSync(data, JSON.stringify({ problem: 'What is $2+3$?', answer: '5' }) + '\n');
-  const started = Date.now();
   const r = spawnSync(
     process.execPath,
     [
@@ -40,5 +39,4 @@ test('a wrong --progress is refused before any model or trainer is looked for', 
   assert.equal(r.status, 2, r.stderr);
   assert.match(r.stderr, /--progress must be text or json/);
   assert.ok(!fs.existsSync(path.join(dir, '.stepwise')), 'nothing was written to the workspace');
-  assert.ok(Date.now() - started < 20_000);
 });
