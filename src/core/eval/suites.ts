@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import type { ModelBackend } from '../model/types';
 import type { ProveModels, ProveOptionsInput } from '../prove/prove';
 import type { StepScorer } from '../model/stepScorer';
-import { promptsDigest, type PromptName } from '../prove/prompts';
+import { PROMPT_NAMES, promptsDigest } from '../prove/prompts';
 import {
   MISSING_DATA_HINTS,
   readCodeTasks,
@@ -51,16 +51,6 @@ function modelOf(model: ModelBackend) {
   return { name: model.info.name, backend: model.info.backend, device: model.info.device };
 }
 
-/** Every prompt a prove evaluation can use; a change to any of them starts a new journal. */
-const PROVE_EVAL_PROMPTS: readonly PromptName[] = [
-  'generator',
-  'refine',
-  'verifier',
-  'verifier-olympiad',
-  'meta-verifier',
-  'step-judge',
-];
-
 const report = (r: Parameters<typeof renderReport>[0]) => renderReport(r);
 
 export async function evalProve(
@@ -91,7 +81,7 @@ export async function evalProve(
     model: modelOf(run.models.generator),
     settings: {
       ...run.options,
-      prompts: promptsDigest(PROVE_EVAL_PROMPTS, run.options.promptDir),
+      prompts: promptsDigest(PROMPT_NAMES, run.options.promptDir),
       verifier: verifier.info.name,
       stepScorer: run.models.stepScorer?.info ?? { kind: 'verifier-logprob', name: verifier.info.name },
     },

@@ -4,8 +4,16 @@ import * as path from 'node:path';
 import { resourcePath } from '../resources';
 
 /** The prompt files of the prove flow, by name (without `.md`), found in `prompts/prove/`. */
-export type PromptName =
-  'generator' | 'refine' | 'verifier' | 'verifier-olympiad' | 'meta-verifier' | 'step-judge' | 'step-verdict';
+export const PROMPT_NAMES = [
+  'generator',
+  'refine',
+  'verifier',
+  'verifier-olympiad',
+  'meta-verifier',
+  'step-judge',
+  'step-verdict',
+] as const;
+export type PromptName = (typeof PROMPT_NAMES)[number];
 
 export interface PromptTemplate {
   name: PromptName;

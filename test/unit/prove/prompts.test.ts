@@ -7,24 +7,15 @@ import {
   defaultPromptDir,
   loadPrompt,
   parsePromptFile,
+  PROMPT_NAMES,
   promptsDigest,
   renderPrompt,
-  type PromptName,
 } from '../../../src/core/prove/prompts';
-
-const NAMES: PromptName[] = [
-  'generator',
-  'refine',
-  'verifier',
-  'verifier-olympiad',
-  'meta-verifier',
-  'step-judge',
-];
 
 test('every shipped prompt loads from the package root, not from the compiled folder', () => {
   assert.equal(defaultPromptDir().endsWith(path.join('prompts', 'prove')), true);
   assert.equal(defaultPromptDir().includes(`${path.sep}out${path.sep}`), false);
-  for (const name of NAMES) assert.ok(loadPrompt(name).body.length > 50, name);
+  for (const name of PROMPT_NAMES) assert.ok(loadPrompt(name).body.length > 50, name);
 });
 
 test('the generator prompt states the output protocol the parser checks', () => {
