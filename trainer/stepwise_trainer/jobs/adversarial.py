@@ -35,7 +35,7 @@ from ..algorithms import adversarial_schedule, checkpoint_score, generator_rewar
 from ..checkpoints import checkpoint_name, checkpoints_dir, latest_checkpoint, point_latest, write_meta
 from ..config import CommonConfig, ConfigError
 from ..events import EventWriter
-from ..models import load_causal_lm, load_tokenizer, pick_device
+from ..models import TRAINED_DTYPE, load_causal_lm, load_tokenizer, pick_device
 from ..rewards import RewardFunction
 from ..sandbox import DEFAULT_CLI, SandboxRunner, code_block
 from .common import lora_for, trainer_arguments
@@ -244,7 +244,7 @@ def run(cfg: AdversarialConfig, events: EventWriter, extra_rewards: Sequence[Rew
     TRL-contract functions added to both roles' sandbox rewards, never replacing them. The
     command line offers no way to change the rewards.
     """
-    device, dtype = pick_device(cfg.device)
+    device, _ = pick_device(cfg.device)
     stages = {s["id"]: s for s in json.loads(STAGES_FILE.read_text(encoding="utf-8"))["stages"]}
     arena = Arena(load_problems(cfg.data), stages, SandboxRunner(cfg.sandbox_cli, cfg.node))
     schedule = adversarial_schedule(cfg.stage_ids, cfg.n_steps, cfg.k_rounds)
@@ -262,7 +262,7 @@ def run(cfg: AdversarialConfig, events: EventWriter, extra_rewards: Sequence[Rew
         arena.suite, arena.latest_code, arena.stage_output = saved["suite"], saved["latest_code"], saved["stage_output"]
         sources = {role: str(latest / role) for role in sources}
     tokenizers = {role: load_tokenizer(src) for role, src in sources.items()}
-    models = {role: load_causal_lm(src, dtype).to(device) for role, src in sources.items()}
+    models = {role: load_causal_lm(src, TRAINED_DTYPE).to(device) for role, src in sources.items()}
     gen_reward, validity = 0.5, 0.0
     for phase, (stage, role, steps) in enumerate(schedule):
         if phase < start_phase:

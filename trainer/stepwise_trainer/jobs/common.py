@@ -11,7 +11,7 @@ from ..callbacks import ProtocolCallback
 from ..checkpoints import checkpoints_dir, latest_checkpoint
 from ..config import CommonConfig
 from ..events import EventWriter, is_secondary_process
-from ..models import lora_config
+from ..models import lora_config, mixed_precision
 
 
 def trainer_arguments(cfg: CommonConfig, device: str, **extra: Any) -> dict[str, Any]:
@@ -29,7 +29,7 @@ def trainer_arguments(cfg: CommonConfig, device: str, **extra: Any) -> dict[str,
         report_to=[],
         disable_tqdm=True,
         use_cpu=device == "cpu",
-        bf16=device == "cuda",
+        **mixed_precision(device),
         dataloader_num_workers=0,
         **extra,
     )

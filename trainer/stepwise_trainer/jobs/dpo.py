@@ -13,7 +13,7 @@ from ..algorithms import passes_reliability
 from ..config import CommonConfig, ConfigError
 from ..design import RELIABILITY_THRESHOLDS
 from ..events import EventWriter
-from ..models import load_causal_lm, load_tokenizer, pick_device
+from ..models import TRAINED_DTYPE, load_causal_lm, load_tokenizer, pick_device
 from .common import finish, lora_for, progress_callbacks, read_jsonl, run_training, trainer_arguments
 
 JOB = "dpo"
@@ -46,7 +46,7 @@ def run(cfg: DpoConfig, events: EventWriter) -> dict[str, float]:
     from datasets import Dataset
     from trl import DPOConfig, DPOTrainer
 
-    device, dtype = pick_device(cfg.device)
+    device, _ = pick_device(cfg.device)
     rows = read_jsonl(cfg.data)
     pairs, dropped = reliable_pairs(rows, (cfg.min_r_cons, cfg.min_r_sep, cfg.min_r_stab))
     if not pairs:
@@ -55,7 +55,7 @@ def run(cfg: DpoConfig, events: EventWriter) -> dict[str, float]:
         )
     events.progress(0, cfg.max_steps, f"{len(pairs)} reliable pairs, {dropped} from unreliable questions left out")
     tokenizer = load_tokenizer(cfg.base_model)
-    model = load_causal_lm(cfg.base_model, dtype).to(device)
+    model = load_causal_lm(cfg.base_model, TRAINED_DTYPE).to(device)
     dataset = Dataset.from_list([{"prompt": p["prompt"], "chosen": p["chosen"], "rejected": p["rejected"]} for p in pairs])
     args = DPOConfig(**trainer_arguments(cfg, device), beta=cfg.beta, max_length=cfg.max_length)
     trainer = DPOTrainer(

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from ..config import CommonConfig, ConfigError
 from ..events import EventWriter
-from ..models import load_causal_lm, load_tokenizer, pick_device
+from ..models import TRAINED_DTYPE, load_causal_lm, load_tokenizer, pick_device
 from ..prompts import generator_prompt
 from ..rewards import ALPHA, BETA, RewardFunction, format_reward, make_self_verification_reward
 from ..verifiers import endpoint_verifier, local_verifier
@@ -69,7 +69,7 @@ def run(cfg: GrpoConfig, events: EventWriter, extra_rewards: Sequence[RewardFunc
     if missing:
         raise ValueError(f"{cfg.data}: rows {missing[:5]} have no 'problem' field.")
     dataset = Dataset.from_list([{"prompt": [{"role": "user", "content": generator_prompt(r["problem"])}], "problem": r["problem"]} for r in rows])
-    model = load_causal_lm(cfg.base_model, dtype).to(device)
+    model = load_causal_lm(cfg.base_model, TRAINED_DTYPE).to(device)
     if cfg.verifier.startswith("http"):
         verifier = endpoint_verifier(cfg.verifier, cfg.verifier_model)
     elif cfg.verifier == "self":

@@ -20,7 +20,7 @@ import torch
 from ..algorithms import auroc, f1
 from ..config import CommonConfig, ConfigError
 from ..events import EventWriter
-from ..models import load_token_classifier, load_tokenizer, pick_device
+from ..models import TRAINED_DTYPE, load_token_classifier, load_tokenizer, pick_device
 from ..onnx_prm_export import prm_input, write_prm_meta
 from .common import finish, lora_for, progress_callbacks, read_jsonl, run_training, trainer_arguments
 
@@ -89,7 +89,7 @@ def evaluate(model: Any, examples: list[dict[str, list[int]]], device: str) -> d
 def run(cfg: PrmConfig, events: EventWriter) -> dict[str, float]:
     from transformers import DataCollatorForTokenClassification, Trainer, TrainingArguments
 
-    device, dtype = pick_device(cfg.device)
+    device, _ = pick_device(cfg.device)
     tokenizer = load_tokenizer(cfg.base_model)
     rows = read_jsonl(cfg.data)
     examples = [tokenize_example(r, tokenizer, cfg.step_separator, cfg.max_length) for r in rows]
@@ -99,7 +99,7 @@ def run(cfg: PrmConfig, events: EventWriter) -> dict[str, float]:
     world = int(os.environ.get("WORLD_SIZE", "1"))
     events.progress(0, cfg.max_steps, f"{len(train)} training and {len(held_out)} held-out solutions; {world} process(es)")
 
-    model = load_token_classifier(cfg.base_model, dtype)
+    model = load_token_classifier(cfg.base_model, TRAINED_DTYPE)
     model.config.pad_token_id = tokenizer.pad_token_id
     if cfg.lora_r:
         from peft import get_peft_model

@@ -23,7 +23,7 @@ import torch
 
 from ..config import CommonConfig, ConfigError
 from ..events import EventWriter
-from ..models import load_causal_lm, load_tokenizer, pick_device
+from ..models import TRAINED_DTYPE, load_causal_lm, load_tokenizer, pick_device
 from ..prompts import generator_prompt
 from ..rewards import CLOSING, OPENING, _boxed, parse_proof_output
 from .common import finish, lora_for, progress_callbacks, run_training, trainer_arguments
@@ -122,7 +122,7 @@ def run(cfg: SftFormatConfig, events: EventWriter) -> dict[str, float]:
     from datasets import Dataset
     from trl import SFTConfig, SFTTrainer
 
-    device, dtype = pick_device(cfg.device)
+    device, _ = pick_device(cfg.device)
     tokenizer = load_tokenizer(cfg.base_model)
     with open(cfg.math_data, encoding="utf-8") as f:
         rows = [json.loads(line) for line in f if line.strip()]
@@ -133,7 +133,7 @@ def run(cfg: SftFormatConfig, events: EventWriter) -> dict[str, float]:
     if len(examples) < cfg.examples:
         log.warning("only %d examples fit in --max-length %d tokens (asked for %d)", len(examples), cfg.max_length, cfg.examples)
     events.progress(0, cfg.max_steps, f"{len(examples)} format examples, {len(held_out)} held-out problems")
-    model = load_causal_lm(cfg.base_model, dtype).to(device)
+    model = load_causal_lm(cfg.base_model, TRAINED_DTYPE).to(device)
     problems = [r["problem"] for r in held_out]
 
     def checking(step: int, when: str) -> Callable[[int], None]:
