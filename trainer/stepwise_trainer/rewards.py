@@ -160,16 +160,19 @@ def make_self_verification_reward(verifier: Verifier, meta_verifier: Callable[[s
     [0.62]
     """
 
-    def self_verification(prompts: Sequence[Any], completions: Sequence[Any], **_: Any) -> list[float]:
+    def self_verification(prompts: Sequence[Any], completions: Sequence[Any], problem: Sequence[str] | None = None, **_: Any) -> list[float]:
+        # TRL passes the dataset's other columns by name. The prompt is the generator's instructions
+        # around the problem; the verifier and meta-verifier must judge the proof against the
+        # problem alone, so the `problem` column wins where the data has one.
+        problems = list(problem) if problem is not None else [completion_text(p) for p in prompts]
         rewards = []
-        for prompt, completion in zip(prompts, completions, strict=True):
-            problem = completion_text(prompt)
+        for problem_text, completion in zip(problems, completions, strict=True):
             parsed = parse_proof_output(completion_text(completion))
             if not parsed.format_reward:
                 rewards.append(0.0)
                 continue
-            r_y = verifier(problem, parsed.proof)
-            r_meta = meta_verifier(problem, parsed.proof, parsed.self_analysis) if meta_verifier else 1.0
+            r_y = verifier(problem_text, parsed.proof)
+            r_meta = meta_verifier(problem_text, parsed.proof, parsed.self_analysis) if meta_verifier else 1.0
             rewards.append(self_verification_reward(1, r_y, parsed.self_score, r_meta, alpha, beta))
         return rewards
 

@@ -51,6 +51,21 @@ def test_reward_uses_the_verifier_on_the_solution_section_only():
     assert seen == ["The real proof."]
 
 
+def test_verifier_judges_against_the_problem_column_not_the_generator_prompt():
+    """GRPO's prompt wraps the problem in the generator's instructions; TRL passes the dataset's
+    `problem` column beside it, and that is what the verifier and meta-verifier must see."""
+    seen = []
+    reward = make_self_verification_reward(
+        lambda problem, proof: seen.append(problem) or 1.0, meta_verifier=lambda problem, proof, analysis: seen.append(problem) or 1.0
+    )
+    wrapped = [[{"role": "user", "content": "Write a proof in two sections ... Problem: Prove that 2 + 2 = 4."}]]
+    reward(wrapped, [output("1")], problem=["Prove that 2 + 2 = 4."])
+    assert seen == ["Prove that 2 + 2 = 4.", "Prove that 2 + 2 = 4."]
+    seen.clear()
+    reward(["Prove it."], [output("1")])  # no problem column: the prompt is all there is
+    assert seen == ["Prove it.", "Prove it."]
+
+
 def test_self_score_comes_only_from_the_self_evaluation_section():
     text = "## Solution\nWe get \\boxed{1}.\n## Self Evaluation\nHere is my evaluation of the solution: a gap.\nBased on my evaluation, the final overall score should be: \\boxed{\\frac{1}{2}}"
     parsed = parse_proof_output(text)
