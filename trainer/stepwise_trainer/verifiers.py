@@ -1,6 +1,8 @@
 """Verifiers for the GRPO reward: a local model or an OpenAI-compatible endpoint.
 
-Both ask the rubric question of prompts/prove/verifier.md's kind and read a boxed 0 / 0.5 / 1.
+Both ask the rubric question of prompts/prove/verifier.md's kind. The local one reads the grade as
+the expected value of the model's probabilities of 0, 0.5 and 1; an endpoint's reply is parsed for
+its last boxed 0 / 0.5 / 1, since chat completions give no probabilities to read.
 """
 
 from __future__ import annotations
@@ -52,9 +54,33 @@ def endpoint_verifier(base_url: str, model: str, api_key: str | None = None, tim
     return verify
 
 
-def local_verifier(model: Any, tokenizer: Any, max_new_tokens: int = 128) -> Callable[[str, str], float]:
-    """A verifier on a local causal LM (greedy)."""
+SCORE_CHOICES = {"0": 0.0, "0.5": 0.5, "1": 1.0}
+GRADE_CUE = "\n\nGrade: \\boxed{"
+
+
+def choice_distribution(model: Any, prefix_ids: list[int], choice_ids: list[list[int]]) -> list[float]:
+    """P(choice | prefix), renormalised over the choices: each choice's token log-probabilities summed,
+    all choices teacher-forced in one right-padded batch (right padding leaves the real tokens' positions alone)."""
     import torch
+
+    n, longest = len(prefix_ids), max(len(c) for c in choice_ids)
+    rows = [prefix_ids + c + [0] * (longest - len(c)) for c in choice_ids]
+    mask = [[1] * (n + len(c)) + [0] * (longest - len(c)) for c in choice_ids]
+    logits = model(input_ids=torch.tensor(rows, device=model.device), attention_mask=torch.tensor(mask, device=model.device)).logits
+    logp = logits.float().log_softmax(-1)
+    totals = torch.stack([sum(logp[r, n - 1 + j, t] for j, t in enumerate(c)) for r, c in enumerate(choice_ids)])
+    return totals.softmax(0).tolist()
+
+
+def local_verifier(model: Any, tokenizer: Any, max_new_tokens: int = 128) -> Callable[[str, str], float]:
+    """A verifier on a local causal LM: a greedy analysis, then the expected grade under the model's
+    probabilities of 0, 0.5 and 1 in the box, never a number parsed out of free text. The model's
+    own "\\boxed{" ends the analysis where it writes one; otherwise a grade cue is appended."""
+    import torch
+
+    choices = list(SCORE_CHOICES)
+    # "}" closes each choice, so "0" is not credited with the probability mass of "0.5".
+    choice_ids = [tokenizer(c + "}", add_special_tokens=False)["input_ids"] for c in choices]
 
     @torch.no_grad()
     def verify(problem: str, proof: str) -> float:
@@ -62,7 +88,13 @@ def local_verifier(model: Any, tokenizer: Any, max_new_tokens: int = 128) -> Cal
             [{"role": "user", "content": RUBRIC.format(problem=problem, proof=proof)}], tokenize=False, add_generation_prompt=True
         )
         ids = tokenizer(text, return_tensors="pt").to(model.device)
-        out = model.generate(**ids, max_new_tokens=max_new_tokens, do_sample=False, pad_token_id=tokenizer.pad_token_id)
-        return read_score(tokenizer.decode(out[0, ids["input_ids"].shape[1] :], skip_special_tokens=True))
+        out = model.generate(
+            **ids, max_new_tokens=max_new_tokens, do_sample=False, pad_token_id=tokenizer.pad_token_id, stop_strings=["\\boxed{"], tokenizer=tokenizer
+        )
+        analysis = tokenizer.decode(out[0, ids["input_ids"].shape[1] :], skip_special_tokens=True)
+        box = analysis.find("\\boxed{")
+        prefix = text + (analysis[: box + len("\\boxed{")] if box >= 0 else analysis.rstrip() + GRADE_CUE)
+        probs = choice_distribution(model, tokenizer(prefix)["input_ids"], choice_ids)
+        return sum(p * SCORE_CHOICES[c] for p, c in zip(probs, choices, strict=True))
 
     return verify
