@@ -69,3 +69,27 @@ def test_export_writes_a_verified_onnx_folder(tmp_path, tiny_base):
     assert done["metrics"]["max_abs_logit_diff"] <= done["metrics"]["atol"]
     assert (out / "onnx" / "model.onnx").exists() and (out / "onnx" / "model_quantized.onnx").exists()
     assert json.loads((out / "stepwise_export.json").read_text())["verified"] is True
+
+
+def test_grpo_measures_the_held_out_reward_before_and_after_training(tmp_path, tiny_base):
+    data = tmp_path / "problems.jsonl"
+    data.write_text("\n".join(json.dumps({"problem": f"Prove that {i} + 0 = {i}."}) for i in range(4)) + "\n")
+    held_out = tmp_path / "held-out.jsonl"
+    held_out.write_text(json.dumps({"problem": "Prove that 7 * 1 = 7."}) + "\n" + json.dumps({"problem": "Prove that 2 + 0 = 2."}) + "\n")
+    code, events, stderr = run_job(
+        "grpo", *flags(base_model=tiny_base, data=data, eval_data=held_out, output_dir=tmp_path / "run", max_steps=1, save_steps=1, **TINY_RL)
+    )
+    assert code == 0, stderr[-3000:]
+    messages = [e.get("message", "") for e in events if e["type"] == "progress"]
+    assert "1 held-out problems (1 also in --data left out)" in messages, messages[:5]
+    assert "held-out reward after training: problem 1 of 1" in messages
+    metrics = events[-1]["metrics"]
+    for when in ("before", "after"):
+        assert 0 <= metrics[f"{when}/heldout_reward"] <= 1 and 0 <= metrics[f"{when}/heldout_format_rate"] <= 1, metrics
+
+
+def test_grpo_refuses_held_out_problems_that_are_all_trained_on(tmp_path, tiny_base):
+    data = tmp_path / "problems.jsonl"
+    data.write_text("\n".join(json.dumps({"problem": f"Prove that {i} + 0 = {i}."}) for i in range(2)) + "\n")
+    code, events, _ = run_job("grpo", *flags(base_model=tiny_base, data=data, eval_data=data, output_dir=tmp_path / "run", max_steps=1, **TINY_RL))
+    assert code != 0 and "none of its 2 problems is held out" in events[-1]["message"]

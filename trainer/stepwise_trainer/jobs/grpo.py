@@ -3,14 +3,16 @@
 K completions per problem (``num_generations``, default 4) are scored by
 R = R_format·(α·R_Y + β·R_Z), the verifier being a local model path or an OpenAI-compatible
 endpoint; GRPO turns the group's rewards into advantages. Data: JSONL rows with a ``problem``
-(saved Prove runs or MATH-500 problems).
+(saved Prove runs or MATH-500 problems). With ``--eval-data``, the mean reward of K samples per
+held-out problem is measured before and after training, from the same random seed.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..config import CommonConfig, ConfigError
 from ..events import EventWriter
@@ -35,6 +37,13 @@ class GrpoConfig(CommonConfig):
     alpha: float = field(default=ALPHA, metadata={"help": "Weight α of the proof score R_Y."})
     beta: float = field(default=BETA, metadata={"help": "Weight β of the self-evaluation reward R_Z."})
     temperature: float = field(default=1.0, metadata={"help": "Sampling temperature of the K completions."})
+    eval_data: str = field(
+        default="",
+        metadata={
+            "help": "JSONL of held-out problems: the mean reward and format rate of K samples each, before and after training. "
+            "With --verifier self the judge trains too; give a separate verifier for a fixed one."
+        },
+    )
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -77,6 +86,16 @@ def run(cfg: GrpoConfig, events: EventWriter, extra_rewards: Sequence[RewardFunc
     else:
         verifier = local_verifier(load_causal_lm(cfg.verifier, dtype).to(device), load_tokenizer(cfg.verifier))
     reward = make_self_verification_reward(lambda problem, proof: verifier(problem, proof), alpha=cfg.alpha, beta=cfg.beta)
+    held_out = held_out_problems(cfg, {r["problem"] for r in rows}, events)
+
+    def measuring(when: str) -> Callable[[int], None]:
+        return lambda i: events.progress(
+            0 if when == "before" else cfg.max_steps, cfg.max_steps, f"held-out reward {when} training: problem {i + 1} of {len(held_out)}"
+        )
+
+    before = held_out_reward(model, tokenizer, held_out, cfg, reward, measuring("before")) if held_out else {}
+    if before:
+        events.metric(0, {f"before/{k}": v for k, v in before.items()})
     args = GRPOConfig(
         **trainer_arguments(cfg, device),
         num_generations=cfg.num_generations,
@@ -93,7 +112,59 @@ def run(cfg: GrpoConfig, events: EventWriter, extra_rewards: Sequence[RewardFunc
         peft_config=lora_for(cfg),
         callbacks=progress_callbacks(events, cfg, JOB),
     )
-    return finish(trainer, tokenizer, cfg, events, {"train_loss": run_training(trainer, cfg)})
+    metrics = {"train_loss": run_training(trainer, cfg), **{f"before/{k}": v for k, v in before.items()}}
+    if held_out:
+        after = held_out_reward(trainer.model, tokenizer, held_out, cfg, reward, measuring("after"))
+        events.metric(cfg.max_steps, {f"after/{k}": v for k, v in after.items()})
+        metrics.update({f"after/{k}": v for k, v in after.items()})
+    return finish(trainer, tokenizer, cfg, events, metrics)
+
+
+def held_out_problems(cfg: GrpoConfig, training: set[str], events: EventWriter) -> list[str]:
+    """--eval-data's problems, less any that are also trained on (their reward would not be held out)."""
+    if not cfg.eval_data:
+        return []
+    problems = [r["problem"] for r in read_jsonl(cfg.eval_data) if r.get("problem")]
+    kept = [p for p in problems if p not in training]
+    if not kept:
+        raise ValueError(f"{cfg.eval_data}: none of its {len(problems)} problems is held out (every one is also in --data).")
+    events.progress(
+        0, cfg.max_steps, f"{len(kept)} held-out problems" + (f" ({len(problems) - len(kept)} also in --data left out)" if len(kept) < len(problems) else "")
+    )
+    return kept
+
+
+def held_out_reward(
+    model: Any, tokenizer: Any, problems: list[str], cfg: GrpoConfig, reward: RewardFunction, on_problem: Callable[[int], None]
+) -> dict[str, float]:
+    """Mean design reward and R_format rate of K completions per problem, sampled as in training (same
+    temperature and length) from --seed, so the before and after figures draw the same random stream."""
+    import torch
+
+    model.eval()
+    torch.manual_seed(cfg.seed)
+    rewards: list[float] = []
+    formats: list[float] = []
+    with torch.no_grad():
+        for i, problem in enumerate(problems):
+            on_problem(i)
+            prompt = [{"role": "user", "content": generator_prompt(problem)}]
+            ids = tokenizer(tokenizer.apply_chat_template(prompt, tokenize=False, add_generation_prompt=True), return_tensors="pt").to(model.device)
+            out = model.generate(
+                **ids,
+                do_sample=True,
+                temperature=cfg.temperature,
+                max_new_tokens=cfg.max_completion_length,
+                num_return_sequences=cfg.num_generations,
+                pad_token_id=tokenizer.pad_token_id,
+            )
+            start = ids["input_ids"].shape[1]
+            completions = [[{"role": "assistant", "content": tokenizer.decode(o[start:], skip_special_tokens=True)}] for o in out]
+            prompts = [prompt] * len(completions)
+            rewards += reward(prompts, completions, problem=[problem] * len(completions))
+            formats += format_reward(prompts, completions)
+    n = max(1, len(rewards))
+    return {"heldout_reward": sum(rewards) / n, "heldout_format_rate": sum(formats) / n}
 
 
 def problems_from_runs(paths: list[str]) -> list[dict[str, str]]:
