@@ -34,6 +34,8 @@ result = {
     "args": sys.argv[3],
     "format_rate_before": done["metrics"]["before/format_rate"],
     "format_rate_after": done["metrics"]["after/format_rate"],
+    # Answer accuracy and the self-score AUROC joined the job's held-out check later; older runs lack them.
+    **{f"{k}_{when}": done["metrics"].get(f"{when}/{k}") for k in ("answer_accuracy", "self_score_auroc") for when in ("before", "after")},
     "examples": done["metrics"]["examples"],
     "first_loss": losses[0] if losses else None,
     "last_loss": losses[-1] if losses else None,

@@ -29,7 +29,8 @@ def test_sft_format_runs_a_few_steps_and_reports_format_rates(tmp_path, tiny_bas
     assert code == 0, stderr[-3000:]
     done = events[-1]
     assert done["type"] == "done"
-    assert 0 <= done["metrics"]["before/format_rate"] <= 1 and 0 <= done["metrics"]["after/format_rate"] <= 1
+    for when in ("before", "after"):
+        assert 0 <= done["metrics"][f"{when}/format_rate"] <= 1 and 0 <= done["metrics"][f"{when}/answer_accuracy"] <= 1
     assert done["metrics"]["examples"] == 16
     assert (Path(done["output"]) / "config.json").exists()
     # Generation for the format check is the slow part on a CPU; the editor shows which problem it is on.

@@ -5,7 +5,8 @@ output format without teaching new knowledge. Examples are built from MATH-500 r
 solutions: a correct solution with a self-score of 1, and the same solution with its final
 answer changed, with a self-evaluation that names the wrong answer and a self-score of 0, so the
 model learns the format and an honest score at once. ``--eval-problems`` held-out problems
-measure the format-correctness rate of greedy outputs before and after.
+measure, on greedy outputs before and after: the format-correctness rate, the final-answer
+accuracy, and how well the self-score tells right answers from wrong ones (AUROC).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 
 import torch
 
+from ..algorithms import auroc
 from ..config import CommonConfig, ConfigError
 from ..events import EventWriter
 from ..models import TRAINED_DTYPE, load_causal_lm, load_tokenizer, pick_device
@@ -102,20 +104,56 @@ def token_length(tokenizer: Any, example: dict[str, Any]) -> int:
     return len(tokenizer.apply_chat_template(example["prompt"] + example["completion"], tokenize=True, return_dict=True)["input_ids"])
 
 
+def _plain_answer(text: str) -> str:
+    """A boxed answer with LaTeX spacing, sizing and display commands taken out. The extension's
+    `stepwise eval prove` has the careful equivalence check; this one only counts an answer right
+    when it matches after normalising, so it can undercount, never overcount."""
+    text = re.sub(r"\\(left|right|!|,|;|:|displaystyle)|\$|\s", "", text).replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac")
+    text = re.sub(r"^\\text\{(.*)\}$", r"\1", text).rstrip(".")
+    try:
+        return repr(float(text))
+    except ValueError:
+        return text
+
+
+def same_answer(answer: str, reference: str) -> bool:
+    r"""Whether two boxed answers match after normalising (see _plain_answer).
+
+    >>> same_answer(r"\dfrac{14}{3}", r"\frac{14}{3}"), same_answer(r"\left( 3, \frac{\pi}{2} \right)", r"(3,\frac{\pi}{2})"), same_answer("5.0", "5")
+    (True, True, True)
+    >>> same_answer("4", r"\frac{1}{4}")
+    False
+    """
+    return _plain_answer(answer) == _plain_answer(reference)
+
+
 @torch.no_grad()
-def format_rate(model: Any, tokenizer: Any, problems: list[str], max_new_tokens: int, device: str, on_problem: Callable[[int], None] | None = None) -> float:
-    """Share of greedy outputs the proof parser accepts (R_format = 1). ``on_problem(i)`` is
-    called before the i-th generation: on a CPU each takes seconds, and the editor shows progress."""
+def held_out_check(
+    model: Any, tokenizer: Any, rows: list[dict[str, Any]], max_new_tokens: int, device: str, on_problem: Callable[[int], None] | None = None
+) -> dict[str, float]:
+    """Greedy outputs on held-out problems: the share the proof parser accepts (R_format = 1), the
+    share whose last boxed answer in the Solution matches the reference, and the AUROC of the
+    self-score against that correctness (left out when every answer is right or every one wrong).
+    ``on_problem(i)`` is called before the i-th generation: on a CPU each takes seconds."""
     model.eval()
-    ok = 0
-    for i, problem in enumerate(problems):
+    formatted, right, self_scores = 0, [], []
+    for i, row in enumerate(rows):
         if on_problem:
             on_problem(i)
-        text = tokenizer.apply_chat_template([{"role": "user", "content": generator_prompt(problem)}], tokenize=False, add_generation_prompt=True)
+        text = tokenizer.apply_chat_template([{"role": "user", "content": generator_prompt(row["problem"])}], tokenize=False, add_generation_prompt=True)
         ids = tokenizer(text, return_tensors="pt").to(device)
         out = model.generate(**ids, max_new_tokens=max_new_tokens, do_sample=False, pad_token_id=tokenizer.pad_token_id)
-        ok += parse_proof_output(tokenizer.decode(out[0, ids["input_ids"].shape[1] :], skip_special_tokens=True)).format_reward
-    return ok / max(1, len(problems))
+        parsed = parse_proof_output(tokenizer.decode(out[0, ids["input_ids"].shape[1] :], skip_special_tokens=True))
+        formatted += parsed.format_reward
+        answers = _boxed(parsed.proof)
+        right.append(int(bool(answers) and same_answer(answers[-1], str(row.get("answer", "")))))
+        self_scores.append(0.0 if parsed.self_score is None else parsed.self_score)
+    n = max(1, len(rows))
+    out_metrics = {"format_rate": formatted / n, "answer_accuracy": sum(right) / n}
+    separation = auroc(self_scores, right)
+    if separation is not None:
+        out_metrics["self_score_auroc"] = separation
+    return out_metrics
 
 
 def run(cfg: SftFormatConfig, events: EventWriter) -> dict[str, float]:
@@ -134,13 +172,12 @@ def run(cfg: SftFormatConfig, events: EventWriter) -> dict[str, float]:
         log.warning("only %d examples fit in --max-length %d tokens (asked for %d)", len(examples), cfg.max_length, cfg.examples)
     events.progress(0, cfg.max_steps, f"{len(examples)} format examples, {len(held_out)} held-out problems")
     model = load_causal_lm(cfg.base_model, TRAINED_DTYPE).to(device)
-    problems = [r["problem"] for r in held_out]
 
     def checking(step: int, when: str) -> Callable[[int], None]:
-        return lambda i: events.progress(step, cfg.max_steps, f"format check {when} training: problem {i + 1} of {len(problems)}")
+        return lambda i: events.progress(step, cfg.max_steps, f"format check {when} training: problem {i + 1} of {len(held_out)}")
 
-    before = format_rate(model, tokenizer, problems, cfg.eval_max_new_tokens, device, checking(0, "before"))
-    events.metric(0, {"before/format_rate": before})
+    before = {f"before/{k}": v for k, v in held_out_check(model, tokenizer, held_out, cfg.eval_max_new_tokens, device, checking(0, "before")).items()}
+    events.metric(0, before)
     args = SFTConfig(**trainer_arguments(cfg, device), max_length=cfg.max_length, completion_only_loss=True)
     trainer = SFTTrainer(
         model=model,
@@ -151,8 +188,9 @@ def run(cfg: SftFormatConfig, events: EventWriter) -> dict[str, float]:
         callbacks=progress_callbacks(events, cfg, JOB),
     )
     loss = run_training(trainer, cfg)
-    after = format_rate(trainer.model, tokenizer, problems, cfg.eval_max_new_tokens, device, checking(cfg.max_steps, "after"))
-    events.metric(cfg.max_steps, {"after/format_rate": after})
-    return finish(
-        trainer, tokenizer, cfg, events, {"before/format_rate": before, "after/format_rate": after, "examples": float(len(examples)), "train_loss": loss}
-    )
+    after = {
+        f"after/{k}": v
+        for k, v in held_out_check(trainer.model, tokenizer, held_out, cfg.eval_max_new_tokens, device, checking(cfg.max_steps, "after")).items()
+    }
+    events.metric(cfg.max_steps, after)
+    return finish(trainer, tokenizer, cfg, events, {**before, **after, "examples": float(len(examples)), "train_loss": loss})
