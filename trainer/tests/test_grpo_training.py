@@ -10,6 +10,7 @@ import io
 import json
 from pathlib import Path
 
+import pytest
 import torch
 from conftest import TINY_RL
 from stepwise_trainer.events import EventWriter
@@ -52,3 +53,18 @@ def test_grpo_updates_the_policy_when_rewards_differ_within_a_group(tmp_path, ti
     before, after = _weights(tiny_base), _weights(Path(events[-1]["output"]))
     changed = [k for k in before if k in after and not torch.equal(before[k], after[k])]
     assert changed, "two GRPO steps with non-zero advantages changed no parameter"
+
+
+def test_the_trained_reward_is_the_design_reward_not_plus_the_format_reward(tmp_path, tiny_base, monkeypatch):
+    """R = R_format·(α·R_Y + β·R_Z) already holds R_format; format_reward runs beside it for the log
+    only. With it forced to 1 for every completion, the reward GRPO trains on must not rise by 1."""
+    monkeypatch.setattr(grpo, "format_reward", lambda prompts, completions, **_: [1.0] * len(completions))
+    data = tmp_path / "problems.jsonl"
+    data.write_text("\n".join(json.dumps({"problem": f"Prove that {i} + 0 = {i}."}) for i in range(4)) + "\n")
+    cfg = grpo.GrpoConfig(base_model=str(tiny_base), data=str(data), output_dir=str(tmp_path / "run"), max_steps=1, save_steps=1, **TINY_RL, device="cpu")
+    out = io.StringIO()
+    grpo.run(cfg, EventWriter("grpo", stream=out), extra_rewards=[completion_length])
+    logged = [json.loads(line)["data"] for line in out.getvalue().splitlines() if json.loads(line)["type"] == "metric"]
+    step = next(m for m in logged if "reward" in m and "rewards/completion_length/mean" in m)
+    assert step["rewards/<lambda>/mean"] == 1.0
+    assert step["reward"] == pytest.approx(step["rewards/self_verification/mean"] + step["rewards/completion_length/mean"], abs=1e-4)

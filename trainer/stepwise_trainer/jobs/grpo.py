@@ -102,6 +102,9 @@ def run(cfg: GrpoConfig, events: EventWriter, extra_rewards: Sequence[RewardFunc
         max_completion_length=cfg.max_completion_length,
         temperature=cfg.temperature,
         log_completions=False,
+        # TRL sums its reward functions. R_format already multiplies the design's reward, so the
+        # separate format_reward is logged (rewards/format_reward/mean) with weight 0, never added.
+        reward_weights=[1.0, 0.0] + [1.0] * len(extra_rewards),
     )
     trainer = GRPOTrainer(
         model=model,
