@@ -44,6 +44,7 @@ class SftFormatConfig(CommonConfig):
     examples: int = field(default=300, metadata={"help": "Training examples to build (half honest-correct, half honest-wrong)."})
     eval_problems: int = field(default=20, metadata={"help": "Held-out problems whose outputs measure the format-correctness rate before and after."})
     eval_max_new_tokens: int = field(default=384, metadata={"help": "Tokens generated per held-out problem."})
+    eval_batch_size: int = field(default=1, metadata={"help": "Held-out problems generated together (left-padded); raise it on a GPU."})
 
     def __post_init__(self) -> None:
         if not self.data:
@@ -55,6 +56,8 @@ class SftFormatConfig(CommonConfig):
             )
         if self.examples < 2:
             raise ConfigError("examples must be at least 2.")
+        if self.eval_batch_size < 1:
+            raise ConfigError("eval_batch_size must be at least 1.")
 
 
 def _alter_answer(solution: str, answer: str) -> str | None:
@@ -128,22 +131,48 @@ def same_answer(answer: str, reference: str) -> bool:
 
 
 @torch.no_grad()
+def greedy_completions(model: Any, tokenizer: Any, prompts: list[str], max_new_tokens: int, device: str, batch_size: int) -> list[str]:
+    """Greedy completions of chat prompts, ``batch_size`` at a time. Prompts are padded on the
+    left so every row's next token comes right after its own prompt; one at a time, a GPU spends
+    the held-out check waiting on Python between tokens."""
+    padding_side = tokenizer.padding_side
+    tokenizer.padding_side = "left"
+    try:
+        texts: list[str] = []
+        for start in range(0, len(prompts), batch_size):
+            batch = tokenizer(prompts[start : start + batch_size], return_tensors="pt", padding=True).to(device)
+            out = model.generate(**batch, max_new_tokens=max_new_tokens, do_sample=False, pad_token_id=tokenizer.pad_token_id)
+            texts += tokenizer.batch_decode(out[:, batch["input_ids"].shape[1] :], skip_special_tokens=True)
+        return texts
+    finally:
+        tokenizer.padding_side = padding_side
+
+
 def held_out_check(
-    model: Any, tokenizer: Any, rows: list[dict[str, Any]], max_new_tokens: int, device: str, on_problem: Callable[[int], None] | None = None
+    model: Any,
+    tokenizer: Any,
+    rows: list[dict[str, Any]],
+    max_new_tokens: int,
+    device: str,
+    batch_size: int = 1,
+    on_batch: Callable[[int], None] | None = None,
 ) -> dict[str, float]:
     """Greedy outputs on held-out problems: the share the proof parser accepts (R_format = 1), the
     share whose last boxed answer in the Solution matches the reference, and the AUROC of the
     self-score against that correctness (left out when every answer is right or every one wrong).
-    ``on_problem(i)`` is called before the i-th generation: on a CPU each takes seconds."""
+    ``on_batch(i)`` is called before the batch starting at problem i: on a CPU each takes seconds."""
     model.eval()
+    prompts = [
+        tokenizer.apply_chat_template([{"role": "user", "content": generator_prompt(row["problem"])}], tokenize=False, add_generation_prompt=True) for row in rows
+    ]
+    outputs: list[str] = []
+    for start in range(0, len(prompts), batch_size):
+        if on_batch:
+            on_batch(start)
+        outputs += greedy_completions(model, tokenizer, prompts[start : start + batch_size], max_new_tokens, device, batch_size)
     formatted, right, self_scores = 0, [], []
-    for i, row in enumerate(rows):
-        if on_problem:
-            on_problem(i)
-        text = tokenizer.apply_chat_template([{"role": "user", "content": generator_prompt(row["problem"])}], tokenize=False, add_generation_prompt=True)
-        ids = tokenizer(text, return_tensors="pt").to(device)
-        out = model.generate(**ids, max_new_tokens=max_new_tokens, do_sample=False, pad_token_id=tokenizer.pad_token_id)
-        parsed = parse_proof_output(tokenizer.decode(out[0, ids["input_ids"].shape[1] :], skip_special_tokens=True))
+    for row, output in zip(rows, outputs, strict=True):
+        parsed = parse_proof_output(output)
         formatted += parsed.format_reward
         answers = _boxed(parsed.proof)
         right.append(int(bool(answers) and same_answer(answers[-1], str(row.get("answer", "")))))
@@ -176,7 +205,10 @@ def run(cfg: SftFormatConfig, events: EventWriter) -> dict[str, float]:
     def checking(step: int, when: str) -> Callable[[int], None]:
         return lambda i: events.progress(step, cfg.max_steps, f"format check {when} training: problem {i + 1} of {len(held_out)}")
 
-    before = {f"before/{k}": v for k, v in held_out_check(model, tokenizer, held_out, cfg.eval_max_new_tokens, device, checking(0, "before")).items()}
+    def check(model: Any, step: int, when: str) -> dict[str, float]:
+        return held_out_check(model, tokenizer, held_out, cfg.eval_max_new_tokens, device, cfg.eval_batch_size, checking(step, when))
+
+    before = {f"before/{k}": v for k, v in check(model, 0, "before").items()}
     events.metric(0, before)
     args = SFTConfig(**trainer_arguments(cfg, device), max_length=cfg.max_length, completion_only_loss=True)
     trainer = SFTTrainer(
@@ -188,9 +220,6 @@ def run(cfg: SftFormatConfig, events: EventWriter) -> dict[str, float]:
         callbacks=progress_callbacks(events, cfg, JOB),
     )
     loss = run_training(trainer, cfg)
-    after = {
-        f"after/{k}": v
-        for k, v in held_out_check(trainer.model, tokenizer, held_out, cfg.eval_max_new_tokens, device, checking(cfg.max_steps, "after")).items()
-    }
+    after = {f"after/{k}": v for k, v in check(trainer.model, cfg.max_steps, "after").items()}
     events.metric(cfg.max_steps, after)
     return finish(trainer, tokenizer, cfg, events, {**before, **after, "examples": float(len(examples)), "train_loss": loss})
