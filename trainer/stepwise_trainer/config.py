@@ -67,7 +67,6 @@ def load_config(cls: type, argv: list[str]) -> Any:
     parser = argparse.ArgumentParser(
         prog=f"python -m stepwise_trainer {getattr(cls, 'JOB', '')}",
         description=(cls.__doc__ or "").strip(),
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     parser.add_argument("--config", help="YAML file with any of the options below.")
     for f in dataclasses.fields(cls):
@@ -75,9 +74,11 @@ def load_config(cls: type, argv: list[str]) -> Any:
         kind = hints[f.name]
         default = f.default if f.default is not dataclasses.MISSING else None
         if kind is bool:
-            parser.add_argument(flag, dest=f.name, default=None, action=argparse.BooleanOptionalAction, help=f.metadata.get("help", ""))
+            parser.add_argument(flag, dest=f.name, default=None, action=argparse.BooleanOptionalAction, help=f"{f.metadata.get('help', '')} (default: {default})")
         else:
             caster = kind if kind in (int, float, str) else str
+            # The parser's own default stays None so a --config file's value is not overridden; the
+            # dataclass default is written into the help instead.
             parser.add_argument(flag, dest=f.name, type=caster, default=None, help=f"{f.metadata.get('help', '')} (default: {default})")
     args = parser.parse_args(argv)
     values: dict[str, Any] = {}

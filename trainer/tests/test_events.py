@@ -79,6 +79,16 @@ def test_every_config_field_has_help():
         assert all(f.metadata.get("help") for f in dataclasses.fields(cls)), cls.__name__
 
 
+def test_help_names_each_default_once(capsys):
+    """--help is how a person learns the options; each states its real default, once."""
+    with pytest.raises(SystemExit):
+        load_config(GrpoConfig, ["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "(default: None)" not in text
+    assert "compares within the group). (default: 4)" in text
+    assert "names. (default: False)" in text
+
+
 def test_grpo_config_explains_the_divisibility_rule(tmp_path):
     data = tmp_path / "d.jsonl"
     data.write_text("{}\n")
