@@ -1,3 +1,4 @@
+import json
 import re
 from pathlib import Path
 
@@ -33,6 +34,11 @@ def test_sft_format_runs_a_few_steps_and_reports_format_rates(tmp_path, tiny_bas
         assert 0 <= done["metrics"][f"{when}/format_rate"] <= 1 and 0 <= done["metrics"][f"{when}/answer_accuracy"] <= 1
     assert done["metrics"]["examples"] == 16
     assert (Path(done["output"]) / "config.json").exists()
+    # Each held-out output is kept with its verdicts, so a low rate can be traced to its outputs.
+    for when in ("before", "after"):
+        kept = [json.loads(line) for line in (out / f"held-out-{when}.jsonl").read_text().splitlines()]
+        assert len(kept) == 2 and all({"problem", "output", "format", "right", "self_score"} <= set(k) for k in kept)
+        assert sum(k["format"] for k in kept) / 2 == done["metrics"][f"{when}/format_rate"]
     # Generation for the format check is the slow part on a CPU; the editor shows which problem it is on.
     messages = [e.get("message", "") for e in events if e["type"] == "progress"]
     assert "format check before training: problem 2 of 2" in messages

@@ -24,7 +24,7 @@ import torch
 
 from ..algorithms import auroc
 from ..config import CommonConfig, ConfigError
-from ..events import EventWriter
+from ..events import EventWriter, is_secondary_process
 from ..models import TRAINED_DTYPE, load_causal_lm, load_tokenizer, pick_device
 from ..prompts import generator_prompt
 from ..rewards import CLOSING, OPENING, _boxed, parse_proof_output
@@ -156,11 +156,14 @@ def held_out_check(
     device: str,
     batch_size: int = 1,
     on_batch: Callable[[int], None] | None = None,
+    record: str | None = None,
 ) -> dict[str, float]:
     """Greedy outputs on held-out problems: the share the proof parser accepts (R_format = 1), the
     share whose last boxed answer in the Solution matches the reference, and the AUROC of the
     self-score against that correctness (left out when every answer is right or every one wrong).
-    ``on_batch(i)`` is called before the batch starting at problem i: on a CPU each takes seconds."""
+    ``on_batch(i)`` is called before the batch starting at problem i: on a CPU each takes seconds.
+    ``record`` names a JSONL file that keeps each output with its verdicts, so a rate below target
+    can be traced to the outputs that missed it."""
     model.eval()
     prompts = [
         tokenizer.apply_chat_template([{"role": "user", "content": generator_prompt(row["problem"])}], tokenize=False, add_generation_prompt=True) for row in rows
@@ -170,13 +173,17 @@ def held_out_check(
         if on_batch:
             on_batch(start)
         outputs += greedy_completions(model, tokenizer, prompts[start : start + batch_size], max_new_tokens, device, batch_size)
-    formatted, right, self_scores = 0, [], []
+    formatted, right, self_scores, kept = 0, [], [], []
     for row, output in zip(rows, outputs, strict=True):
         parsed = parse_proof_output(output)
         formatted += parsed.format_reward
         answers = _boxed(parsed.proof)
         right.append(int(bool(answers) and same_answer(answers[-1], str(row.get("answer", "")))))
         self_scores.append(0.0 if parsed.self_score is None else parsed.self_score)
+        kept.append({"problem": row["problem"], "answer": row.get("answer"), "output": output, "format": parsed.format_reward, "right": right[-1], "self_score": parsed.self_score})
+    if record and not is_secondary_process():
+        with open(record, "w", encoding="utf-8") as f:
+            f.writelines(json.dumps(k) + "\n" for k in kept)
     n = max(1, len(rows))
     out_metrics = {"format_rate": formatted / n, "answer_accuracy": sum(right) / n}
     separation = auroc(self_scores, right)
@@ -206,7 +213,9 @@ def run(cfg: SftFormatConfig, events: EventWriter) -> dict[str, float]:
         return lambda i: events.progress(step, cfg.max_steps, f"format check {when} training: problem {i + 1} of {len(held_out)}")
 
     def check(model: Any, step: int, when: str) -> dict[str, float]:
-        return held_out_check(model, tokenizer, held_out, cfg.eval_max_new_tokens, device, cfg.eval_batch_size, checking(step, when))
+        os.makedirs(cfg.output_dir, exist_ok=True)
+        record = os.path.join(cfg.output_dir, f"held-out-{when}.jsonl")
+        return held_out_check(model, tokenizer, held_out, cfg.eval_max_new_tokens, device, cfg.eval_batch_size, checking(step, when), record)
 
     before = {f"before/{k}": v for k, v in check(model, 0, "before").items()}
     events.metric(0, before)
