@@ -54,7 +54,9 @@ async function main(): Promise<void> {
 
   // finalAnswerBox: constrained answers to problems with a reference end with a boxed final answer.
   const math = { maxTokens: 384, selfEvalMaxTokens: 128, verifierMaxTokens: 128, finalAnswerBox: true };
-  const tests = { maxTests: 5, maxTokensPerLine: 96, freeMaxTokens: 384 };
+  // lineOpening: the bracket after the function name is the model's own token (token healing,
+  // assertionLines.ts); files measured before it lack the field, so their items are not reused.
+  const tests = { maxTests: 5, maxTokensPerLine: 96, freeMaxTokens: 384, lineOpening: 'model-token' };
   const practice = { questions: Number(values.questions), judgePasses: Number(values['judge-passes']) };
   const model = await createModelBackend({ backend: 'onnx', modelDir, variant, device: 'auto' });
   const support = await planSupportOf(model);

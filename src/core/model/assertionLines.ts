@@ -98,15 +98,18 @@ export class AssertionAutomaton {
 
   /**
    * Text the grammar leaves no choice about once a line has begun: the rest of the line opening
-   * up to where the allowed openings part ways. A decoder feeds it in one pass instead of
-   * sampling it token by token.
+   * up to where the allowed openings part ways, less any spaces and punctuation it ends with. A
+   * decoder feeds it in one pass instead of sampling it token by token. The held-back end is
+   * token healing: fed on its own, "(" becomes a lone token that the model's own "([" would have
+   * covered, and after it the model wrote `f(1.0, 2.0)` for a function of a list; sampled under
+   * the grammar, the model picks "(", "([" or "('" itself.
    */
   forcedContinuation(): string {
     if (this.phase !== 'prefix') return '';
     const rests = this.prefixes.filter((p) => p.startsWith(this.line)).map((p) => p.slice(this.line.length));
     let common = rests[0] ?? '';
     for (const r of rests) while (!r.startsWith(common)) common = common.slice(0, -1);
-    return common;
+    return common.replace(/[^\p{L}\p{N}_]+$/u, '');
   }
 
   /** Cuts the current line out of the text and starts it over. */

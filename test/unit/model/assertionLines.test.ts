@@ -129,14 +129,20 @@ test('normaliseLine ignores spacing and a trailing semicolon', () => {
   assert.equal(normaliseLine('assert.strictEqual(add(1,  2), 3) ; '), 'assert.strictEqual(add(1, 2), 3)');
 });
 
-test('the rest of a line opening is forced once the model has started it, up to where openings part ways', () => {
+test('the rest of a line opening is forced once the model has started it, up to its last word', () => {
   const a = python();
   assert.equal(a.forcedContinuation(), '', 'nothing is forced before a line starts');
   a.feed('ass');
-  assert.equal(a.forcedContinuation(), 'ert ', '"assert add(" and "assert not add(" part after "assert "');
+  assert.equal(a.forcedContinuation(), 'ert', '"assert add(" and "assert not add(" part after "assert "; the space is the model\'s');
   a.feed('ert a');
-  assert.equal(a.forcedContinuation(), 'dd(');
+  // The bracket is left to the model's own token ("(", "([" or "('"): forced alone, it split
+  // tokens the model would have merged, and the arguments that followed lost their list brackets.
+  assert.equal(a.forcedContinuation(), 'dd');
+  a.feed('dd');
+  assert.equal(a.forcedContinuation(), '', 'only the bracket is left, and the model writes it');
+  assert.equal(a.clone().feed('(['), 'ok', 'a merged bracket token is allowed');
+  assert.equal(a.clone().feed('['), 'reject', 'the call must still be on the function under test');
   const j = js();
   j.feed('assert.dee');
-  assert.equal(j.forcedContinuation(), 'pStrictEqual(add(');
+  assert.equal(j.forcedContinuation(), 'pStrictEqual(add');
 });
