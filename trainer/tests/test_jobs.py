@@ -93,3 +93,32 @@ def test_grpo_refuses_held_out_problems_that_are_all_trained_on(tmp_path, tiny_b
     data.write_text("\n".join(json.dumps({"problem": f"Prove that {i} + 0 = {i}."}) for i in range(2)) + "\n")
     code, events, _ = run_job("grpo", *flags(base_model=tiny_base, data=data, eval_data=data, output_dir=tmp_path / "run", max_steps=1, **TINY_RL))
     assert code != 0 and "none of its 2 problems is held out" in events[-1]["message"]
+
+
+def test_lora_merged_for_the_after_measurement_is_saved_once(tmp_path, tiny_base):
+    """The after-training measurement runs on merged LoRA weights (fast decoding); it must write what
+    the unmerged model writes, and the saved model must not fold the adapter in a second time."""
+    import torch
+    from peft import get_peft_model
+    from stepwise_trainer.config import CommonConfig
+    from stepwise_trainer.jobs.common import lora_config, merge_lora_for_generation, save_final
+    from stepwise_trainer.models import load_causal_lm, load_tokenizer
+
+    tokenizer = load_tokenizer(str(tiny_base))
+    model = get_peft_model(load_causal_lm(str(tiny_base), torch.float32), lora_config(8, 16, "CAUSAL_LM"))
+    torch.manual_seed(0)
+    for name, p in model.named_parameters():
+        if "lora_B" in name:
+            torch.nn.init.normal_(p, std=0.5)  # a trained adapter: B starts at zero and would change nothing
+    ids = tokenizer("Prove that 1 + 1 = 2.", return_tensors="pt")
+
+    def logits(m):
+        with torch.no_grad():
+            return m(**ids).logits
+
+    adapted = logits(model)
+    assert not torch.allclose(logits(load_causal_lm(str(tiny_base), torch.float32)), adapted, atol=1e-2), "the adapter must matter"
+    merge_lora_for_generation(model)
+    assert torch.allclose(logits(model), adapted, atol=1e-4)
+    final = save_final(model, tokenizer, CommonConfig(output_dir=str(tmp_path / "run")))
+    assert torch.allclose(logits(load_causal_lm(str(final), torch.float32)), adapted, atol=1e-4), "the adapter was folded in twice"

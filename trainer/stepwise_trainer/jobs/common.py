@@ -58,6 +58,15 @@ def read_jsonl(path: str) -> list[dict[str, Any]]:
     return rows
 
 
+def merge_lora_for_generation(model: Any) -> None:
+    """Folds trained LoRA weights into the base weights before the after-training measurement.
+    Unmerged, every adapted layer adds its own small products to each decoded token; on an H100
+    GRPO's held-out problems took 55 s each after training against 22 s before. save_final's merge
+    skips adapters already merged."""
+    if hasattr(model, "merge_adapter"):
+        model.merge_adapter()
+
+
 def save_final(model: Any, tokenizer: Any, cfg: CommonConfig) -> Path:
     """Merges LoRA (if any) and saves a plain Hugging Face folder at OUT/final."""
     final = Path(cfg.output_dir) / "final"

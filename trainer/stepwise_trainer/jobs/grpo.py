@@ -20,7 +20,7 @@ from ..models import TRAINED_DTYPE, load_causal_lm, load_tokenizer, pick_device
 from ..prompts import generator_prompt
 from ..rewards import ALPHA, BETA, RewardFunction, format_reward, make_self_verification_reward
 from ..verifiers import endpoint_verifier, local_verifier
-from .common import finish, lora_for, progress_callbacks, read_jsonl, run_training, trainer_arguments
+from .common import finish, lora_for, merge_lora_for_generation, progress_callbacks, read_jsonl, run_training, trainer_arguments
 
 JOB = "grpo"
 
@@ -117,6 +117,7 @@ def run(cfg: GrpoConfig, events: EventWriter, extra_rewards: Sequence[RewardFunc
     )
     metrics = {"train_loss": run_training(trainer, cfg), **{f"before/{k}": v for k, v in before.items()}}
     if held_out:
+        merge_lora_for_generation(trainer.model)
         after = held_out_reward(trainer.model, tokenizer, held_out, cfg, reward, measuring("after"))
         events.metric(cfg.max_steps, {f"after/{k}": v for k, v in after.items()})
         metrics.update({f"after/{k}": v for k, v in after.items()})

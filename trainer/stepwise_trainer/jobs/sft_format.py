@@ -28,7 +28,7 @@ from ..events import EventWriter, is_secondary_process
 from ..models import TRAINED_DTYPE, load_causal_lm, load_tokenizer, pick_device
 from ..prompts import generator_prompt
 from ..rewards import CLOSING, OPENING, _boxed, parse_proof_output
-from .common import finish, lora_for, progress_callbacks, run_training, trainer_arguments
+from .common import finish, lora_for, merge_lora_for_generation, progress_callbacks, run_training, trainer_arguments
 
 JOB = "sft-format"
 log = logging.getLogger(__name__)
@@ -229,6 +229,7 @@ def run(cfg: SftFormatConfig, events: EventWriter) -> dict[str, float]:
         callbacks=progress_callbacks(events, cfg, JOB),
     )
     loss = run_training(trainer, cfg)
+    merge_lora_for_generation(trainer.model)
     after = {f"after/{k}": v for k, v in check(trainer.model, cfg.max_steps, "after").items()}
     events.metric(cfg.max_steps, after)
     return finish(trainer, tokenizer, cfg, events, {**before, **after, "examples": float(len(examples)), "train_loss": loss})
