@@ -74,7 +74,9 @@ def load_config(cls: type, argv: list[str]) -> Any:
         kind = hints[f.name]
         default = f.default if f.default is not dataclasses.MISSING else None
         if kind is bool:
-            parser.add_argument(flag, dest=f.name, default=None, action=argparse.BooleanOptionalAction, help=f"{f.metadata.get('help', '')} (default: {default})")
+            parser.add_argument(
+                flag, dest=f.name, default=None, action=argparse.BooleanOptionalAction, help=f"{f.metadata.get('help', '')} (default: {default})"
+            )
         else:
             caster = kind if kind in (int, float, str) else str
             # The parser's own default stays None so a --config file's value is not overridden; the

@@ -81,7 +81,6 @@ def test_batched_greedy_completions_match_one_at_a_time(tiny_base):
     """The held-out check batches prompts of different lengths with left padding; each row must get
     the completion it gets alone, or the batch size would change the reported rates."""
     import torch
-
     from stepwise_trainer.jobs.sft_format import greedy_completions
     from stepwise_trainer.models import load_causal_lm, load_tokenizer
 

@@ -133,7 +133,11 @@ test('the rest of a line opening is forced once the model has started it, up to 
   const a = python();
   assert.equal(a.forcedContinuation(), '', 'nothing is forced before a line starts');
   a.feed('ass');
-  assert.equal(a.forcedContinuation(), 'ert', '"assert add(" and "assert not add(" part after "assert "; the space is the model\'s');
+  assert.equal(
+    a.forcedContinuation(),
+    'ert',
+    '"assert add(" and "assert not add(" part after "assert "; the space is the model\'s',
+  );
   a.feed('ert a');
   // The bracket is left to the model's own token ("(", "([" or "('"): forced alone, it split
   // tokens the model would have merged, and the arguments that followed lost their list brackets.

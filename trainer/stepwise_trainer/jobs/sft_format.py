@@ -166,7 +166,8 @@ def held_out_check(
     can be traced to the outputs that missed it."""
     model.eval()
     prompts = [
-        tokenizer.apply_chat_template([{"role": "user", "content": generator_prompt(row["problem"])}], tokenize=False, add_generation_prompt=True) for row in rows
+        tokenizer.apply_chat_template([{"role": "user", "content": generator_prompt(row["problem"])}], tokenize=False, add_generation_prompt=True)
+        for row in rows
     ]
     outputs: list[str] = []
     for start in range(0, len(prompts), batch_size):
@@ -180,7 +181,16 @@ def held_out_check(
         answers = _boxed(parsed.proof)
         right.append(int(bool(answers) and same_answer(answers[-1], str(row.get("answer", "")))))
         self_scores.append(0.0 if parsed.self_score is None else parsed.self_score)
-        kept.append({"problem": row["problem"], "answer": row.get("answer"), "output": output, "format": parsed.format_reward, "right": right[-1], "self_score": parsed.self_score})
+        kept.append(
+            {
+                "problem": row["problem"],
+                "answer": row.get("answer"),
+                "output": output,
+                "format": parsed.format_reward,
+                "right": right[-1],
+                "self_score": parsed.self_score,
+            }
+        )
     if record and not is_secondary_process():
         with open(record, "w", encoding="utf-8") as f:
             f.writelines(json.dumps(k) + "\n" for k in kept)
