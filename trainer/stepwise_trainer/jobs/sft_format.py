@@ -131,19 +131,16 @@ def same_answer(answer: str, reference: str) -> bool:
 
 
 @torch.no_grad()
-def greedy_completions(model: Any, tokenizer: Any, prompts: list[str], max_new_tokens: int, device: str, batch_size: int) -> list[str]:
-    """Greedy completions of chat prompts, ``batch_size`` at a time. Prompts are padded on the
-    left so every row's next token comes right after its own prompt; one at a time, a GPU spends
-    the held-out check waiting on Python between tokens."""
+def greedy_batch(model: Any, tokenizer: Any, prompts: list[str], max_new_tokens: int, device: str) -> list[str]:
+    """Greedy completions of chat prompts generated together. Prompts are padded on the left so
+    every row's next token comes right after its own prompt; one at a time, a GPU spends the
+    held-out check waiting on Python between tokens."""
     padding_side = tokenizer.padding_side
     tokenizer.padding_side = "left"
     try:
-        texts: list[str] = []
-        for start in range(0, len(prompts), batch_size):
-            batch = tokenizer(prompts[start : start + batch_size], return_tensors="pt", padding=True).to(device)
-            out = model.generate(**batch, max_new_tokens=max_new_tokens, do_sample=False, pad_token_id=tokenizer.pad_token_id)
-            texts += tokenizer.batch_decode(out[:, batch["input_ids"].shape[1] :], skip_special_tokens=True)
-        return texts
+        batch = tokenizer(prompts, return_tensors="pt", padding=True).to(device)
+        out = model.generate(**batch, max_new_tokens=max_new_tokens, do_sample=False, pad_token_id=tokenizer.pad_token_id)
+        return tokenizer.batch_decode(out[:, batch["input_ids"].shape[1] :], skip_special_tokens=True)
     finally:
         tokenizer.padding_side = padding_side
 
@@ -173,7 +170,7 @@ def held_out_check(
     for start in range(0, len(prompts), batch_size):
         if on_batch:
             on_batch(start)
-        outputs += greedy_completions(model, tokenizer, prompts[start : start + batch_size], max_new_tokens, device, batch_size)
+        outputs += greedy_batch(model, tokenizer, prompts[start : start + batch_size], max_new_tokens, device)
     formatted, right, self_scores, kept = 0, [], [], []
     for row, output in zip(rows, outputs, strict=True):
         parsed = parse_proof_output(output)
