@@ -7,11 +7,15 @@ import { readMathProblems, requireDataFile } from '../../core/eval/datasets';
 import { runEvalInChild } from '../../core/eval/childProcess';
 import { progressLine, type EvalProgress } from '../../core/eval/runner';
 import { loopFolder } from '../../core/loop/folders';
+import { scoreHeldOutSamples, summarizeBestOfN } from '../../core/loop/bestOfN';
 import { LoopError, runLoop, type LoopEvent } from '../../core/loop/loop';
+import type { SampledSolution } from '../../core/loop/solutions';
+import type { MathProblem } from '../../core/eval/datasets';
+import { OnnxPrmScorer } from '../../core/model/onnx/prmScorer';
 import { findPackageRoot } from '../../core/resources';
 import { findTrainerPython } from '../../core/trainer/python';
 
-const USAGE = `stepwise loop [--data MATH.jsonl] [--workspace DIR] [--out DIR] [--train N] [--held-out N] [--solutions N] [--samples-per-step N] [--search first-error|every-step] [--max-tokens N] [--candidates N] [--base-model M] [--trainer-args "..."] [--python PATH] [--progress text|json] ${MODEL_USAGE}`;
+const USAGE = `stepwise loop [--data MATH.jsonl] [--workspace DIR] [--out DIR] [--train N] [--held-out N] [--held-out-labels N] [--solutions N] [--samples-per-step N] [--search first-error|every-step] [--max-tokens N] [--self-eval-max-tokens N] [--base-model M] [--trainer-args "..."] [--python PATH] [--progress text|json] ${MODEL_USAGE}`;
 
 const OPTIONS = {
   data: { type: 'string' },
@@ -19,11 +23,12 @@ const OPTIONS = {
   out: { type: 'string' },
   train: { type: 'string' },
   'held-out': { type: 'string' },
+  'held-out-labels': { type: 'string' },
   solutions: { type: 'string' },
   'samples-per-step': { type: 'string' },
   search: { type: 'string' },
   'max-tokens': { type: 'string' },
-  candidates: { type: 'string' },
+  'self-eval-max-tokens': { type: 'string' },
   'base-model': { type: 'string' },
   'trainer-args': { type: 'string' },
   python: { type: 'string' },
@@ -42,8 +47,9 @@ function whole(value: string | undefined, name: string, fallback: number, min = 
 /**
  * `stepwise loop`: annotations in, a measured PRM out. Samples and auto-labels solutions of
  * training problems, trains and exports a PRM on the workspace's labels, and evaluates it on
- * held-out problems with `stepwise eval prm` and `stepwise eval prove` (in child processes, each
- * resumable); a rerun continues where a killed one stopped. With `--progress json`, stderr carries
+ * held-out problems: step AUROC against the verifier's log-probabilities with `stepwise eval prm`
+ * (in child processes, each resumable), and best-of-N on the held-out samples, the PRM against
+ * self-score, majority vote and one sample; a rerun continues where a killed one stopped. With `--progress json`, stderr carries
  * the same JSON lines as `stepwise eval` (progress, notice, done), so the editor follows a loop the
  * way it follows an evaluation; a cancelled loop ends with a `done` event marked cancelled.
  */
@@ -65,7 +71,10 @@ export const loopCommand: CliCommand = {
     if (progressMode !== 'text' && progressMode !== 'json')
       throw new UsageError('--progress must be text or json.');
     const maxTokens = whole(values['max-tokens'], 'max-tokens', 384, 16);
-    const candidates = whole(values.candidates, 'candidates', 4);
+    const solutions = whole(values.solutions, 'solutions', 4);
+    const selfEvalMaxTokens = whole(values['self-eval-max-tokens'], 'self-eval-max-tokens', 96, 8);
+    const heldOutProblems = whole(values['held-out'], 'held-out', 100);
+    const heldOutLabelProblems = whole(values['held-out-labels'], 'held-out-labels', heldOutProblems);
     const seed = whole(values.seed, 'seed', 0, 0);
     const { items } = readMathProblems(data);
     const python = values.python ?? (await findTrainerPython({ repositoryRoot: root }));
@@ -116,11 +125,13 @@ export const loopCommand: CliCommand = {
         loopDir,
         problems: items,
         trainProblems: whole(values.train, 'train', 60),
-        heldOutProblems: whole(values['held-out'], 'held-out', 100),
+        heldOutProblems,
+        heldOutLabelProblems,
         generator,
         sampling: {
-          solutionsPerProblem: whole(values.solutions, 'solutions', 2),
+          solutionsPerProblem: solutions,
           maxTokens,
+          selfEvalMaxTokens,
           temperature: 0.8,
           seed,
         },
@@ -138,7 +149,7 @@ export const loopCommand: CliCommand = {
             .split(/\s+/)
             .filter(Boolean),
         },
-        evaluate: async ({ heldOutData, heldOutLabels, prmDir }) => ({
+        evaluate: async ({ heldOutLabels, prmDir, heldOut }) => ({
           prmSteps: await childEval(
             ['prm', '--labels', heldOutLabels, '--prm-dir', prmDir],
             path.join(loopDir, 'eval-prm.json'),
@@ -147,24 +158,7 @@ export const loopCommand: CliCommand = {
             ['prm', '--labels', heldOutLabels],
             path.join(loopDir, 'eval-prm-verifier.json'),
           ),
-          bestOfN: await childEval(
-            [
-              'prove',
-              '--data',
-              heldOutData,
-              '--candidates',
-              String(candidates),
-              '--iterations',
-              '1',
-              '--prm-dir',
-              prmDir,
-              '--rerank-by',
-              'prm',
-              '--max-tokens',
-              String(maxTokens),
-            ],
-            path.join(loopDir, 'eval-prove.json'),
-          ),
+          bestOfN: await bestOfNOnSamples(prmDir, heldOut, loopDir, abort.signal, notice),
         }),
         signal: abort.signal,
         onEvent,
@@ -195,11 +189,46 @@ export const loopCommand: CliCommand = {
   },
 };
 
+/**
+ * Best-of-N by the new PRM on the held-out samples, against self-score, majority vote and one
+ * sample, written to `best-of-n.json` with each choice's samples, so the figure can be checked.
+ */
+async function bestOfNOnSamples(
+  prmDir: string,
+  heldOut: { problems: MathProblem[]; samples: SampledSolution[][] },
+  loopDir: string,
+  signal: AbortSignal,
+  notice: (message: string) => void,
+): Promise<Record<string, unknown>> {
+  const prm = await OnnxPrmScorer.load({ modelDir: prmDir });
+  try {
+    const scored = await scoreHeldOutSamples(prm, heldOut.problems, heldOut.samples, {
+      signal,
+      onProblem: (done, total) => {
+        if (done % 10 === 0 || done === total)
+          notice(`loop evaluate: PRM-scored the samples of ${done}/${total} held-out problems`);
+      },
+    });
+    const metrics = { bestOfN: summarizeBestOfN(scored, prm.info) };
+    const file = path.join(loopDir, 'best-of-n.json');
+    const record = {
+      kind: 'loop-best-of-n',
+      prmDir,
+      metrics,
+      items: heldOut.problems.map((p, i) => ({ id: p.id, reference: p.answer, samples: scored[i] })),
+    };
+    fs.writeFileSync(file, JSON.stringify(record, null, 2) + '\n');
+    return { kind: 'loop-best-of-n', result: file, metrics };
+  } finally {
+    await prm.dispose();
+  }
+}
+
 /** The `done` event of `--progress json`, in the shape `stepwise eval` uses (ChildEvalDone). */
 function loopDone(loopDir: string, result: string | null, cancelled: boolean) {
   return {
     result: result ?? path.join(loopDir, 'loop-report.json'),
-    report: path.join(loopDir, 'eval-prove.html'),
+    report: path.join(loopDir, 'eval-prm.html'),
     journal: path.join(loopDir, 'loop.json'),
     complete: result !== null,
     cancelled,

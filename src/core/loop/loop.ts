@@ -17,6 +17,7 @@ import type { ModelBackend } from '../model/types';
 import { prepareTrainingData } from '../trainer/data';
 import { runTrainer, type TrainerRun } from '../trainer/run';
 import {
+  SAMPLING_PLAN,
   labelSolution,
   sampleSolutions,
   type LabelledSolutionSummary,
@@ -43,15 +44,21 @@ export interface LoopOptions {
   /** The first `trainProblems` problems train; the next `heldOutProblems` are held out. */
   trainProblems: number;
   heldOutProblems: number;
+  /**
+   * How many of the held-out problems get step labels (the first ones): step AUROC needs labels,
+   * best-of-N needs only the samples, and labelling costs most of the loop's time.
+   */
+  heldOutLabelProblems?: number;
   generator: ModelBackend;
   sampling: SamplingSettings;
   labelling: LabellingSettings;
   trainer: { python: string; baseModel: string; extraArgs: string[]; env?: Record<string, string> };
-  /** Runs the evaluations of the trained PRM (in child processes in the CLI and the editor). */
+  /** Runs the evaluations of the trained PRM: step AUROC on the held-out labels, best-of-N on the held-out samples. */
   evaluate(o: {
     heldOutData: string;
     heldOutLabels: string;
     prmDir: string;
+    heldOut: { problems: MathProblem[]; samples: SampledSolution[][] };
   }): Promise<Record<string, unknown>>;
   signal?: AbortSignal;
   onEvent?(e: LoopEvent): void;
@@ -123,7 +130,14 @@ export async function runLoop(o: LoopOptions): Promise<LoopOutcome> {
   const sampledTrain = await samplePhase(o, 'train', train);
   const sampledHeldOut = await samplePhase(o, 'held-out', heldOut);
   const labelledTrain = await labelPhase(o, 'train', train, sampledTrain, trainStore);
-  const labelledHeldOut = await labelPhase(o, 'held-out', heldOut, sampledHeldOut, heldOutStore);
+  const labelledOut = Math.min(heldOut.length, o.heldOutLabelProblems ?? heldOut.length);
+  const labelledHeldOut = await labelPhase(
+    o,
+    'held-out',
+    heldOut.slice(0, labelledOut),
+    sampledHeldOut.slice(0, labelledOut),
+    heldOutStore,
+  );
 
   if (!state.train) {
     o.onEvent?.({ phase: 'train', message: 'training the process reward model on the workspace labels' });
@@ -173,7 +187,12 @@ export async function runLoop(o: LoopOptions): Promise<LoopOutcome> {
     const heldOutLabels = path.join(o.loopDir, 'held-out-labels', 'labels.jsonl');
     save({
       ...state,
-      evaluate: await o.evaluate({ heldOutData, heldOutLabels, prmDir: state.export.onnxDir }),
+      evaluate: await o.evaluate({
+        heldOutData,
+        heldOutLabels,
+        prmDir: state.export.onnxDir,
+        heldOut: { problems: heldOut, samples: sampledHeldOut },
+      }),
     });
   }
   const share = (s: SampledSolution[][]) => {
@@ -212,6 +231,7 @@ async function samplePhase(
     'loop-sample',
     {
       model: o.generator.info.name,
+      plan: SAMPLING_PLAN,
       ...o.sampling,
     },
   );
@@ -251,6 +271,7 @@ async function labelPhase(
     'loop-label',
     {
       model: o.generator.info.name,
+      plan: SAMPLING_PLAN,
       ...o.labelling,
     },
   );

@@ -10,7 +10,7 @@ import { completionLabels, type StepSearch } from '../labels/auto/completion';
 import { modelContinuationProbe } from '../labels/auto/modelProbe';
 import type { LabelStore, NewLabel } from '../labels/store';
 import type { ModelBackend } from '../model/types';
-import { solutionContinuationPlan } from '../prove/generate';
+import { answerFromPlan, finalAnswerLine, generatorPlan } from '../prove/generate';
 import { loadPrompt, renderPrompt } from '../prove/prompts';
 import { splitSteps } from '../steps/split';
 
@@ -20,11 +20,20 @@ export interface SampledSolution {
   finalAnswer: string | null;
   correct: boolean;
   finishReason: string;
+  /** The generator's own expected score of the solution (its constrained self-evaluation). */
+  selfScore: number | null;
 }
+
+/**
+ * How the loop's solutions are written, recorded in its journals so that a change of plan starts
+ * them over: Prove's generator plan, with a boxed final answer and the self-evaluation.
+ */
+export const SAMPLING_PLAN = 'solution, final answer, self-evaluation';
 
 export interface SamplingSettings {
   solutionsPerProblem: number;
   maxTokens: number;
+  selfEvalMaxTokens: number;
   temperature: number;
   seed: number;
   promptDir?: string;
@@ -35,7 +44,10 @@ export function autoSolutionId(problemId: string, text: string): string {
   return `auto-${createHash('sha256').update(`${problemId}\n${text}`).digest('hex').slice(0, 16)}`;
 }
 
-/** Samples solutions of one problem in one batch (constrained: the Solution section only). */
+/**
+ * Samples solutions of one problem in one batch, as Prove writes them: a Solution closed by a
+ * boxed final answer, then the self-evaluation, whose constrained score is kept for best-of-N.
+ */
 export async function sampleSolutions(
   generator: ModelBackend,
   problem: MathProblem,
@@ -45,19 +57,22 @@ export async function sampleSolutions(
   const prompt = renderPrompt(loadPrompt('generator', s.promptDir), { problem: problem.problem });
   const result = await generator.generatePlan(
     [{ role: 'user', content: prompt }],
-    solutionContinuationPlan('', s.maxTokens),
+    generatorPlan(s.maxTokens, s.selfEvalMaxTokens, true),
     { n: s.solutionsPerProblem, temperature: s.temperature, seed: s.seed, signal },
   );
   return result.completions.map((c) => {
-    const rest = c.segments.find((seg) => seg.name === 'rest');
-    const text = (rest?.text ?? '').trim();
-    const finalAnswer = finalBoxedAnswer(text);
+    const proof = (c.segments.find((seg) => seg.name === 'proof')?.text ?? '').trim();
+    const answer = c.segments.find((seg) => seg.name === 'answer')?.text ?? '';
+    const text = proof ? `${proof}\n\n${finalAnswerLine(answer)}` : '';
+    const finalAnswer = text ? finalBoxedAnswer(text) : null;
+    const generated = answerFromPlan(c);
     return {
       solutionId: autoSolutionId(problem.id, text),
       text,
       finalAnswer,
       correct: finalAnswer !== null && answersEquivalent(finalAnswer, problem.answer),
-      finishReason: rest?.finishReason ?? 'stop',
+      finishReason: generated.finishReason,
+      selfScore: generated.selfScore?.expected ?? null,
     };
   });
 }

@@ -63,6 +63,26 @@ const ANSWER_STOPS = ['}$', '}\n', '$', '\n'];
 const ANSWER_TOKENS = 48;
 const FINAL_ANSWER_STOPS = ['Final answer:', 'Final Answer:', '**Final answer', '**Final Answer'];
 
+/**
+ * The Solution's closing "Final answer" line. The forced text stops before the brace, because "{\" is one
+ * token in Qwen's vocabulary, so a forced lone "{" would tell the model its answer starts with no
+ * LaTeX command, and it then writes digits ("1" for \frac{14}{3}). The model opens the brace itself.
+ */
+function finalAnswerSegments(): PlanSegment[] {
+  return [
+    { kind: 'text', text: `\n\n${FINAL_ANSWER_OPENING}` },
+    { kind: 'free', name: 'answer', maxTokens: ANSWER_TOKENS, stop: ANSWER_STOPS },
+    { kind: 'text', text: '}$' },
+  ];
+}
+
+const FINAL_ANSWER_OPENING = 'Final answer: $\\boxed';
+
+/** The Solution's closing line as a plan writes it, from the model's answer segment ("{…"). */
+export function finalAnswerLine(answerSegment: string): string {
+  return `${FINAL_ANSWER_OPENING}${answerSegment}}$`;
+}
+
 export function generatorPlan(
   maxTokens: number,
   selfEvalMaxTokens: number,
@@ -77,16 +97,7 @@ export function generatorPlan(
       maxTokens,
       stop: finalAnswer ? [...PROOF_STOPS, ...FINAL_ANSWER_STOPS] : PROOF_STOPS,
     },
-    ...(finalAnswer
-      ? ([
-          // The forced text stops before the brace: "{\" is one token in Qwen's vocabulary, so a
-          // forced lone "{" would tell the model its answer starts with no LaTeX command, and it
-          // then writes digits ("1" for \frac{14}{3}). The model opens the brace itself.
-          { kind: 'text', text: '\n\nFinal answer: $\\boxed' },
-          { kind: 'free', name: 'answer', maxTokens: ANSWER_TOKENS, stop: ANSWER_STOPS },
-          { kind: 'text', text: '}$' },
-        ] as PlanSegment[])
-      : []),
+    ...(finalAnswer ? finalAnswerSegments() : []),
     // No space after the forced sentence: words carry their own leading space in the vocabulary,
     // and a forced lone space would push the model onto rarer space-less tokens.
     { kind: 'text', text: `\n\n## Self Evaluation\n${OPENING_SENTENCE}` },
@@ -100,13 +111,24 @@ export function generatorPlan(
 /**
  * The rest of a solution after its opening `prefix` (a run of whole steps): the prefix is forced
  * as the start of the Solution section and the model continues it until it would start its
- * self-evaluation. Automatic step labels sample these to see whether a step can still lead to the
- * reference answer.
+ * self-evaluation (or, with `finalAnswer`, until its closing "Final answer" line, which the plan
+ * then writes as the generator plan does). Automatic step labels sample these to see whether a
+ * step can still lead to the reference answer.
  */
-export function solutionContinuationPlan(prefix: string, maxTokens: number): PlanSegment[] {
+export function solutionContinuationPlan(
+  prefix: string,
+  maxTokens: number,
+  finalAnswer = false,
+): PlanSegment[] {
   return [
     { kind: 'text', text: prefix.trim() ? `## Solution\n${prefix.replace(/\s+$/, '')}\n` : '## Solution\n' },
-    { kind: 'free', name: 'rest', maxTokens, stop: PROOF_STOPS },
+    {
+      kind: 'free',
+      name: 'rest',
+      maxTokens,
+      stop: finalAnswer ? [...PROOF_STOPS, ...FINAL_ANSWER_STOPS] : PROOF_STOPS,
+    },
+    ...(finalAnswer ? finalAnswerSegments() : []),
   ];
 }
 

@@ -60,7 +60,6 @@ interface ImproveArgs {
   heldOut?: number;
   solutions?: number;
   samplesPerStep?: number;
-  candidates?: number;
   /** Tokens per sampled solution and per continuation. */
   maxTokens?: number;
   baseModel?: string;
@@ -75,7 +74,7 @@ export interface ImproveOutcome {
   prmDir?: string;
   /** Step AUROC of the new PRM and of the verifier's log-probabilities on the held-out labels. */
   stepAuroc?: { prm: number | null; verifier: number | null };
-  /** Final-answer accuracy on the held-out problems: best-of-N by the new PRM, one sample. */
+  /** Final-answer accuracy on the held-out problems: best-of-N by the new PRM, by self-score, one sample. */
   accuracy?: { prm: number | null; single: number | null; self: number | null };
 }
 
@@ -133,7 +132,6 @@ export function registerImproveModel(ctx: StepwiseContext, panels: EvalReportPan
         python,
         ...(given.solutions ? ['--solutions', String(given.solutions)] : []),
         ...(given.samplesPerStep ? ['--samples-per-step', String(given.samplesPerStep)] : []),
-        ...(given.candidates ? ['--candidates', String(given.candidates)] : []),
         ...(given.maxTokens ? ['--max-tokens', String(given.maxTokens)] : []),
         ...(given.baseModel ? ['--base-model', given.baseModel] : []),
         ...(await generatorArgs(ctx)),
@@ -207,14 +205,15 @@ async function offer(
   };
   if (adopt === true) return use();
   if (adopt === false) return;
-  const bestOfN = path.join(report.loopDir, 'eval-prove.json');
+  // The step-AUROC scoreboard of the new PRM; best-of-N is in the loop folder's best-of-n.json.
+  const stepReport = path.join(report.loopDir, 'eval-prm.json');
   const choice = await vscode.window.showInformationMessage(
     message,
     ...(prmDir ? ['Use as Step Scorer'] : []),
     'Open Report',
   );
   if (choice === 'Use as Step Scorer') await use();
-  else if (choice === 'Open Report' && fs.existsSync(bestOfN)) panels.show(bestOfN);
+  else if (choice === 'Open Report' && fs.existsSync(stepReport)) panels.show(stepReport);
 }
 
 /** A MATH-style problems file, chosen by the user. */

@@ -58,7 +58,7 @@ test('every-step search labels up to the first step no continuation recovers fro
   ]);
 });
 
-test('first-error search finds the same step with fewer probes', async () => {
+test('first-error search finds the same step as every-step search, with fewer probes', async () => {
   for (let bad = 0; bad < 4; bad++) {
     const every: string[] = [];
     const binary: string[] = [];
@@ -75,8 +75,25 @@ test('first-error search finds the same step with fewer probes', async () => {
       a.map((l) => l.rating),
       `first bad step ${bad}`,
     );
-    assert.ok(binary.length <= 2, `${binary.length} probes for 4 steps`);
+    // The first step is probed first (one probe when it fails), then the rest is bisected.
+    assert.ok(binary.length <= (bad === 0 ? 1 : 3), `${binary.length} probes for 4 steps, first bad ${bad}`);
+    assert.equal(binary[0], 'Let x = 2.', 'the first probe is the first step');
   }
+  // On a long solution, bisection still beats probing every step.
+  const long = Array.from({ length: 16 }, (_, i) => `Step ${i}: x = ${i}.`).join('\n');
+  const longSolution = {
+    text: long,
+    steps: splitSteps(long).map((s) => ({ text: s.text, end: s.end })),
+    finalAnswerCorrect: false,
+  };
+  const calls: string[] = [];
+  const labels = await completionLabels(longSolution, probeBrokenAt(11, calls), {
+    samplesPerStep: 2,
+    search: 'first-error',
+  });
+  assert.equal(labels.length, 12);
+  assert.equal(labels[11].rating, -1);
+  assert.ok(calls.length <= 5, `${calls.length} probes for 16 steps`);
 });
 
 test('a wrong solution whose every prefix still recovers blames its last step, read from its final answer', async () => {

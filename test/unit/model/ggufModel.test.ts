@@ -6,6 +6,7 @@ import { after, before, test } from 'node:test';
 import { convertGgufToOnnx, ConversionAbortedError } from '../../../src/core/model/gguf/index';
 import { OnnxEngine, positionsOf } from '../../../src/core/model/onnx/engine';
 import { InPlaceKvCache } from '../../../src/core/model/onnx/kvCache';
+import type { PlanSegment } from '../../../src/core/model/plan';
 import { ModelError } from '../../../src/core/model/types';
 import { pythonMissing, runPython, smolLm2Gguf } from './ggufFixtures';
 
@@ -216,4 +217,79 @@ test('a batch of prompts of different lengths gives each prompt its greedy token
       p,
     );
   }
+});
+
+// Forced text, a free part cut at a stop string (the row then rewinds), a free part, a choice.
+const batchedPlan: PlanSegment[] = [
+  { kind: 'text', text: 'Proof.' },
+  { kind: 'free', name: 'proof', maxTokens: 24, stop: ['.', '\n'] },
+  { kind: 'text', text: '\nScore: ' },
+  { kind: 'choice', name: 'score', options: ['0', '0.5', '1'] },
+  { kind: 'text', text: '\nNote:' },
+  { kind: 'free', name: 'note', maxTokens: 6 },
+];
+
+test('a plan with n rows decodes them together: greedy rows equal the one-row run', async (t) => {
+  if (skip) return t.skip(skip);
+  const engine = exact!;
+  assert.equal(engine.session.graphKind, 'in-place-cache', 'the batched path is the one under test');
+  const prompt = 'Prove that the sum of two even numbers is even.\n';
+  const alone = await engine.generatePlan(prompt, batchedPlan, { temperature: 0 });
+  const together = await engine.generatePlan(prompt, batchedPlan, { temperature: 0, n: 3 });
+  assert.equal(together.completions.length, 3);
+  for (const c of together.completions) {
+    assert.equal(c.text, alone.completions[0].text);
+    const [p, q] = [c.segments[3].distribution!, alone.completions[0].segments[3].distribution!];
+    p.forEach((d, k) => assert.ok(Math.abs(d.probability - q[k].probability) < 1e-3, d.option));
+  }
+});
+
+test('rows that drift apart each see only their own text: every row scores its choice as a fresh pass does', async (t) => {
+  if (skip) return t.skip(skip);
+  const engine = exact!;
+  const prompt = 'Prove that the sum of two even numbers is even.\n';
+  const r = await engine.generatePlan(prompt, batchedPlan, { temperature: 1.2, seed: 7, n: 4 });
+  const proofs = new Set(r.completions.map((c) => c.segments[1].text));
+  assert.ok(proofs.size > 1, 'sampled rows differ, so their caches drift apart');
+  for (const c of r.completions) {
+    const before = c.segments
+      .slice(0, 3)
+      .map((s) => s.text)
+      .join('');
+    assert.ok(c.text.startsWith(before));
+    const dist = c.segments[3].distribution!;
+    // As the choice scores them: the space before it goes with each option, and "0" being a
+    // prefix of "0.5", each option is scored with the "\n" that follows it.
+    const scores = await Promise.all(
+      dist.map((d) => engine.score(prompt + before.trimEnd(), ` ${d.option}\n`)),
+    );
+    const total = scores.reduce((s, x) => s + Math.exp(x.totalLogprob), 0);
+    dist.forEach((d, k) => {
+      const expected = Math.exp(scores[k].totalLogprob) / total;
+      assert.ok(Math.abs(d.probability - expected) < 2e-3, `${d.option}: ${d.probability} vs ${expected}`);
+    });
+  }
+});
+
+test('a cancelled batched plan rejects with "aborted", and the engine serves the next call', async (t) => {
+  if (skip) return t.skip(skip);
+  const engine = exact!;
+  const long: PlanSegment[] = [
+    { kind: 'text', text: 'List:' },
+    { kind: 'free', name: 'list', maxTokens: 4000 },
+  ];
+  let seen = 0;
+  await assert.rejects(
+    engine.generatePlan(
+      'Count to ten thousand.\n',
+      long,
+      { temperature: 1, seed: 3, n: 2 },
+      {
+        isAborted: () => ++seen > 20,
+      },
+    ),
+    (e: unknown) => e instanceof ModelError && e.code === 'aborted',
+  );
+  const after = await engine.generatePlan('Hi\n', batchedPlan, { temperature: 0, n: 2 });
+  assert.equal(after.completions.length, 2);
 });

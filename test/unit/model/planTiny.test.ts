@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import { AssertionAutomaton } from '../../../src/core/model/assertionLines';
 import { OnnxBackend } from '../../../src/core/model/onnx/index';
 import { OnnxEngine } from '../../../src/core/model/onnx/engine';
-import { PlanCursor } from '../../../src/core/model/onnx/planCursor';
+import { OwnCacheLane, PlanCursor } from '../../../src/core/model/onnx/planCursor';
 import type { PlanSegment } from '../../../src/core/model/plan';
 import { RepetitionHistory, repetitionSettings } from '../../../src/core/model/repetition';
 import type { TokenEvent } from '../../../src/core/model/types';
@@ -153,7 +153,6 @@ test('rewinding the cache leaves the same logits as a fresh pass over the same t
   });
   const cursor = new PlanCursor(
     {
-      session: engine.session,
       encode: (t) => engine.codec.encodeContinuation(t),
       contextWindow: 2048,
       modelName: 'tiny',
@@ -161,7 +160,7 @@ test('rewinding the cache leaves the same logits as a fresh pass over the same t
     },
     4,
     prompt.slice(0, 4),
-    prefill.present,
+    new OwnCacheLane(engine.session, prefill.present),
     prefill.logits.slice(3 * prefill.vocab),
     new RepetitionHistory(repetitionSettings()),
   );

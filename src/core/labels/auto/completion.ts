@@ -4,8 +4,8 @@
  * sample N continuations; step i is positive when at least one reaches the answer, negative when
  * none does. Labels start where users start: with zero human labels.
  *
- * Probing every step costs N continuations per step. `first-error` search costs about log2(steps)
- * probes instead, on one assumption stated here so it can be checked: a prefix from which no
+ * Probing every step costs N continuations per step. `first-error` search costs one probe when the
+ * first step already fails and about 1 + log2(steps) otherwise, on one assumption stated here so it can be checked: a prefix from which no
  * continuation reaches the answer stays that way when it grows (once broken, a chain stays
  * broken). A solution whose own final answer is right is itself a successful continuation of each
  * of its prefixes, so under hard estimation every one of its steps is positive without sampling.
@@ -92,9 +92,14 @@ export async function completionLabels(
         break;
       }
     }
+  } else if (steps.length > 1 && (await successesAt(0)) === 0) {
+    // The first step is probed first: on problems the generator rarely solves (most of them, for a
+    // small model) no continuation recovers from the first step, and one probe settles the label
+    // that a bisection would take log2(steps) probes to reach.
+    firstError = 0;
   } else {
-    // Smallest i whose prefix cannot reach the answer, in [0, steps.length - 1].
-    let lo = 0;
+    // Smallest i ≥ 1 whose prefix cannot reach the answer, in [1, steps.length - 1].
+    let lo = Math.min(1, steps.length - 1);
     let hi = steps.length - 1;
     while (lo < hi) {
       const mid = Math.floor((lo + hi) / 2);

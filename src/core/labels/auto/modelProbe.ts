@@ -1,11 +1,12 @@
 /**
  * The continuation probe of completion-based labels on a real model: from a solution's opening,
- * the generator writes the rest of the solution `samples` times (as one batch), and each rest
- * counts as a success when the final boxed answer of the whole solution is the reference answer.
+ * the generator writes the rest of the solution `samples` times (as one batch), closed by a boxed
+ * final answer as the loop's solutions are, and each rest counts as a success when that answer is
+ * the reference answer.
  */
 import { answersEquivalent, finalBoxedAnswer } from '../../eval/answers';
 import type { ModelBackend } from '../../model/types';
-import { solutionContinuationPlan } from '../../prove/generate';
+import { finalAnswerLine, solutionContinuationPlan } from '../../prove/generate';
 import { loadPrompt, renderPrompt } from '../../prove/prompts';
 import type { ContinuationProbe } from './completion';
 
@@ -31,15 +32,20 @@ export function modelContinuationProbe(o: ModelProbeOptions): ContinuationProbe 
   ];
   let call = 0;
   return async (prefix, samples) => {
-    const result = await o.generator.generatePlan(prompt, solutionContinuationPlan(prefix, o.maxTokens), {
-      n: samples,
-      temperature: o.temperature,
-      seed: o.seed === undefined ? undefined : o.seed + call++,
-      signal: o.signal,
-    });
+    const result = await o.generator.generatePlan(
+      prompt,
+      solutionContinuationPlan(prefix, o.maxTokens, true),
+      {
+        n: samples,
+        temperature: o.temperature,
+        seed: o.seed === undefined ? undefined : o.seed + call++,
+        signal: o.signal,
+      },
+    );
     return result.completions.map((c) => {
       const rest = c.segments.find((s) => s.name === 'rest')?.text ?? '';
-      const answer = finalBoxedAnswer(`${prefix}\n${rest}`);
+      const closing = finalAnswerLine(c.segments.find((s) => s.name === 'answer')?.text ?? '');
+      const answer = finalBoxedAnswer(`${prefix}\n${rest}\n\n${closing}`);
       return answer !== null && answersEquivalent(answer, o.referenceAnswer);
     });
   };

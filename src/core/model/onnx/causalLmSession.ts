@@ -27,6 +27,11 @@ export interface ForwardInput {
   past: KvCache | undefined;
   /** Logits for every position of `seq` (scoring); otherwise at least the last one of each row. */
   allLogits?: boolean;
+  /**
+   * In-place-cache graphs only: per row, the positions of `seq` whose logits are wanted, the same
+   * count for every row (rows of a batched plan end at different positions). Overrides `allLogits`.
+   */
+  logitPositions?: number[][];
 }
 
 export interface ForwardOutput {

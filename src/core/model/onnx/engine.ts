@@ -218,6 +218,8 @@ export class OnnxEngine {
       encode: (text: string) => this.codec.encodeContinuation(text),
       decode: (ids: number[]) => this.codec.decode(ids),
       tokenTexts: () => this.tokenTexts(),
+      kvShape: this.folder.shape,
+      padId: this.folder.padTokenId ?? [...this.codec.eosTokenIds][0] ?? 0,
     };
     return runPlan(model, input, plan, options, hooks);
   }

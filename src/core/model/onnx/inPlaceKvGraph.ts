@@ -90,10 +90,22 @@ export class InPlaceKvGraph implements GraphRunner {
       ...(past?.masks[b] ?? []),
       ...input.mask.slice(b * columns + pastColumns, (b + 1) * columns),
     ]);
-    const rowsOut = input.allLogits ? seq : 1;
+    const wanted = input.logitPositions;
+    const rowsOut = wanted ? wanted[0].length : input.allLogits ? seq : 1;
+    if (
+      wanted &&
+      (wanted.length !== batch ||
+        wanted.some((w) => w.length !== rowsOut || w.some((p) => p < 0 || p >= seq)))
+    )
+      throw new ModelError(
+        'forward() was given logit positions of the wrong shape.',
+        'internal',
+        'Give every row the same number of positions, each within this call.',
+      );
     const positions = new BigInt64Array(batch * rowsOut);
     for (let b = 0; b < batch; b++)
-      for (let r = 0; r < rowsOut; r++) positions[b * rowsOut + r] = BigInt(seq - rowsOut + r);
+      for (let r = 0; r < rowsOut; r++)
+        positions[b * rowsOut + r] = BigInt(wanted ? wanted[b][r] : seq - rowsOut + r);
 
     const feeds: Record<string, ort.Tensor> = {
       inputs_embeds: new ort.Tensor('float32', this.embeddings.lookup(input.ids), [

@@ -4,13 +4,49 @@
  * whatever else is pending, so consecutive forced pieces are tokenised together as a model would
  * have written them. Rewinding cuts the cache back to an earlier token (a stop string, a dropped
  * assertion line, another choice option) and re-feeds one token to get that point's logits.
+ * Where its tokens' keys and values live is its lane's business: a cache of its own, or one row of
+ * a cache shared with the plan's other rows (planBatch.ts).
  */
 import { ModelError } from '../types';
 import { RepetitionHistory } from '../repetition';
 import type { CausalLmSession, KvCache } from './causalLmSession';
 
+/** The cache one sequence is decoded in. */
+export interface CacheLane {
+  /** Runs `ids` after the lane's first `fed` tokens; the logits after each (`allRows`) or after the last. */
+  forward(ids: number[], fed: number, allRows: boolean): Promise<Float32Array[]>;
+  /** Keeps only the lane's first `length` tokens. */
+  truncate(length: number): void;
+}
+
+/** A lane with a cache of its own (batch 1). */
+export class OwnCacheLane implements CacheLane {
+  constructor(
+    private readonly session: CausalLmSession,
+    private cache: KvCache,
+  ) {}
+
+  async forward(ids: number[], fed: number, allRows: boolean): Promise<Float32Array[]> {
+    const out = await this.session.forward({
+      ids,
+      batch: 1,
+      seq: ids.length,
+      mask: new Array<number>(fed + ids.length).fill(1),
+      positions: ids.map((_, i) => fed + i),
+      past: this.cache,
+      allLogits: allRows,
+    });
+    this.cache = out.present;
+    const row = (i: number) => out.logits.slice(i * out.vocab, (i + 1) * out.vocab);
+    return allRows ? ids.map((_, i) => row(i)) : [row(out.rows - 1)];
+  }
+
+  truncate(length: number): void {
+    this.cache = this.session.truncateCache(this.cache, length);
+  }
+}
+
 export interface CursorModel {
-  session: CausalLmSession;
   encode(text: string): number[];
   contextWindow: number;
   modelName: string;
@@ -28,7 +64,7 @@ export class PlanCursor {
     private readonly model: CursorModel,
     readonly promptLength: number,
     prompt: number[],
-    private cache: KvCache,
+    private readonly lane: CacheLane,
     logits: Float32Array,
     readonly history: RepetitionHistory,
   ) {
@@ -86,7 +122,7 @@ export class PlanCursor {
     // One token before the cut is fed again, so that the cut point has its logits.
     const keep = length - 1;
     const refeed = this.ids[keep];
-    this.cache = this.model.session.truncateCache(this.cache, keep);
+    this.lane.truncate(keep);
     this.ids.length = keep;
     this.history.rewind(Math.max(0, keep - this.promptLength));
     this.pendingIds = [refeed];
@@ -99,7 +135,7 @@ export class PlanCursor {
   }
 
   rewindKeepingLogits(point: { length: number; logits: Float32Array }): void {
-    this.cache = this.model.session.truncateCache(this.cache, point.length);
+    this.lane.truncate(point.length);
     this.ids.length = point.length;
     this.history.rewind(point.length - this.promptLength);
     this.pendingIds = [];
@@ -131,22 +167,12 @@ export class PlanCursor {
         'Shorten the prompt or lower the token budgets of the free segments.',
       );
     }
-    const out = await this.model.session.forward({
-      ids,
-      batch: 1,
-      seq: ids.length,
-      mask: new Array<number>(total).fill(1),
-      positions: ids.map((_, i) => this.ids.length + i),
-      past: this.cache,
-      allLogits: allRows,
-    });
-    this.cache = out.present;
+    const rows = await this.lane.forward(ids, this.ids.length, allRows);
     for (const id of ids) {
       this.ids.push(id);
       // Prompt tokens fed again after a rewind are not the model's own output.
       if (this.ids.length > this.promptLength) this.history.push(id);
     }
-    const row = (i: number) => out.logits.slice(i * out.vocab, (i + 1) * out.vocab);
-    return allRows ? ids.map((_, i) => row(i)) : [row(out.rows - 1)];
+    return rows;
   }
 }

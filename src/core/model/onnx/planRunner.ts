@@ -2,8 +2,9 @@
  * Runs a generation plan on the local engine by steering its own decoding: forced text is fed as
  * if the model had written it, free text is sampled up to a stop string, EOS or its budget, a
  * choice scores every option from the same point and takes one, and assertion lines are sampled
- * under a character grammar that every chosen token must keep. Rows (n > 1) run one after another
- * from one shared prompt prefill.
+ * under a character grammar that every chosen token must keep. Rows (n > 1) share one prompt
+ * prefill; on a graph with an in-place cache they are decoded together in batched passes
+ * (planBatch.ts), otherwise one after another.
  */
 import {
   checkPlan,
@@ -19,7 +20,9 @@ import { ModelError, type ModelInput, type RepetitionOptions, type TokenEvent } 
 import type { CausalLmSession } from './causalLmSession';
 import { writeAssertions } from './planAssertions';
 import { chooseOption } from './planChoice';
-import { PlanCursor } from './planCursor';
+import { InPlaceKvCache, replicateRow } from './kvCache';
+import { BatchedLanes } from './planBatch';
+import { OwnCacheLane, PlanCursor, type CursorModel } from './planCursor';
 import type { RowContext } from './planRow';
 import { SequenceText } from './sequenceText';
 
@@ -51,6 +54,10 @@ export interface PlanModel {
   decode(ids: number[]): string;
   /** Each token's own decoded text, by id (computed once per model). */
   tokenTexts(): string[];
+  /** The cache's shape, to give each row of a batched plan a copy of the prompt's cache. */
+  kvShape: { kvHeads: number; headDim: number };
+  /** What fills a batched pass for rows with nothing to feed (masked out). */
+  padId: number;
 }
 
 export interface PlanHooks {
@@ -89,39 +96,82 @@ export async function runPlan(
     past: undefined,
   });
   const promptLogits = prefill.logits.slice((prefill.rows - 1) * prefill.vocab, prefill.rows * prefill.vocab);
-  const cursor = new PlanCursor(
-    {
-      session: model.session,
-      encode: model.encode,
-      contextWindow: model.contextWindow,
-      modelName: model.name,
-      isAborted,
-    },
-    prompt.length,
-    prompt,
-    prefill.present,
-    promptLogits,
-    new RepetitionHistory(repetitionSettings(options.repetition)),
-  );
   const params: SamplingParams = {
     temperature: options.temperature ?? 1,
     topK: options.topK,
     topP: options.topP,
   };
-  const random = new SeededRandom(options.seed ?? randomSeed());
+  const seed = options.seed ?? randomSeed();
   const reserve = reserves(model, plan);
+  const n = Math.max(1, Math.floor(options.n ?? 1));
+  const emitFor = (sequence: number) => (segment: number, text: string, tokenId?: number) => {
+    if (text === '' && tokenId === undefined) return;
+    firstTokenAt ??= performance.now();
+    hooks.onToken?.({ sequence, segment, text, tokenId });
+  };
+  const cursorModel = (aborted: () => boolean): CursorModel => ({
+    encode: model.encode,
+    contextWindow: model.contextWindow,
+    modelName: model.name,
+    isAborted: aborted,
+  });
+  const newHistory = () => new RepetitionHistory(repetitionSettings(options.repetition));
 
   const completions: PlanCompletion[] = [];
-  const n = Math.max(1, Math.floor(options.n ?? 1));
-  for (let sequence = 0; sequence < n; sequence++) {
-    if (sequence > 0) cursor.rewindKeepingLogits({ length: prompt.length, logits: promptLogits });
-    const emit = (segment: number, text: string, tokenId?: number) => {
-      if (text === '' && tokenId === undefined) return;
-      firstTokenAt ??= performance.now();
-      hooks.onToken?.({ sequence, segment, text, tokenId });
-    };
-    const row = new RowRun(model, cursor, params, random, emit, reserve);
-    completions.push(await row.run(plan));
+  if (n > 1 && prefill.present instanceof InPlaceKvCache) {
+    // One failed row stops the others, so that the call ends with its error, not after their work.
+    let failed = false;
+    const stopped = () => failed || isAborted();
+    const shape = model.kvShape;
+    const lanes = new BatchedLanes(
+      model.session,
+      replicateRow(prefill.present, n, shape.kvHeads, shape.headDim),
+      model.padId,
+      stopped,
+    );
+    const rows = Array.from({ length: n }, async (_, sequence) => {
+      const cursor = new PlanCursor(
+        cursorModel(stopped),
+        prompt.length,
+        prompt,
+        lanes.lane(sequence),
+        promptLogits,
+        newHistory(),
+      );
+      // Each row draws from its own stream, so a row's text does not depend on the others' timing.
+      const random = new SeededRandom(seed + sequence * 0x9e37);
+      try {
+        return await new RowRun(model, cursor, params, random, emitFor(sequence), reserve).run(plan);
+      } catch (e) {
+        failed = true;
+        throw e;
+      } finally {
+        lanes.finish(sequence);
+      }
+    });
+    const settled = await Promise.allSettled(rows);
+    const errors = settled.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+    if (errors.length > 0) {
+      if (isAborted()) throw new ModelError('The generation was cancelled.', 'aborted');
+      // The first error that is not another row's stop.
+      throw errors.find((e) => !(e instanceof ModelError && e.code === 'aborted')) ?? errors[0];
+    }
+    for (const r of settled) if (r.status === 'fulfilled') completions.push(r.value);
+  } else {
+    const cursor = new PlanCursor(
+      cursorModel(isAborted),
+      prompt.length,
+      prompt,
+      new OwnCacheLane(model.session, prefill.present),
+      promptLogits,
+      newHistory(),
+    );
+    const random = new SeededRandom(seed);
+    for (let sequence = 0; sequence < n; sequence++) {
+      if (sequence > 0) cursor.rewindKeepingLogits({ length: prompt.length, logits: promptLogits });
+      const row = new RowRun(model, cursor, params, random, emitFor(sequence), reserve);
+      completions.push(await row.run(plan));
+    }
   }
   const now = performance.now();
   return {
