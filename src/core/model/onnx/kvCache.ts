@@ -144,3 +144,23 @@ export function maskRowFrom(cache: InPlaceKvCache, row: number, from: number): I
   const masks = cache.masks.map((m, r) => (r === row ? m.map((v, c) => (c < from ? v : 0)) : m));
   return new InPlaceKvCache(cache.takeBuffers(), cache.capacity, masks);
 }
+
+/** The cache with only the rows at `keep` (in that order): finished rows stop costing a pass anything. */
+export function keepRows(
+  cache: InPlaceKvCache,
+  keep: readonly number[],
+  kvHeads: number,
+  headDim: number,
+): InPlaceKvCache {
+  const block = kvHeads * cache.capacity * headDim;
+  const buffers = cache.takeBuffers().map((all) => {
+    const some = new Float32Array(keep.length * block);
+    keep.forEach((r, i) => some.set(all.subarray(r * block, (r + 1) * block), i * block));
+    return some;
+  });
+  return new InPlaceKvCache(
+    buffers,
+    cache.capacity,
+    keep.map((r) => cache.masks[r]),
+  );
+}

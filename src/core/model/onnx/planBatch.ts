@@ -11,7 +11,7 @@
  */
 import { ModelError } from '../types';
 import type { CausalLmSession } from './causalLmSession';
-import { InPlaceKvCache, maskRowFrom } from './kvCache';
+import { InPlaceKvCache, keepRows, maskRowFrom } from './kvCache';
 import type { CacheLane } from './planCursor';
 
 interface Waiting {
@@ -26,17 +26,21 @@ export class BatchedLanes {
   private readonly columns: number[][];
   private readonly waiting = new Map<number, Waiting>();
   private readonly live: Set<number>;
+  /** The row held in each of the cache's batch slots; finished rows are dropped before the next pass. */
+  private slots: number[];
   private stepping = false;
 
   constructor(
     private readonly session: CausalLmSession,
     private cache: InPlaceKvCache,
+    private readonly shape: { kvHeads: number; headDim: number },
     private readonly padId: number,
     private readonly isAborted: () => boolean,
   ) {
     const prompt = Array.from({ length: cache.length }, (_, c) => c);
     this.columns = cache.masks.map(() => [...prompt]);
     this.live = new Set(cache.masks.map((_, r) => r));
+    this.slots = cache.masks.map((_, r) => r);
   }
 
   lane(row: number): CacheLane {
@@ -70,7 +74,7 @@ export class BatchedLanes {
     if (length >= kept.length) return;
     const from = kept[length];
     kept.length = length;
-    this.cache = maskRowFrom(this.cache, row, from);
+    this.cache = maskRowFrom(this.cache, this.slots.indexOf(row), from);
   }
 
   private maybeStep(): void {
@@ -91,25 +95,32 @@ export class BatchedLanes {
 
   private async step(batch: Map<number, Waiting>): Promise<void> {
     if (this.isAborted()) throw new ModelError('The generation was cancelled.', 'aborted');
-    const rows = this.cache.batch;
+    if (this.slots.some((row) => !this.live.has(row))) {
+      const keep = this.slots.flatMap((row, slot) => (this.live.has(row) ? [slot] : []));
+      this.cache = keepRows(this.cache, keep, this.shape.kvHeads, this.shape.headDim);
+      this.slots = keep.map((slot) => this.slots[slot]);
+    }
     const past = this.cache.length;
     const seq = Math.max(...[...batch.values()].map((w) => w.ids.length));
     const ids: number[] = [];
     const positions: number[] = [];
     const mask: number[] = [];
-    for (let r = 0; r < rows; r++) {
-      const fed = batch.get(r)?.ids ?? [];
-      const own = this.columns[r].length;
+    this.slots.forEach((row, slot) => {
+      const fed = batch.get(row)?.ids ?? [];
+      const own = this.columns[row].length;
       for (let j = 0; j < seq; j++) {
         ids.push(j < fed.length ? fed[j] : this.padId);
         positions.push(own + j);
       }
       // The stored masks already say which past columns this row reads; only the new ones are given.
-      mask.push(...this.cache.masks[r], ...Array.from({ length: seq }, (_, j) => (j < fed.length ? 1 : 0)));
-    }
+      mask.push(
+        ...this.cache.masks[slot],
+        ...Array.from({ length: seq }, (_, j) => (j < fed.length ? 1 : 0)),
+      );
+    });
     // Each row's logits where it wants them: after its last token, or after each for scoring.
-    const wanted = Array.from({ length: rows }, (_, r) => {
-      const w = batch.get(r);
+    const wanted = this.slots.map((row) => {
+      const w = batch.get(row);
       if (!w) return [0];
       return w.allRows ? w.ids.map((_, j) => j) : [w.ids.length - 1];
     });
@@ -120,7 +131,7 @@ export class BatchedLanes {
     ]);
     const out = await this.session.forward({
       ids,
-      batch: rows,
+      batch: this.slots.length,
       seq,
       mask,
       positions,
@@ -130,13 +141,15 @@ export class BatchedLanes {
     if (!(out.present instanceof InPlaceKvCache))
       throw new ModelError('Batched plans need a graph with an in-place cache.', 'internal');
     this.cache = out.present;
-    const at = (r: number, k: number) => {
-      const start = (r * out.rows + k) * out.vocab;
+    const at = (slot: number, k: number) => {
+      const start = (slot * out.rows + k) * out.vocab;
       return out.logits.slice(start, start + out.vocab);
     };
-    for (const [r, w] of batch) {
-      for (let j = 0; j < w.ids.length; j++) this.columns[r].push(past + j);
-      w.resolve(wanted[r].map((_, k) => at(r, k)));
-    }
+    this.slots.forEach((row, slot) => {
+      const w = batch.get(row);
+      if (!w) return;
+      for (let j = 0; j < w.ids.length; j++) this.columns[row].push(past + j);
+      w.resolve(wanted[slot].map((_, k) => at(slot, k)));
+    });
   }
 }

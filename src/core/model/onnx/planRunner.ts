@@ -126,6 +126,7 @@ export async function runPlan(
     const lanes = new BatchedLanes(
       model.session,
       replicateRow(prefill.present, n, shape.kvHeads, shape.headDim),
+      shape,
       model.padId,
       stopped,
     );
