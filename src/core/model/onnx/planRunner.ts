@@ -34,6 +34,8 @@ export interface EnginePlanOptions {
   n?: number;
   seed?: number;
   repetition?: RepetitionOptions;
+  /** false: rows one after another even where they could be batched (benchmarks compare the two). */
+  batchRows?: boolean;
 }
 
 export interface EnginePlanResult {
@@ -118,7 +120,7 @@ export async function runPlan(
   const newHistory = () => new RepetitionHistory(repetitionSettings(options.repetition));
 
   const completions: PlanCompletion[] = [];
-  if (n > 1 && prefill.present instanceof InPlaceKvCache) {
+  if (n > 1 && options.batchRows !== false && prefill.present instanceof InPlaceKvCache) {
     // One failed row stops the others, so that the call ends with its error, not after their work.
     let failed = false;
     const stopped = () => failed || isAborted();
