@@ -145,7 +145,20 @@ def _plain(model: Any) -> Any:
     return model
 
 
+# The heads a classification task trains whole (PEFT keeps them in modules_to_save); an adapter on
+# them as well makes PEFT refuse the model, since "all-linear" only leaves out a causal LM's head.
+CLASSIFIER_HEADS = ["score", "classifier"]
+
+
 def lora_config(r: int, alpha: int, task_type: str) -> Any:
     from peft import LoraConfig
 
-    return LoraConfig(r=r, lora_alpha=alpha, lora_dropout=0.0, target_modules="all-linear", task_type=task_type)
+    exclude = CLASSIFIER_HEADS if task_type in ("TOKEN_CLS", "SEQ_CLS") else None
+    return LoraConfig(
+        r=r,
+        lora_alpha=alpha,
+        lora_dropout=0.0,
+        target_modules="all-linear",
+        exclude_modules=exclude,
+        task_type=task_type,
+    )

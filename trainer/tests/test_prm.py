@@ -48,6 +48,18 @@ def test_prm_parameters_change_and_resume_continues(tmp_path, tiny_base, trl_lab
     assert changed, "training from the checkpoint changed no parameter"
 
 
+def test_prm_with_lora_trains_the_head_whole_and_saves_a_merged_model(tmp_path, tiny_base, trl_labels):
+    """--lora-r on a token classifier: the adapters go on the body, the fresh head is trained whole
+    (an adapter on the head too made PEFT refuse the model), and OUT/final is a plain model."""
+    out = tmp_path / "run"
+    code, events, stderr = train_prm(out, tiny_base, trl_labels, max_steps="2", save_steps="2", lora_r="4")
+    assert code == 0, stderr[-2000:]
+    final = Path(events[-1]["output"])
+    weights = _weights(final)
+    assert not [k for k in weights if "lora_" in k], "the adapters were merged into the saved model"
+    assert any(k.startswith("score.") for k in weights), sorted(weights)[:8]
+
+
 def test_same_labels_and_seed_give_the_same_prm(tmp_path, tiny_base, trl_labels):
     """The new classification head is drawn from --seed too, so a rerun is the same model and two
     runs on different labels differ only by what the labels taught."""
