@@ -15,6 +15,7 @@ import { OnnxEngine } from '../src/core/model/onnx/engine';
 import { generatorPlan } from '../src/core/prove/generate';
 import { loadPrompt, renderPrompt } from '../src/core/prove/prompts';
 import { findPackageRoot } from '../src/core/resources';
+import { benchMachine } from './machine';
 
 const PROBLEMS = [
   'What is the sum of the first 100 positive integers?',
@@ -76,10 +77,7 @@ async function main(): Promise<void> {
       "Prove's generator plan (solution ≤ 256 tokens, boxed final answer, self-evaluation ≤ 64 tokens, score choice), temperature 0.8, n candidates decoded in batched passes vs one after another; throughput counts every row's plan tokens (forced text included) over wall time, prompt prefill included",
     date: new Date().toISOString(),
     machine: {
-      cpus: os.cpus().length,
-      cpu: os.cpus()[0]?.model ?? 'unknown',
-      platform: `${os.platform()} ${os.arch()}`,
-      node: process.version,
+      ...benchMachine(),
     },
     model: { name: engine.info.name, modelDir, variant },
     oneRow: one,

@@ -16,6 +16,7 @@ import { OnnxEngine } from '../src/core/model/onnx/engine';
 import { OpenAIBackend } from '../src/core/model/openai';
 import type { PlanSegment } from '../src/core/model/plan';
 import { findPackageRoot } from '../src/core/resources';
+import { benchMachine } from './machine';
 import { startLlamaServer } from '../test/servers/llama-server';
 
 const STORY = [
@@ -309,10 +310,7 @@ async function main(): Promise<void> {
       'generation plans vs free generation: decoding speed with masking, choice scoring cost, Prove-shaped and assertion plans; endpoint log-probability cost',
     date: new Date().toISOString(),
     machine: {
-      cpus: os.cpus().length,
-      cpu: os.cpus()[0]?.model ?? 'unknown',
-      platform: `${os.platform()} ${os.arch()}`,
-      node: process.version,
+      ...benchMachine(),
       // The machine is shared: the load average says how much the figures are worth.
       loadAverageBefore: loadBefore,
       loadAverageAfter: os.loadavg(),

@@ -5,7 +5,6 @@
  *   npx tsc -p tsconfig.json && node out/bench/prove.js [--model-dir DIR] [--variant q4|q8|fp32]
  */
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createModelBackend } from '../src/core/model/factory';
@@ -13,6 +12,7 @@ import { DEFAULT_VARIANT, defaultModelDir } from '../src/core/model/defaults';
 import type { GenerateOptions, GenerateResult, ModelBackend, ModelInput } from '../src/core/model/types';
 import { proveAndVerify } from '../src/core/prove/prove';
 import { findPackageRoot } from '../src/core/resources';
+import { benchMachine } from './machine';
 
 const PROBLEM = 'Prove that the product of any three consecutive integers is divisible by 6.';
 
@@ -110,10 +110,7 @@ async function main(): Promise<void> {
         'one round: a proof of up to 256 tokens and one verification pass of up to 256 tokens, greedy verifier',
       date: new Date().toISOString(),
       machine: {
-        cpus: os.cpus().length,
-        cpu: os.cpus()[0]?.model ?? 'unknown',
-        platform: `${os.platform()} ${os.arch()}`,
-        node: process.version,
+        ...benchMachine(),
       },
       model: { ...model.info, modelDir, variant },
       loadMs,

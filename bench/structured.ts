@@ -13,13 +13,13 @@
  *     [--questions N] [--judge-passes K]
  * Progress goes to stderr, one line per item.
  */
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_VARIANT, defaultModelDir } from '../src/core/model/defaults';
 import { createModelBackend } from '../src/core/model/factory';
 import { planSupportOf } from '../src/core/model/planCapability';
 import { findPackageRoot } from '../src/core/resources';
+import { benchMachine } from './machine';
 import { loadHumanEval, runHumanEval, summariseHumanEval } from './structured/humaneval';
 import { loadMath, runMath, summariseMath } from './structured/math';
 import { runPractice, summarisePractice } from './structured/practice';
@@ -71,12 +71,7 @@ async function main(): Promise<void> {
     tests,
     practice,
   };
-  const results = Results.open(path.resolve(values.out), config, {
-    cpus: os.cpus().length,
-    cpu: os.cpus()[0]?.model ?? 'unknown',
-    platform: `${os.platform()} ${os.arch()}`,
-    node: process.version,
-  });
+  const results = Results.open(path.resolve(values.out), config, benchMachine());
   process.stderr.write(
     `structured: ${model.info.name} (${variant}), plans: ${support.mode === 'none' ? `none — ${support.reason}` : support.mode}\n`,
   );
