@@ -109,6 +109,11 @@ export function aurocInterval(
     if (a !== null) values.push(a);
   }
   if (values.length < resamples / 2) return null;
+  return percentileInterval(values);
+}
+
+/** The central 95 % of bootstrap statistics (sorted in place). */
+export function percentileInterval(values: number[]): { low: number; high: number } {
   values.sort((a, b) => a - b);
   const at = (q: number) => values[Math.min(values.length - 1, Math.floor(q * values.length))];
   return { low: at(0.025), high: at(0.975) };

@@ -7,9 +7,9 @@
 import type { MathProblem } from '../eval/datasets';
 import type { CandidateOutcome } from '../eval/proveEval';
 import { argmax, majorityVote } from '../eval/proveSummary';
-import { mulberry32, proportion, type Proportion } from '../eval/stats';
+import { mulberry32, percentileInterval, proportion, type Proportion } from '../eval/stats';
 import type { StepScorer } from '../model/stepScorer';
-import { aggregateStepScores } from '../prove/stepScores';
+import { aggregateStepScores, clampStepProbability } from '../prove/stepScores';
 import { splitSteps } from '../steps/split';
 import type { SampledSolution } from './solutions';
 
@@ -68,18 +68,13 @@ export async function scoreHeldOutSamples(
         answer: s.finalAnswer,
         correct: s.correct,
         selfScore: s.selfScore,
-        prmScore: aggregateStepScores(scores.map(clamp01), 'product'),
+        prmScore: aggregateStepScores(scores.map(clampStepProbability), 'product'),
       });
     }
     scored.push(row);
     options.onProblem?.(p + 1, problems.length);
   }
   return scored;
-}
-
-// A trained PRM is untrusted output: NaN or out-of-range probabilities must not decide a choice.
-function clamp01(x: number | undefined): number {
-  return typeof x === 'number' && Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0.5;
 }
 
 function asOutcome(s: ScoredSample): CandidateOutcome {
@@ -142,11 +137,9 @@ export function pairedDifference(
     for (let i = 0; i < n; i++) sum += diffs[Math.floor(random() * n)];
     means.push(sum / n);
   }
-  means.sort((x, y) => x - y);
-  const at = (q: number) => means[Math.min(means.length - 1, Math.floor(q * means.length))];
   return {
     difference: meanOf(diffs),
-    interval: { low: at(0.025), high: at(0.975) },
+    interval: percentileInterval(means),
     onlyFirst: diffs.filter((d) => d > 0).length,
     onlySecond: diffs.filter((d) => d < 0).length,
   };

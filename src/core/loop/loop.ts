@@ -55,7 +55,6 @@ export interface LoopOptions {
   trainer: { python: string; baseModel: string; extraArgs: string[]; env?: Record<string, string> };
   /** Runs the evaluations of the trained PRM: step AUROC on the held-out labels, best-of-N on the held-out samples. */
   evaluate(o: {
-    heldOutData: string;
     heldOutLabels: string;
     prmDir: string;
     heldOut: { problems: MathProblem[]; samples: SampledSolution[][] };
@@ -120,12 +119,6 @@ export async function runLoop(o: LoopOptions): Promise<LoopOutcome> {
 
   const trainStore = new LabelStore(path.join(o.workspace, '.stepwise', 'labels'));
   const heldOutStore = new LabelStore(path.join(o.loopDir, 'held-out-labels'));
-  const heldOutData = path.join(o.loopDir, 'held-out.jsonl');
-  fs.writeFileSync(
-    heldOutData,
-    heldOut.map((p) => JSON.stringify({ unique_id: p.id, problem: p.problem, answer: p.answer })).join('\n') +
-      '\n',
-  );
 
   const sampledTrain = await samplePhase(o, 'train', train);
   const sampledHeldOut = await samplePhase(o, 'held-out', heldOut);
@@ -188,7 +181,6 @@ export async function runLoop(o: LoopOptions): Promise<LoopOutcome> {
     save({
       ...state,
       evaluate: await o.evaluate({
-        heldOutData,
         heldOutLabels,
         prmDir: state.export.onnxDir,
         heldOut: { problems: heldOut, samples: sampledHeldOut },

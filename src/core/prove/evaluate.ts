@@ -10,7 +10,7 @@ import { renderPrompt, type PromptTemplate } from './prompts';
 import { computeRewards } from './rewards';
 import type { AnswerCheck, CandidateRecord, ProveOptions } from './runSchema';
 import type { StepScorer } from '../model/stepScorer';
-import { aggregateStepScores } from './stepScores';
+import { aggregateStepScores, clampStepProbability } from './stepScores';
 import { meanScore, runJudge, type RubricScale } from './verify';
 
 export interface EvaluationContext {
@@ -166,15 +166,10 @@ export async function evaluateCandidate(record: CandidateRecord, ctx: Evaluation
         start: s.start,
         end: s.end,
         hash: s.hash,
-        score: clamp01(scores[i]),
+        score: clampStepProbability(scores[i]),
       })),
-      solutionScore: aggregateStepScores(scores.map(clamp01), options.stepAggregate),
+      solutionScore: aggregateStepScores(scores.map(clampStepProbability), options.stepAggregate),
       ms: performance.now() - started,
     };
   }
-}
-
-// A PRM plugged in later is untrusted too: a NaN or out-of-range probability must not break the run.
-function clamp01(x: number | undefined): number {
-  return typeof x === 'number' && Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0.5;
 }

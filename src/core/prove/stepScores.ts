@@ -5,6 +5,14 @@ import { renderPrompt, type PromptTemplate } from './prompts';
 export type StepAggregate = 'product' | 'min';
 
 /**
+ * A step probability held to [0, 1]; NaN or a missing value reads as ½. A PRM plugged in later is
+ * untrusted output: a bad value must neither break a run nor decide a choice.
+ */
+export function clampStepProbability(x: number | undefined): number {
+  return typeof x === 'number' && Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0.5;
+}
+
+/**
  * The solution score from step probabilities: the product is the probability that every step is
  * correct (steps taken as independent); the minimum is the weakest step. No steps: null.
  */

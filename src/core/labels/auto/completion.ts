@@ -5,9 +5,9 @@
  * none does. Labels start where users start: with zero human labels.
  *
  * Probing every step costs N continuations per step. `first-error` search costs one probe when the
- * first step already fails and about 1 + log2(steps) otherwise, on one assumption stated here so it can be checked: a prefix from which no
- * continuation reaches the answer stays that way when it grows (once broken, a chain stays
- * broken). A solution whose own final answer is right is itself a successful continuation of each
+ * first step already fails and about 1 + log2(steps) otherwise, on one assumption stated here so
+ * it can be checked: a prefix from which no continuation reaches the answer stays that way when it
+ * grows (once broken, a chain stays broken). A solution whose own final answer is right is itself a successful continuation of each
  * of its prefixes, so under hard estimation every one of its steps is positive without sampling.
  */
 

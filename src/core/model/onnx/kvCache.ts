@@ -112,31 +112,6 @@ export function truncate(cache: KvCache, length: number): KvCache {
 }
 
 /**
- * A one-row cache copied into `rows` rows (the prompt of a plan's sequences, prefilled once). The
- * source is used up.
- */
-export function replicateRow(
-  cache: InPlaceKvCache,
-  rows: number,
-  kvHeads: number,
-  headDim: number,
-): InPlaceKvCache {
-  if (cache.batch !== 1)
-    throw new ModelError(`Only a one-row cache is replicated, not ${cache.batch} rows.`, 'internal');
-  const block = kvHeads * cache.capacity * headDim;
-  const buffers = cache.takeBuffers().map((one) => {
-    const many = new Float32Array(rows * block);
-    for (let r = 0; r < rows; r++) many.set(one.subarray(0, block), r * block);
-    return many;
-  });
-  return new InPlaceKvCache(
-    buffers,
-    cache.capacity,
-    Array.from({ length: rows }, () => [...cache.masks[0]]),
-  );
-}
-
-/**
  * The cache with row `row`'s positions from column `from` on masked out: that row went back to an
  * earlier point while the others went on, so its later columns stay in place but are not read.
  */
@@ -145,7 +120,10 @@ export function maskRowFrom(cache: InPlaceKvCache, row: number, from: number): I
   return new InPlaceKvCache(cache.takeBuffers(), cache.capacity, masks);
 }
 
-/** The cache with only the rows at `keep` (in that order): finished rows stop costing a pass anything. */
+/**
+ * The cache with only the rows at `keep`, in that order, a row named twice copied twice: finished
+ * rows stop costing a pass anything, and a prompt prefilled once becomes every sequence's start.
+ */
 export function keepRows(
   cache: InPlaceKvCache,
   keep: readonly number[],
@@ -161,6 +139,6 @@ export function keepRows(
   return new InPlaceKvCache(
     buffers,
     cache.capacity,
-    keep.map((r) => cache.masks[r]),
+    keep.map((r) => [...cache.masks[r]]),
   );
 }

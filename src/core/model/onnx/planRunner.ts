@@ -20,7 +20,7 @@ import { ModelError, type ModelInput, type RepetitionOptions, type TokenEvent } 
 import type { CausalLmSession } from './causalLmSession';
 import { writeAssertions } from './planAssertions';
 import { chooseOption } from './planChoice';
-import { InPlaceKvCache, replicateRow } from './kvCache';
+import { InPlaceKvCache, keepRows } from './kvCache';
 import { BatchedLanes } from './planBatch';
 import { OwnCacheLane, PlanCursor, type CursorModel } from './planCursor';
 import type { RowContext } from './planRow';
@@ -127,7 +127,7 @@ export async function runPlan(
     const shape = model.kvShape;
     const lanes = new BatchedLanes(
       model.session,
-      replicateRow(prefill.present, n, shape.kvHeads, shape.headDim),
+      keepRows(prefill.present, new Array<number>(n).fill(0), shape.kvHeads, shape.headDim),
       shape,
       model.padId,
       stopped,
