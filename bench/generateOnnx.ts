@@ -40,6 +40,8 @@ async function speed(modelDir: string, request: SpeedRequest) {
       minTokens: request.new_tokens,
       temperature: 0,
       repetition: { noRepeatNgram: 0 },
+      // Plain decode, token by token as llama.cpp's; bench:lookahead measures the guesses' gain.
+      lookahead: false,
     });
   const firstToken = () => engine.generateBatch([request.long_ids], { maxTokens: 1, temperature: 0 });
   await decode(); // warm-up: first-run allocations and kernel choices

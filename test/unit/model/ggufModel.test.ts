@@ -298,3 +298,51 @@ test('a cancelled batched plan rejects with "aborted", and the engine serves the
   const after = await engine.generatePlan('Hi\n', batchedPlan, { temperature: 0, n: 2 });
   assert.equal(after.completions.length, 2);
 });
+
+// Text that repeats itself, so that prompt lookup finds guesses and some of them are right.
+const repetitive =
+  'def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n\n\ndef mul(a, b):\n';
+
+test('lookahead: feeding a guessed token with each pass changes no token, greedy or sampled, and skips passes', async (t) => {
+  if (skip) return t.skip(skip);
+  const engine = exact!;
+  const ids = engine.codec.encodeInput(repetitive);
+  for (const sampling of [{ temperature: 0 }, { temperature: 0.8, seed: 11 }]) {
+    const options = { ...sampling, maxTokens: 48, minTokens: 48, repetition: { noRepeatNgram: 0 } };
+    const plain = await engine.generateBatch([ids], { ...options, lookahead: false });
+    const guessed = await engine.generateBatch([ids], { ...options, lookahead: true });
+    assert.deepEqual(plain.lookahead, { guessed: 0, accepted: 0 });
+    assert.deepEqual(
+      guessed.completions[0].tokens.map((x) => x.id),
+      plain.completions[0].tokens.map((x) => x.id),
+      JSON.stringify(sampling),
+    );
+    guessed.completions[0].tokens.forEach((tok, i) =>
+      assert.ok(Math.abs(tok.logprob! - plain.completions[0].tokens[i].logprob!) < 1e-3, `logprob ${i}`),
+    );
+    assert.ok(guessed.lookahead.accepted > 0, `no guess was right: ${JSON.stringify(guessed.lookahead)}`);
+  }
+});
+
+test('lookahead in a plan: the same text and choice as without, through stop strings and rewinds', async (t) => {
+  if (skip) return t.skip(skip);
+  const engine = exact!;
+  const plan: PlanSegment[] = [
+    { kind: 'free', name: 'code', maxTokens: 40, stop: ['\n\n\n'] },
+    { kind: 'text', text: '\n# Score: ' },
+    { kind: 'choice', name: 'score', options: ['0', '0.5', '1'] },
+    { kind: 'text', text: '\n' },
+    { kind: 'free', name: 'more', maxTokens: 24 },
+  ];
+  for (const sampling of [{ temperature: 0 }, { temperature: 0.8, seed: 5 }]) {
+    const plain = await engine.generatePlan(repetitive, plan, { ...sampling, lookahead: false });
+    const guessed = await engine.generatePlan(repetitive, plan, { ...sampling, lookahead: true });
+    assert.equal(guessed.completions[0].text, plain.completions[0].text, JSON.stringify(sampling));
+    const [p, q] = [
+      guessed.completions[0].segments[2].distribution!,
+      plain.completions[0].segments[2].distribution!,
+    ];
+    p.forEach((d, k) => assert.ok(Math.abs(d.probability - q[k].probability) < 1e-3, d.option));
+    assert.ok(guessed.lookahead.accepted > 0, `no guess was right: ${JSON.stringify(guessed.lookahead)}`);
+  }
+});

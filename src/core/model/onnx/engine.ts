@@ -11,6 +11,7 @@ import {
   tokenLogprob,
   type SamplingParams,
 } from '../sampling';
+import { emptyLookaheadStats, lookupGuess, type LookaheadStats } from '../lookahead';
 import type { PlanSegment } from '../plan';
 import { RepetitionHistory, repetitionSettings } from '../repetition';
 import {
@@ -36,7 +37,10 @@ export interface EngineLoadOptions {
 }
 
 /** Generation options as they cross the worker boundary (no callbacks, no AbortSignal). */
-export type EngineGenerateOptions = Omit<GenerateOptions, 'signal' | 'onToken'>;
+export type EngineGenerateOptions = Omit<GenerateOptions, 'signal' | 'onToken'> & {
+  /** false: no prompt-lookup guess fed with each token (lookahead.ts); benchmarks compare the two. */
+  lookahead?: boolean;
+};
 
 export interface EngineHooks {
   onToken?: (event: TokenEvent) => void;
@@ -49,6 +53,7 @@ export interface EngineGenerateResult {
   promptTokens: number;
   timeToFirstTokenMs: number;
   totalMs: number;
+  lookahead: LookaheadStats;
 }
 
 export const DEFAULT_MAX_TOKENS = 256;
@@ -138,6 +143,15 @@ export class OnnxEngine {
     let seq = promptLen;
     let past;
     let firstTokenAt: number | undefined;
+    // One sequence on an in-place cache: feed a prompt-lookup guess with each token (lookahead.ts).
+    const lookahead =
+      batch === 1 && options.lookahead !== false && this.session.graphKind === 'in-place-cache';
+    const stats = emptyLookaheadStats();
+    const sequence = lookahead ? [...prompts[0]] : [];
+    /** The guess fed in the last pass and the logits after it, while it may still be the next token. */
+    let spare: { token: number; row: Float32Array } | undefined;
+    let reused: Float32Array | undefined;
+    let guessFed = false;
 
     const emit = (sequence: number, text: string, tokenId?: number, logprob?: number) => {
       if (hooks.onToken && (text !== '' || tokenId !== undefined))
@@ -153,16 +167,39 @@ export class OnnxEngine {
         finish.forEach((f, b) => (finish[b] = f ?? 'abort'));
         break;
       }
-      const out = await this.session.forward({ ids, batch, seq, mask: mask.flat(), positions, past });
-      past = out.present;
+      let rowOf: (b: number) => Float32Array;
+      if (reused) {
+        const row = reused;
+        rowOf = () => row;
+        reused = undefined;
+      } else {
+        const out = await this.session.forward({
+          ids,
+          batch,
+          seq,
+          mask: mask.flat(),
+          positions,
+          past,
+          allLogits: guessFed,
+        });
+        past = out.present;
+        if (guessFed) {
+          spare = { token: ids[1], row: out.logits.subarray(out.vocab, 2 * out.vocab) };
+          rowOf = () => out.logits.subarray(0, out.vocab);
+        } else {
+          rowOf = (b) => {
+            const offset = (b * out.rows + out.rows - 1) * out.vocab;
+            return out.logits.subarray(offset, offset + out.vocab);
+          };
+        }
+      }
       const next: number[] = [];
       for (let b = 0; b < batch; b++) {
         if (finish[b] !== undefined) {
           next.push(padId);
           continue;
         }
-        const offset = (b * out.rows + out.rows - 1) * out.vocab;
-        const row = out.logits.subarray(offset, offset + out.vocab);
+        const row = rowOf(b);
         const banned = step < minTokens ? this.codec.eosTokenIds : undefined;
         const token = selectToken(histories[b].apply(row), params, random, banned);
         histories[b].push(token);
@@ -180,10 +217,32 @@ export class OnnxEngine {
         emit(b, pushed.streamed + (isLast && !pushed.stopped ? texts[b].flush() : ''), token, logprob);
       }
       if (finish.every((f) => f !== undefined)) break;
+      if (spare) {
+        const guess = spare;
+        spare = undefined;
+        sequence.push(next[0]);
+        if (next[0] === guess.token) {
+          // The guess was right: it is in the cache already, and its logits are the next row.
+          stats.accepted++;
+          reused = guess.row;
+          continue;
+        }
+        past = past && this.session.truncateCache(past, mask[0].length - 1);
+        mask[0].pop();
+      } else if (lookahead) sequence.push(next[0]);
       for (let b = 0; b < batch; b++) mask[b].push(1);
       ids = next;
       positions = mask.map((m) => positionsOf(m).at(-1) as number);
       seq = 1;
+      const guess = lookahead && mask[0].length < this.info.contextWindow ? lookupGuess(sequence) : undefined;
+      guessFed = guess !== undefined && step + 2 < maxTokens;
+      if (guess !== undefined && guessFed) {
+        stats.guessed++;
+        mask[0].push(1);
+        ids = [next[0], guess];
+        positions = [positions[0], positions[0] + 1];
+        seq = 2;
+      }
     }
     for (let b = 0; b < batch; b++) {
       if (finish[b] === 'abort' || finish[b] === 'length') emit(b, texts[b].flush());
@@ -199,6 +258,7 @@ export class OnnxEngine {
       promptTokens: promptLen,
       timeToFirstTokenMs: (firstTokenAt ?? now) - started,
       totalMs: now - started,
+      lookahead: stats,
     };
   }
 

@@ -5,8 +5,11 @@
  * have written them. Rewinding cuts the cache back to an earlier token (a stop string, a dropped
  * assertion line, another choice option) and re-feeds one token to get that point's logits.
  * Where its tokens' keys and values live is its lane's business: a cache of its own, or one row of
- * a cache shared with the plan's other rows (planBatch.ts).
+ * a cache shared with the plan's other rows (planBatch.ts). On a lane that allows it, each pass
+ * also feeds a prompt-lookup guess at the token after (lookahead.ts); when the token queued next
+ * is that guess, its logits are already there and the pass that would feed it is skipped.
  */
+import { lookupGuess, type LookaheadStats } from '../lookahead';
 import { ModelError } from '../types';
 import { RepetitionHistory } from '../repetition';
 import type { CausalLmSession, KvCache } from './causalLmSession';
@@ -17,14 +20,22 @@ export interface CacheLane {
   forward(ids: number[], fed: number, allRows: boolean): Promise<Float32Array[]>;
   /** Keeps only the lane's first `length` tokens. */
   truncate(length: number): void;
+  /** Whether a pass may carry a guessed token (cheap to cut back again). */
+  readonly lookahead: boolean;
 }
 
 /** A lane with a cache of its own (batch 1). */
 export class OwnCacheLane implements CacheLane {
+  readonly lookahead: boolean;
+
   constructor(
     private readonly session: CausalLmSession,
     private cache: KvCache,
-  ) {}
+    lookahead = true,
+  ) {
+    // Cutting a copying cache back copies all of it; an in-place one only shortens its mask.
+    this.lookahead = lookahead && session.graphKind === 'in-place-cache';
+  }
 
   async forward(ids: number[], fed: number, allRows: boolean): Promise<Float32Array[]> {
     const out = await this.session.forward({
@@ -59,6 +70,9 @@ export class PlanCursor {
   private pendingIds: number[] = [];
   private pendingText = '';
   private logitsRow: Float32Array;
+  /** A guessed token the lane holds after `ids`, and the logits after it. */
+  private guess: { token: number; logits: Float32Array } | undefined;
+  readonly lookaheadStats: LookaheadStats = { guessed: 0, accepted: 0 };
 
   constructor(
     private readonly model: CursorModel,
@@ -89,6 +103,14 @@ export class PlanCursor {
 
   queueToken(id: number): void {
     if (this.pendingText) this.flushTextIntoIds();
+    if (this.guess && this.pendingIds.length === 0 && id === this.guess.token) {
+      // The lane holds this token already: record it, and its logits are the next ones.
+      this.record([id]);
+      this.logitsRow = this.guess.logits;
+      this.guess = undefined;
+      this.lookaheadStats.accepted++;
+      return;
+    }
     this.pendingIds.push(id);
   }
 
@@ -105,15 +127,38 @@ export class PlanCursor {
     if (this.pendingIds.length > 0) {
       const ids = this.pendingIds;
       this.pendingIds = [];
-      const rows = await this.forward(ids);
-      this.logitsRow = rows[rows.length - 1];
+      const guess = this.guessAfter(ids);
+      if (guess === undefined) {
+        const rows = await this.forward(ids);
+        this.logitsRow = rows[rows.length - 1];
+      } else {
+        const rows = await this.forward(ids, true, guess);
+        this.logitsRow = rows[ids.length - 1];
+        this.guess = { token: guess, logits: rows[ids.length] };
+        this.lookaheadStats.guessed++;
+      }
     }
     return this.logitsRow;
+  }
+
+  /** A guess at the token after `ids`, where the lane allows one and the context has room. */
+  private guessAfter(ids: number[]): number | undefined {
+    if (!this.lane.lookahead || this.ids.length + ids.length + 1 >= this.model.contextWindow)
+      return undefined;
+    return lookupGuess(this.ids.concat(ids));
+  }
+
+  /** Cuts a guess the lane holds back out, before anything else is fed or cut. */
+  private dropGuess(): void {
+    if (!this.guess) return;
+    this.lane.truncate(this.ids.length);
+    this.guess = undefined;
   }
 
   /** Cuts the sequence back to its first `length` tokens (`length` >= the prompt's). */
   rewind(length: number): void {
     if (this.pendingText) this.flushTextIntoIds();
+    this.dropGuess();
     if (length < this.promptLength) throw new Error('rewind into the prompt');
     if (length >= this.ids.length) {
       this.pendingIds = this.pendingIds.slice(0, length - this.ids.length);
@@ -135,6 +180,7 @@ export class PlanCursor {
   }
 
   rewindKeepingLogits(point: { length: number; logits: Float32Array }): void {
+    this.guess = undefined;
     this.lane.truncate(point.length);
     this.ids.length = point.length;
     this.history.rewind(point.length - this.promptLength);
@@ -156,9 +202,13 @@ export class PlanCursor {
     return rows;
   }
 
-  /** Feeds `ids`; returns the logits after each of them (`allRows`) or after the last only. */
-  private async forward(ids: number[], allRows = false): Promise<Float32Array[]> {
+  /**
+   * Feeds `ids` (and a `guess` after them, fed but not recorded); returns the logits after each
+   * (`allRows`) or after the last only.
+   */
+  private async forward(ids: number[], allRows = false, guess?: number): Promise<Float32Array[]> {
     if (this.model.isAborted()) throw new ModelError('The generation was cancelled.', 'aborted');
+    this.dropGuess();
     const total = this.ids.length + ids.length;
     if (total >= this.model.contextWindow) {
       throw new ModelError(
@@ -167,12 +217,17 @@ export class PlanCursor {
         'Shorten the prompt or lower the token budgets of the free segments.',
       );
     }
-    const rows = await this.lane.forward(ids, this.ids.length, allRows);
+    const fed = guess === undefined ? ids : [...ids, guess];
+    const rows = await this.lane.forward(fed, this.ids.length, allRows);
+    this.record(ids);
+    return rows;
+  }
+
+  private record(ids: number[]): void {
     for (const id of ids) {
       this.ids.push(id);
       // Prompt tokens fed again after a rewind are not the model's own output.
       if (this.ids.length > this.promptLength) this.history.push(id);
     }
-    return rows;
   }
 }

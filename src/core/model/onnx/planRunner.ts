@@ -14,6 +14,7 @@ import {
   type PlanSegment,
   type SegmentResult,
 } from '../plan';
+import { emptyLookaheadStats, type LookaheadStats } from '../lookahead';
 import { RepetitionHistory, repetitionSettings } from '../repetition';
 import { SeededRandom, randomSeed, selectToken, type SamplingParams } from '../sampling';
 import { ModelError, type ModelInput, type RepetitionOptions, type TokenEvent } from '../types';
@@ -36,6 +37,8 @@ export interface EnginePlanOptions {
   repetition?: RepetitionOptions;
   /** false: rows one after another even where they could be batched (benchmarks compare the two). */
   batchRows?: boolean;
+  /** false: no prompt-lookup guess fed with each token (lookahead.ts). */
+  lookahead?: boolean;
 }
 
 export interface EnginePlanResult {
@@ -43,6 +46,7 @@ export interface EnginePlanResult {
   promptTokens: number;
   timeToFirstTokenMs: number;
   totalMs: number;
+  lookahead: LookaheadStats;
 }
 
 /** What the runner needs from the engine. */
@@ -120,6 +124,7 @@ export async function runPlan(
   const newHistory = () => new RepetitionHistory(repetitionSettings(options.repetition));
 
   const completions: PlanCompletion[] = [];
+  const lookahead = emptyLookaheadStats();
   if (n > 1 && options.batchRows !== false && prefill.present instanceof InPlaceKvCache) {
     // One failed row stops the others, so that the call ends with its error, not after their work.
     let failed = false;
@@ -165,7 +170,7 @@ export async function runPlan(
       cursorModel(isAborted),
       prompt.length,
       prompt,
-      new OwnCacheLane(model.session, prefill.present),
+      new OwnCacheLane(model.session, prefill.present, options.lookahead !== false),
       promptLogits,
       newHistory(),
     );
@@ -175,6 +180,7 @@ export async function runPlan(
       const row = new RowRun(model, cursor, params, random, emitFor(sequence), reserve);
       completions.push(await row.run(plan));
     }
+    Object.assign(lookahead, cursor.lookaheadStats);
   }
   const now = performance.now();
   return {
@@ -182,6 +188,7 @@ export async function runPlan(
     promptTokens: prompt.length,
     timeToFirstTokenMs: (firstTokenAt ?? now) - started,
     totalMs: now - started,
+    lookahead,
   };
 }
 
