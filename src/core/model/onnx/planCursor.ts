@@ -141,9 +141,12 @@ export class PlanCursor {
     return this.logitsRow;
   }
 
-  /** A guess at the token after `ids`, where the lane allows one and the context has room. */
+  /**
+   * A guess at the token after `ids`, where the lane allows one and the context has room. Only
+   * after a single token: a pass over forced text would compute logits for every one of its tokens.
+   */
   private guessAfter(ids: number[]): number | undefined {
-    if (!this.lane.lookahead || this.ids.length + ids.length + 1 >= this.model.contextWindow)
+    if (!this.lane.lookahead || ids.length !== 1 || this.ids.length + 2 >= this.model.contextWindow)
       return undefined;
     return lookupGuess(this.ids.concat(ids));
   }
