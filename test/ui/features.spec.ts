@@ -9,6 +9,17 @@ import type { UiTest } from '../harness/workbench';
 declare const getComputedStyle: (element: unknown, pseudo: string) => { content: string };
 
 /**
+ * Merges `overrides` into the workspace's .vscode/settings.json, as a user editing it would;
+ * returns what puts the file back as it was.
+ */
+function editWorkspaceSettings(workspace: string, overrides: Record<string, unknown>): () => void {
+  const file = path.join(workspace, '.vscode', 'settings.json');
+  const original = fs.readFileSync(file, 'utf8');
+  fs.writeFileSync(file, JSON.stringify({ ...JSON.parse(original), ...overrides }, null, 2));
+  return () => fs.writeFileSync(file, original);
+}
+
+/**
  * The user-facing flows, driven as a person would, each ending in a screenshot. Each starts from
  * the harness's reset workbench (no editors, no quick input, no notifications), in any order.
  */
@@ -21,20 +32,10 @@ export const tests: UiTest[] = [
     async run(wb) {
       const qwen = ladderModelDir(DEFAULT_MODEL_ID);
       assert.ok(fs.existsSync(path.join(qwen, 'onnx')), `the default model is not installed at ${qwen}`);
-      const settingsFile = path.join(wb.workspace, '.vscode', 'settings.json');
-      const original = fs.readFileSync(settingsFile, 'utf8');
-      fs.writeFileSync(
-        settingsFile,
-        JSON.stringify(
-          {
-            ...JSON.parse(original),
-            'stepwise.model.onnx.path': qwen,
-            'stepwise.model.onnx.variant': DEFAULT_VARIANT,
-          },
-          null,
-          2,
-        ),
-      );
+      const restore = editWorkspaceSettings(wb.workspace, {
+        'stepwise.model.onnx.path': qwen,
+        'stepwise.model.onnx.variant': DEFAULT_VARIANT,
+      });
       try {
         // The extension host sees the edited settings.json once its file watcher fires; until
         // then the playground still runs the test model, so run it again as a user would.
@@ -56,7 +57,7 @@ export const tests: UiTest[] = [
         }
         await wb.screenshot('playground-default-model');
       } finally {
-        fs.writeFileSync(settingsFile, original);
+        restore();
         // Back on the test model before the next test: the status bar drops the default model's
         // name once the extension has swapped its backend for the restored settings.
         await wb.page
@@ -161,12 +162,7 @@ export const tests: UiTest[] = [
       // The tiny exported PRM built by scripts/build-tiny-model.sh (random weights, real graph).
       const prm = path.resolve(__dirname, '..', '..', '..', '.cache', 'models', 'tiny-prm');
       assert.ok(fs.existsSync(path.join(prm, 'stepwise_export.json')), `build the tiny PRM first (${prm})`);
-      const settingsFile = path.join(wb.workspace, '.vscode', 'settings.json');
-      const original = fs.readFileSync(settingsFile, 'utf8');
-      fs.writeFileSync(
-        settingsFile,
-        JSON.stringify({ ...JSON.parse(original), 'stepwise.prm.modelPath': prm }, null, 2),
-      );
+      const restore = editWorkspaceSettings(wb.workspace, { 'stepwise.prm.modelPath': prm });
       try {
         await wb.openFile('proofs/product-of-consecutive.md');
         // The extension host sees the edited settings.json only after its file watcher fires;
@@ -195,7 +191,7 @@ export const tests: UiTest[] = [
         assert.equal(marked, 4, 'each of the four steps shows its PRM score');
         await wb.screenshot('step-scores');
       } finally {
-        fs.writeFileSync(settingsFile, original);
+        restore();
       }
     },
   },
