@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DEFAULT_MODEL_NAME, DEFAULT_VARIANT, ladderModelDir } from '../../src/core/model/defaults';
 import { DEFAULT_MODEL_ID } from '../../src/core/model/ladder/catalog';
-import type { UiTest } from '../harness/workbench';
+import type { UiTest, Workbench } from '../harness/workbench';
 
 // Runs in the page (Playwright evaluate); the test project compiles without the DOM library.
 declare const getComputedStyle: (element: unknown, pseudo: string) => { content: string };
@@ -17,6 +17,19 @@ function editWorkspaceSettings(workspace: string, overrides: Record<string, unkn
   const original = fs.readFileSync(file, 'utf8');
   fs.writeFileSync(file, JSON.stringify({ ...JSON.parse(original), ...overrides }, null, 2));
   return () => fs.writeFileSync(file, original);
+}
+
+/** Asks the playground (Stepwise: Try the Model) and waits for the answer to finish. */
+async function askPlayground(wb: Workbench, prompt: string): Promise<{ model: string; output: string }> {
+  await wb.runCommand('Stepwise: Try the Model');
+  const frame = await wb.webviewWith('Try the Model');
+  await frame.locator('#prompt').fill(prompt);
+  await frame.locator('#run').click();
+  await frame.locator('#stats', { hasText: 'tokens/s' }).waitFor({ timeout: 180_000 });
+  return {
+    model: await frame.locator('#model').innerText(),
+    output: await frame.locator('#output').innerText(),
+  };
 }
 
 /**
@@ -40,16 +53,11 @@ export const tests: UiTest[] = [
         // The extension host sees the edited settings.json once its file watcher fires; until
         // then the playground still runs the test model, so run it again as a user would.
         for (let attempt = 1; ; attempt++) {
-          await wb.runCommand('Stepwise: Try the Model');
-          const frame = await wb.webviewWith('Try the Model');
-          await frame.locator('#prompt').fill('What is 7 times 8? Answer with the number.');
-          await frame.locator('#run').click();
-          await frame.locator('#stats', { hasText: 'tokens/s' }).waitFor({ timeout: 240_000 });
-          const model = await frame.locator('#model').innerText();
+          const { model, output } = await askPlayground(wb, 'What is 7 times 8? Answer with the number.');
           if (model.includes(DEFAULT_MODEL_NAME)) {
             assert.match(model, new RegExp(`${DEFAULT_MODEL_NAME} on CPU`));
             // A model that can do the job: the 0.5B gets this right; SmolLM2 does not reliably.
-            assert.match(await frame.locator('#output').innerText(), /56/);
+            assert.match(output, /56/);
             break;
           }
           assert.ok(attempt < 3, `the playground still runs ${model} after the settings changed`);
@@ -70,14 +78,9 @@ export const tests: UiTest[] = [
     name: 'Try the Model streams the default model into the playground',
     timeoutMs: 240_000,
     async run(wb) {
-      await wb.runCommand('Stepwise: Try the Model');
-      const frame = await wb.webviewWith('Try the Model');
-      await frame.locator('#prompt').fill('Name three prime numbers.');
-      await frame.locator('#run').click();
-      await frame.locator('#stats', { hasText: 'tokens/s' }).waitFor({ timeout: 180_000 });
-      const output = await frame.locator('#output').innerText();
+      const { model, output } = await askPlayground(wb, 'Name three prime numbers.');
       assert.ok(output.trim().length > 0, 'the model wrote something');
-      assert.match(await frame.locator('#model').innerText(), /SmolLM2-135M-Instruct on CPU/);
+      assert.match(model, /SmolLM2-135M-Instruct on CPU/);
       await wb.screenshot('playground');
     },
   },
