@@ -15,7 +15,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
+import { functionPromptValues, type PromptFunction } from '../src/core/codeReasoning/pipeline';
 import { loadStageDefinitions, fillTemplate } from '../src/core/codeReasoning/stages';
+import { assertionPlan } from '../src/core/codeReasoning/testWriter';
 import { DEFAULT_VARIANT, defaultModelDir } from '../src/core/model/defaults';
 import { emptyLookaheadStats, type LookaheadStats } from '../src/core/model/lookahead';
 import { OnnxEngine } from '../src/core/model/onnx/engine';
@@ -32,18 +34,24 @@ const PROBLEMS = [
   'How many positive divisors does 36 have?',
 ];
 
-const FUNCTIONS = [
+const FUNCTIONS: PromptFunction[] = [
   {
     name: 'running_max',
-    spec: 'def running_max(xs: list[int]) -> list[int]:\nDocumentation: Return the list of maxima of every prefix of xs.',
+    language: 'python',
+    signature: 'def running_max(xs: list[int]) -> list[int]:',
+    docstring: 'Return the list of maxima of every prefix of xs.',
   },
   {
     name: 'is_palindrome',
-    spec: 'def is_palindrome(text: str) -> bool:\nDocumentation: True when text reads the same backwards, ignoring case and spaces.',
+    language: 'python',
+    signature: 'def is_palindrome(text: str) -> bool:',
+    docstring: 'True when text reads the same backwards, ignoring case and spaces.',
   },
   {
     name: 'count_vowels',
-    spec: 'def count_vowels(word: str) -> int:\nDocumentation: Count the vowels (a, e, i, o, u) in word, in either case.',
+    language: 'python',
+    signature: 'def count_vowels(word: str) -> int:',
+    docstring: 'Count the vowels (a, e, i, o, u) in word, in either case.',
   },
 ];
 
@@ -90,14 +98,7 @@ const WORKLOADS: Record<string, Workload> = {
     const stage = loadStageDefinitions()[0];
     const runs: Run[] = [];
     for (const fn of FUNCTIONS) {
-      const values = {
-        spec: fn.spec,
-        language: 'Python',
-        framework: 'pytest',
-        assertion_form: `\`assert ${fn.name}(...) == expected\``,
-        function_name: fn.name,
-        previous: '(none yet)',
-      };
+      const values = { ...functionPromptValues(fn), previous: '(none yet)' };
       const reasoning = await engine.generate(
         [{ role: 'user', content: fillTemplate(stage.generatorPrompt, values) }],
         { maxTokens: 160, temperature: 0, lookahead },
@@ -108,16 +109,7 @@ const WORKLOADS: Record<string, Workload> = {
         focus: stage.testFocus,
         test_budget: String(stage.testBudget),
       });
-      const plan = [
-        {
-          kind: 'assertions' as const,
-          name: 'tests',
-          language: 'python' as const,
-          functionName: fn.name,
-          maxLines: stage.testBudget,
-          maxTokensPerLine: 96,
-        },
-      ];
+      const plan = assertionPlan(fn, stage.testBudget, 96);
       const tests = await engine.generatePlan([{ role: 'user', content: prompt }], plan, {
         temperature: 0,
         lookahead,

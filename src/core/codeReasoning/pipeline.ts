@@ -116,8 +116,22 @@ const LANGUAGE_NAME: Record<CodeLanguage, string> = {
   tsx: 'TypeScript',
 };
 
+/** The function's part of every stage prompt: what the templates' placeholders are filled with. */
+export type PromptFunction = Pick<FoundFunction, 'name' | 'language' | 'signature' | 'docstring'>;
+
+/** The placeholders every stage template shares, filled for one function. */
+export function functionPromptValues(target: PromptFunction): Record<string, string> {
+  return {
+    spec: specOf(target),
+    language: LANGUAGE_NAME[target.language],
+    framework: FRAMEWORK[target.language],
+    assertion_form: ASSERTION_FORM[target.language](target.name),
+    function_name: target.name,
+  };
+}
+
 /** The specification the generator reasons from: signature and documentation, not the body. */
-export function specOf(fn: FoundFunction): string {
+export function specOf(fn: Pick<FoundFunction, 'signature' | 'docstring'>): string {
   return [
     fn.signature,
     fn.docstring
@@ -138,13 +152,7 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
   const stages = opts.stages ?? loadStageDefinitions();
   const { model, target, signal } = opts;
   const emit = opts.onEvent ?? (() => undefined);
-  const values = {
-    spec: specOf(target),
-    language: LANGUAGE_NAME[target.language],
-    framework: FRAMEWORK[target.language],
-    assertion_form: ASSERTION_FORM[target.language](target.name),
-    function_name: target.name,
-  };
+  const values = functionPromptValues(target);
   const results: StageResult[] = [];
   const accumulated: GeneratedTest[] = [];
   const taken = new Set<string>();

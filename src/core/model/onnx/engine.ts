@@ -151,7 +151,8 @@ export class OnnxEngine {
     /** The guess fed in the last pass and the logits after it, while it may still be the next token. */
     let spare: { token: number; row: Float32Array } | undefined;
     let reused: Float32Array | undefined;
-    let guessFed = false;
+    /** The guess the next pass feeds after the token. */
+    let fedGuess: number | undefined;
 
     const emit = (sequence: number, text: string, tokenId?: number, logprob?: number) => {
       if (hooks.onToken && (text !== '' || tokenId !== undefined))
@@ -180,11 +181,11 @@ export class OnnxEngine {
           mask: mask.flat(),
           positions,
           past,
-          allLogits: guessFed,
+          allLogits: fedGuess !== undefined,
         });
         past = out.present;
-        if (guessFed) {
-          spare = { token: ids[1], row: out.logits.subarray(out.vocab, 2 * out.vocab) };
+        if (fedGuess !== undefined) {
+          spare = { token: fedGuess, row: out.logits.subarray(out.vocab, 2 * out.vocab) };
           rowOf = () => out.logits.subarray(0, out.vocab);
         } else {
           rowOf = (b) => {
@@ -217,10 +218,10 @@ export class OnnxEngine {
         emit(b, pushed.streamed + (isLast && !pushed.stopped ? texts[b].flush() : ''), token, logprob);
       }
       if (finish.every((f) => f !== undefined)) break;
+      if (lookahead) sequence.push(next[0]);
       if (spare) {
         const guess = spare;
         spare = undefined;
-        sequence.push(next[0]);
         if (next[0] === guess.token) {
           // The guess was right: it is in the cache already, and its logits are the next row.
           stats.accepted++;
@@ -229,17 +230,19 @@ export class OnnxEngine {
         }
         past = past && this.session.truncateCache(past, mask[0].length - 1);
         mask[0].pop();
-      } else if (lookahead) sequence.push(next[0]);
+      }
       for (let b = 0; b < batch; b++) mask[b].push(1);
       ids = next;
       positions = mask.map((m) => positionsOf(m).at(-1) as number);
       seq = 1;
-      const guess = lookahead && mask[0].length < this.info.contextWindow ? lookupGuess(sequence) : undefined;
-      guessFed = guess !== undefined && step + 2 < maxTokens;
-      if (guess !== undefined && guessFed) {
+      fedGuess =
+        lookahead && mask[0].length < this.info.contextWindow && step + 2 < maxTokens
+          ? lookupGuess(sequence)
+          : undefined;
+      if (fedGuess !== undefined) {
         stats.guessed++;
         mask[0].push(1);
-        ids = [next[0], guess];
+        ids = [next[0], fedGuess];
         positions = [positions[0], positions[0] + 1];
         seq = 2;
       }

@@ -9,7 +9,7 @@
  * also feeds a prompt-lookup guess at the token after (lookahead.ts); when the token queued next
  * is that guess, its logits are already there and the pass that would feed it is skipped.
  */
-import { lookupGuess, type LookaheadStats } from '../lookahead';
+import { emptyLookaheadStats, lookupGuess, type LookaheadStats } from '../lookahead';
 import { ModelError } from '../types';
 import { RepetitionHistory } from '../repetition';
 import type { CausalLmSession, KvCache } from './causalLmSession';
@@ -72,7 +72,7 @@ export class PlanCursor {
   private logitsRow: Float32Array;
   /** A guessed token the lane holds after `ids`, and the logits after it. */
   private guess: { token: number; logits: Float32Array } | undefined;
-  readonly lookaheadStats: LookaheadStats = { guessed: 0, accepted: 0 };
+  readonly lookaheadStats: LookaheadStats = emptyLookaheadStats();
 
   constructor(
     private readonly model: CursorModel,
