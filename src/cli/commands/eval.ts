@@ -12,6 +12,7 @@ import {
 import { progressLine, type EvalProgress } from '../../core/eval/runner';
 import { evalProve, evalPrm, evalTests, type CommonRun } from '../../core/eval/suites';
 import { loadPrompt } from '../../core/prove/prompts';
+import { checkPromptsDir } from '../promptsDir';
 import { OnnxPrmScorer } from '../../core/model/onnx/prmScorer';
 import type { StepScorer } from '../../core/model/stepScorer';
 import { VerifierStepScorer } from '../../core/prove/stepScores';
@@ -22,7 +23,7 @@ import { evalSummaryText } from '../../core/eval/summaryText';
 
 const COMMON = '[--out FILE.json] [--fresh] [--limit N] [--concurrency N] [--json] [--progress text|json]';
 const USAGE = [
-  `stepwise eval prove [--data MATH.jsonl] [--candidates N] [--iterations N] [--max-tokens N] [--temperature T] [--seed S] [--rerank-by verifier|prm|self] [--prm-dir DIR] [--no-step-scores] [--no-meta] [--free] ${COMMON} ${MODEL_USAGE}`,
+  `stepwise eval prove [--data MATH.jsonl] [--candidates N] [--iterations N] [--max-tokens N] [--temperature T] [--seed S] [--rerank-by verifier|prm|self] [--prm-dir DIR] [--prompts-dir DIR] [--no-step-scores] [--no-meta] [--free] ${COMMON} ${MODEL_USAGE}`,
   `       stepwise eval tests [--data HumanEval.jsonl.gz|mbpp.jsonl] [--mutants K] [--max-tokens N] [--seed S] ${COMMON} ${MODEL_USAGE}`,
   `       stepwise eval prm --labels FILE [--prm-dir DIR | model options] [--threshold T] ${COMMON}`,
 ].join('\n');
@@ -43,6 +44,7 @@ const OPTIONS = {
   seed: { type: 'string' },
   'rerank-by': { type: 'string' },
   'prm-dir': { type: 'string' },
+  'prompts-dir': { type: 'string' },
   'no-step-scores': { type: 'boolean' },
   free: { type: 'boolean' },
   'no-meta': { type: 'boolean' },
@@ -133,6 +135,7 @@ export const evalCommand: CliCommand = {
           common.onNotice?.(
             'note: no step scores with --endpoint alone (they need a local model); add --prm-dir DIR for them.',
           );
+        if (values['prompts-dir']) checkPromptsDir(values['prompts-dir']);
         const prm = values['prm-dir'] ? await OnnxPrmScorer.load({ modelDir: values['prm-dir'] }) : undefined;
         if (prm) opened.push(prm);
         const model = await openModel(values);
@@ -153,6 +156,9 @@ export const evalCommand: CliCommand = {
             metaVerify: !values['no-meta'],
             // Recorded in the settings, so a journal of free runs is never resumed constrained.
             constrained: !values.free,
+            // Prompt files here win over the shipped ones; their digest is in the fingerprint, so a
+            // journal is never resumed under other prompts.
+            promptDir: values['prompts-dir'],
           },
         });
       } else if (kind === 'tests') {

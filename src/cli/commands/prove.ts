@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import type { CliCommand } from '../command';
 import { parseCommandLine, UsageError } from '../command';
 import { MODEL_USAGE, openModel, parseWithModel } from '../modelOptions';
+import { checkPromptsDir } from '../promptsDir';
 import { problemFromDocument } from '../../core/steps/document';
 import { parseProofOutput } from '../../core/prove/parse';
 import { proveAndVerify, resolveProveOptions, type ProveOptionsInput } from '../../core/prove/prove';
@@ -160,6 +161,7 @@ export const proveCommand: CliCommand = {
       process.stderr.write(
         'note: no step scores with --endpoint alone (they need a local model); add --prm-dir DIR or --verifier-model-dir DIR for them.\n',
       );
+    if (values['prompts-dir']) checkPromptsDir(values['prompts-dir']);
     const options: ProveOptionsInput = {
       maxIterations: int(values.iterations, 'iterations', 1),
       candidates: int(values.candidates, 'candidates', 1),

@@ -86,3 +86,19 @@ export function promptsDigest(names: readonly PromptName[], overrideDir?: string
   for (const name of names) hash.update(`${name}\n${loadPrompt(name, overrideDir).body}\n`);
   return hash.digest('hex').slice(0, 16);
 }
+
+/**
+ * The prompt names a user's prompt folder overrides. A folder that does not exist, or holds none of
+ * the prove prompts, is an error: silently falling back to the shipped prompts would make a run
+ * (or an evaluation) look like it measured the user's prompts when it did not.
+ */
+export function promptOverrides(dir: string): PromptName[] {
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory())
+    throw new Error(`The prompt folder ${dir} does not exist.`);
+  const names = PROMPT_NAMES.filter((name) => fs.existsSync(path.join(dir, `${name}.md`)));
+  if (!names.length)
+    throw new Error(
+      `The prompt folder ${dir} holds none of the prove prompts (${PROMPT_NAMES.map((n) => `${n}.md`).join(', ')}).`,
+    );
+  return names;
+}

@@ -58,6 +58,23 @@ test('prove refuses bad options before loading any model', async () => {
   assert.equal(r.code, 2);
 });
 
+test('prove and eval prove refuse a prompts folder that would change nothing, before loading any model', async () => {
+  const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-prompts-'));
+  let r = await capture([
+    'prove',
+    example('sqrt-two-irrational.md'),
+    '--prompts-dir',
+    path.join(empty, 'typo'),
+  ]);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /--prompts-dir: The prompt folder .*typo does not exist/);
+  const data = path.join(empty, 'math.jsonl');
+  fs.writeFileSync(data, JSON.stringify({ problem: 'What is 1+1?', answer: '2' }) + '\n');
+  r = await capture(['eval', 'prove', '--data', data, '--prompts-dir', empty]);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /--prompts-dir: The prompt folder .* holds none of the prove prompts/);
+});
+
 test('prove with a model folder that does not exist fails with a message, not a stack trace', async () => {
   const missing = path.join(os.tmpdir(), `stepwise-no-model-${process.pid}`);
   const r = await capture([

@@ -8,6 +8,7 @@ import {
   loadPrompt,
   parsePromptFile,
   PROMPT_NAMES,
+  promptOverrides,
   promptsDigest,
   renderPrompt,
 } from '../../../src/core/prove/prompts';
@@ -57,4 +58,13 @@ test('the prompts digest changes with any prompt an evaluation uses, and only wi
   assert.equal(promptsDigest(['generator', 'verifier'], dir), shipped, 'a prompt it does not use');
   fs.writeFileSync(path.join(dir, 'verifier.md'), 'Grade: {{problem}} {{proof}}\n');
   assert.notEqual(promptsDigest(['generator', 'verifier'], dir), shipped);
+});
+
+test('a prompt folder that is missing or overrides nothing is refused; one that overrides says which', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-prompts-'));
+  assert.throws(() => promptOverrides(path.join(dir, 'nope')), /does not exist/);
+  fs.writeFileSync(path.join(dir, 'notes.md'), 'not a prompt\n');
+  assert.throws(() => promptOverrides(dir), /holds none of the prove prompts \(generator\.md, refine\.md/);
+  fs.writeFileSync(path.join(dir, 'verifier.md'), 'Grade: {{problem}} {{proof}}\n');
+  assert.deepEqual(promptOverrides(dir), ['verifier']);
 });
