@@ -15,10 +15,11 @@ import { OnnxPrmScorer } from '../../core/model/onnx/prmScorer';
 import { findPackageRoot } from '../../core/resources';
 import { findTrainerPython } from '../../core/trainer/python';
 
-const USAGE = `stepwise loop [--data MATH.jsonl] [--workspace DIR] [--out DIR] [--train N] [--held-out N] [--held-out-labels N] [--solutions N] [--samples-per-step N] [--search first-error|every-step] [--max-tokens N] [--self-eval-max-tokens N] [--base-model M] [--trainer-args "..."] [--python PATH] [--progress text|json] ${MODEL_USAGE}`;
+const USAGE = `stepwise loop [--data MATH.jsonl] [--levels 1,2] [--workspace DIR] [--out DIR] [--train N] [--held-out N] [--held-out-labels N] [--solutions N] [--samples-per-step N] [--search first-error|every-step] [--max-tokens N] [--self-eval-max-tokens N] [--base-model M] [--trainer-args "..."] [--python PATH] [--progress text|json] ${MODEL_USAGE}`;
 
 const OPTIONS = {
   data: { type: 'string' },
+  levels: { type: 'string' },
   workspace: { type: 'string' },
   out: { type: 'string' },
   train: { type: 'string' },
@@ -76,7 +77,7 @@ export const loopCommand: CliCommand = {
     const heldOutProblems = whole(values['held-out'], 'held-out', 100);
     const heldOutLabelProblems = whole(values['held-out-labels'], 'held-out-labels', heldOutProblems);
     const seed = whole(values.seed, 'seed', 0, 0);
-    const { items } = readMathProblems(data);
+    const items = withLevels(readMathProblems(data).items, values.levels);
     const python = values.python ?? (await findTrainerPython({ repositoryRoot: root }));
     const generator = await openModel(values);
     const cli = [process.execPath, path.join(root, 'dist', 'cli.js')];
@@ -188,6 +189,21 @@ export const loopCommand: CliCommand = {
     }
   },
 };
+
+/**
+ * The problems of the MATH levels in `levels` ("1,2"), in file order; all of them without it. A 0.5B
+ * generator rarely solves level 4–5 problems, and a PRM learns little from solutions that are all
+ * wrong, so a CPU loop runs on the easier levels.
+ */
+function withLevels(items: MathProblem[], levels: string | undefined): MathProblem[] {
+  if (levels === undefined) return items;
+  const wanted = levels.split(',').map((l) => Number(l.trim()));
+  if (!wanted.length || wanted.some((l) => !Number.isInteger(l) || l < 1))
+    throw new UsageError(`--levels takes whole numbers separated by commas (1,2), not "${levels}".`);
+  const kept = items.filter((p) => p.level !== undefined && wanted.includes(p.level));
+  if (!kept.length) throw new UsageError(`--levels ${levels}: the data has no problem of those levels.`);
+  return kept;
+}
 
 /**
  * Best-of-N by the new PRM on the held-out samples, against self-score, majority vote and one

@@ -14,6 +14,7 @@ import { EvalJournal } from '../eval/journal';
 import { runItems, type EvalProgress } from '../eval/runner';
 import { LabelStore } from '../labels/store';
 import type { ModelBackend } from '../model/types';
+import { promptsDigest } from '../prove/prompts';
 import { prepareTrainingData } from '../trainer/data';
 import { runTrainer, type TrainerRun } from '../trainer/run';
 import {
@@ -80,16 +81,23 @@ export class LoopError extends Error {
   }
 }
 
-function readState(file: string): LoopState {
+export function readLoopState(file: string): LoopState {
   if (!fs.existsSync(file)) return { version: 1 };
+  let state: LoopState;
   try {
-    return JSON.parse(fs.readFileSync(file, 'utf8')) as LoopState;
+    state = JSON.parse(fs.readFileSync(file, 'utf8')) as LoopState;
   } catch (e) {
     throw new LoopError(
       `${file} cannot be read: ${(e as Error).message}.`,
       'Move it aside to start the loop over.',
     );
   }
+  // A loop folder carried to another machine keeps its journals but not the trained weights
+  // (they are large and machine-local): a phase whose model is gone is done again, and every
+  // phase after it with it, rather than failing on a path that no longer exists.
+  if (state.export && fs.existsSync(state.export.onnxDir)) return state;
+  if (state.train && fs.existsSync(state.train.finalDir)) return { version: 1, train: state.train };
+  return { version: 1 };
 }
 
 function writeState(file: string, state: LoopState): void {
@@ -107,7 +115,7 @@ export interface LoopOutcome {
 export async function runLoop(o: LoopOptions): Promise<LoopOutcome> {
   fs.mkdirSync(o.loopDir, { recursive: true });
   const stateFile = path.join(o.loopDir, 'loop.json');
-  let state = readState(stateFile);
+  let state = readLoopState(stateFile);
   const save = (next: LoopState) => writeState(stateFile, (state = next));
   const train = o.problems.slice(0, o.trainProblems);
   const heldOut = o.problems.slice(o.trainProblems, o.trainProblems + o.heldOutProblems);
@@ -224,6 +232,7 @@ async function samplePhase(
     {
       model: o.generator.info.name,
       plan: SAMPLING_PLAN,
+      prompts: promptsDigest(['generator'], o.sampling.promptDir),
       ...o.sampling,
     },
   );
@@ -264,6 +273,7 @@ async function labelPhase(
     {
       model: o.generator.info.name,
       plan: SAMPLING_PLAN,
+      prompts: promptsDigest(['generator'], o.labelling.promptDir),
       ...o.labelling,
     },
   );

@@ -40,3 +40,45 @@ test('a wrong --progress is refused before any model or trainer is looked for', 
   assert.match(r.stderr, /--progress must be text or json/);
   assert.ok(!fs.existsSync(path.join(dir, '.stepwise')), 'nothing was written to the workspace');
 });
+
+test('--levels keeps the problems of those MATH levels, and refuses levels the data lacks before any model loads', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-loop-cli-'));
+  const data = path.join(dir, 'problems.jsonl');
+  fs.writeFileSync(
+    data,
+    [
+      { problem: 'What is $2+3$?', answer: '5', level: 1 },
+      { problem: 'What is $2 \\cdot 3$?', answer: '6', level: 2 },
+    ]
+      .map((p) => JSON.stringify(p) + '\n')
+      .join(''),
+  );
+  const run = (levels: string) =>
+    spawnSync(
+      process.execPath,
+      [
+        '-e',
+        RUNNER,
+        '--',
+        '--data',
+        data,
+        '--workspace',
+        dir,
+        '--levels',
+        levels,
+        '--model-dir',
+        path.join(dir, 'none'),
+      ],
+      { encoding: 'utf8' },
+    );
+  let r = run('5');
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, /--levels 5: the data has no problem of those levels/);
+  r = run('one');
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, /--levels takes whole numbers/);
+  // Levels the data has get past the filter: the run goes on to look for the model and fails there.
+  r = run('1,2');
+  assert.notEqual(r.status, 0);
+  assert.match(r.stderr, /The model folder .*none does not exist/);
+});

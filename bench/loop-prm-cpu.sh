@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Issue 18's PRM figure on a 2-core CPU: `stepwise loop` with the default model (Qwen2.5-Coder-0.5B)
+# as generator and, with LoRA, as the PRM's base, on MATH-500 levels 1-2 (133 problems in file
+# order: the first 33 train, the next 100 are held out; levels 3-5 give a 0.5B model almost no
+# right solution to learn from). 4 solutions per problem, best-of-4 on all 100 held-out problems,
+# step labels (4 continuations per probed step) on the first 15 held-out problems for step AUROC.
+#
+# Several hours of CPU in all, more than one working session: the run folder,
+# bench/runs/loop-prm-cpu, keeps its journals (samples, labels, label stores, loop.json) in the
+# repository, so the run continues where it stopped on any machine; the trained and exported
+# models stay out of git and are trained again when a folder arrives without them. Rerun this
+# script to continue. When it finishes it copies the report and best-of-N file to
+# bench/results/loop-prm-cpu.json and bench/results/loop-prm-cpu-best-of-n.json.
+#
+# MATH-500 is read from $STEPWISE_DATA_DIR (default ../shared/data).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+DATA=${STEPWISE_DATA_DIR:-$ROOT/../shared/data}/MATH-500.jsonl
+if [ ! -f "$DATA" ]; then
+  echo "MATH-500 is not at $DATA; set STEPWISE_DATA_DIR to the folder that holds MATH-500.jsonl." >&2
+  exit 2
+fi
+RUN=$ROOT/bench/runs/loop-prm-cpu
+MODEL=$(node dist/cli.js models list --json |
+  node -e 'const m = JSON.parse(require("fs").readFileSync(0, "utf8")).find((r) => r.id === process.argv[1]);
+if (m?.state !== "installed") { console.error(`${process.argv[1]} is not installed: run bash scripts/setup.sh`); process.exit(2); }
+console.log(m.dir)' qwen2.5-coder-0.5b-instruct)
+mkdir -p "$RUN"
+node dist/cli.js loop --data "$DATA" --levels 1,2 --workspace "$RUN" --out "$RUN" \
+  --train 33 --held-out 100 --held-out-labels 15 --solutions 4 --samples-per-step 4 \
+  --base-model "$MODEL" --trainer-args "--lora-r 16 --max-steps 60 --save-steps 20 --batch-size 4" \
+  "$@" >"$RUN/loop-stdout.json"
+cp "$RUN/loop-report.json" bench/results/loop-prm-cpu.json
+cp "$RUN/best-of-n.json" bench/results/loop-prm-cpu-best-of-n.json
+echo "Wrote bench/results/loop-prm-cpu.json and bench/results/loop-prm-cpu-best-of-n.json." >&2
