@@ -16,11 +16,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-DATA=${STEPWISE_DATA_DIR:-$ROOT/../shared/data}/MATH-500.jsonl
-if [ ! -f "$DATA" ]; then
-  echo "MATH-500 is not at $DATA; set STEPWISE_DATA_DIR to the folder that holds MATH-500.jsonl." >&2
-  exit 2
-fi
+# shellcheck source=bench/math-data.sh
+source bench/math-data.sh
 RUN=$ROOT/bench/runs/loop-prm-cpu
 MODEL=$(node dist/cli.js models list --json |
   node -e 'const m = JSON.parse(require("fs").readFileSync(0, "utf8")).find((r) => r.id === process.argv[1]);

@@ -7,11 +7,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-DATA=${STEPWISE_DATA_DIR:-$ROOT/../shared/data}/MATH-500.jsonl
-if [ ! -f "$DATA" ]; then
-  echo "MATH-500 is not at $DATA; set STEPWISE_DATA_DIR to the folder that holds MATH-500.jsonl." >&2
-  exit 2
-fi
+# shellcheck source=bench/math-data.sh
+source bench/math-data.sh
 RUN=$ROOT/.cache/bench/sft-format
 rm -rf "$RUN" && mkdir -p "$RUN"
 # Sized for a 2-core CPU (about 50 minutes): 256 examples of at most 704 tokens (the generator
