@@ -26,7 +26,7 @@ console.log(m.dir)' qwen2.5-coder-0.5b-instruct)
 mkdir -p "$RUN"
 node dist/cli.js loop --data "$DATA" --levels 1,2 --workspace "$RUN" --out "$RUN" \
   --train 33 --held-out 100 --held-out-labels 15 --solutions 4 --samples-per-step 4 \
-  --base-model "$MODEL" --trainer-args "--lora-r 16 --max-steps 60 --save-steps 20 --batch-size 4" \
+  --base-model "$MODEL" --trainer-args="--lora-r 16 --max-steps 60 --save-steps 20 --batch-size 4" \
   "$@" >/dev/null
 cp "$RUN/loop-report.json" bench/results/loop-prm-cpu.json
 cp "$RUN/best-of-n.json" bench/results/loop-prm-cpu-best-of-n.json
