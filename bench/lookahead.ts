@@ -16,7 +16,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { functionPromptValues, type PromptFunction } from '../src/core/codeReasoning/pipeline';
-import { loadStageDefinitions, fillTemplate } from '../src/core/codeReasoning/stages';
+import { loadStageChain, StageConversation } from '../src/core/codeReasoning/stages';
 import { assertionPlan } from '../src/core/codeReasoning/testWriter';
 import { DEFAULT_VARIANT, defaultModelDir } from '../src/core/model/defaults';
 import { emptyLookaheadStats, type LookaheadStats } from '../src/core/model/lookahead';
@@ -95,22 +95,19 @@ const WORKLOADS: Record<string, Workload> = {
     return runs;
   },
   tests: async (engine, lookahead) => {
-    const stage = loadStageDefinitions()[0];
+    const chain = loadStageChain();
+    const stage = chain.stages[0];
     const runs: Run[] = [];
     for (const fn of FUNCTIONS) {
-      const values = { ...functionPromptValues(fn), previous: '(none yet)' };
-      const reasoning = await engine.generate(
-        [{ role: 'user', content: fillTemplate(stage.generatorPrompt, values) }],
-        { maxTokens: 160, temperature: 0, lookahead },
-      );
-      const prompt = fillTemplate(stage.testWriterPrompt, {
-        ...values,
-        stage_output: reasoning.completions[0].text.trim(),
-        focus: stage.testFocus,
-        test_budget: String(stage.testBudget),
+      const conversation = new StageConversation(chain, functionPromptValues(fn));
+      const reasoning = await engine.generate(conversation.generator([], stage), {
+        maxTokens: 160,
+        temperature: 0,
+        lookahead,
       });
+      const written = { stage, reasoning: reasoning.completions[0].text };
       const plan = assertionPlan(fn, stage.testBudget, 96);
-      const tests = await engine.generatePlan([{ role: 'user', content: prompt }], plan, {
+      const tests = await engine.generatePlan(conversation.testWriter([written], stage), plan, {
         temperature: 0,
         lookahead,
       });

@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as zlib from 'node:zlib';
 import { specOf } from '../../src/core/codeReasoning/pipeline';
 import { createSandboxSuiteRunner } from '../../src/core/codeReasoning/sandboxRunner';
-import { fillTemplate, loadStageDefinitions } from '../../src/core/codeReasoning/stages';
+import { loadStageChain, StageConversation } from '../../src/core/codeReasoning/stages';
 import { writeStageTests } from '../../src/core/codeReasoning/testWriter';
 import type { FoundFunction } from '../../src/core/codeReasoning/functions';
 import { findFunctions } from '../../src/core/codeReasoning/functions';
@@ -65,26 +65,25 @@ export async function runHumanEval(
   settings: TestSettings,
   results: Results,
 ): Promise<void> {
-  const stage = loadStageDefinitions()[0];
+  const chain = loadStageChain();
   const runner = createSandboxSuiteRunner({ perTestTimeoutMs: 5000, suiteTimeoutMs: 60_000, memoryMb: 512 });
   for (const mode of modes) {
     for (const [i, p] of problems.entries()) {
       if (results.has({ part: 'humaneval', mode, id: p.task_id })) continue;
       const started = performance.now();
       const target = await targetOf(p);
-      const prompt = fillTemplate(stage.testWriterPrompt, {
+      // The stage-1 test writer with no reasoning before it: tests from the specification alone.
+      const stage = { ...chain.stages[0], testBudget: settings.maxTests };
+      const messages = new StageConversation(chain, {
         spec: specOf(target),
         language: 'Python',
         framework: 'pytest',
         function_name: p.entry_point,
         assertion_form: `\`assert ${p.entry_point}(...) == expected\``,
-        stage_output: '(none: write the tests from the specification)',
-        focus: stage.testFocus,
-        test_budget: String(settings.maxTests),
-      });
+      }).testWriter([], stage);
       const writing = await writeStageTests({
         model,
-        prompt,
+        messages,
         target,
         stage: 1,
         budget: settings.maxTests,

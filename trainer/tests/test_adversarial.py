@@ -16,6 +16,29 @@ PROBLEMS = [
 ]
 
 
+def test_prompts_are_the_extensions_conversation_with_every_placeholder_filled():
+    from stepwise_trainer.jobs.adversarial import STAGES_FILE, Arena
+
+    chain = json.loads(STAGES_FILE.read_text(encoding="utf-8"))
+    arena = Arena(PROBLEMS, {s["id"]: s for s in chain["stages"]}, SandboxRunner.__new__(SandboxRunner), chain["opening"])  # no sandbox call is made
+    for stage in range(1, 6):
+        generator = arena.generator_messages(0, stage)
+        assert [m["role"] for m in generator] == ["user"]
+        assert "Return a + b." in generator[0]["content"] and "`add`" in generator[0]["content"]
+        # Before the generator has answered, the test writer works from the specification alone.
+        assert [m["role"] for m in arena.test_writer_messages(0, stage)] == ["user"]
+        arena.stage_output[0] = f"Reasoning {stage}."
+        writer = arena.test_writer_messages(0, stage)
+        # The test writer answers after the generator's exchange, as in the extension.
+        assert writer[:1] == generator and writer[1] == {"role": "assistant", "content": f"Reasoning {stage}."}
+        assert "tests" in writer[2]["content"] and "Return a + b." not in writer[2]["content"]
+        code = arena.code_messages(0, stage, "Reasoning.")
+        assert code[0] == generator[0] and "implementation of `add`" in code[2]["content"]
+        for message in generator + writer + code:
+            assert "{{" not in message["content"], message["content"]
+        arena.stage_output[0] = ""
+
+
 @needs_sandbox
 def test_sandbox_runner_counts_passing_assertions_of_model_written_code():
     runner = SandboxRunner()

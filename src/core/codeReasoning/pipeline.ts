@@ -1,6 +1,5 @@
 import { withFileImports } from './fileImports';
 import { resolvePlanSupport } from '../model/planCapability';
-import type { FinishReason, ModelBackend } from '../model/types';
 import type { RejectedLine } from './assertions';
 import { codeBlocks, type GeneratedTest } from './extractTests';
 import type { CodeLanguage, FoundFunction } from './functions';
@@ -13,7 +12,14 @@ import {
   type VerdictStatus,
 } from './rewards';
 import { writeStageTests } from './testWriter';
-import { fillTemplate, loadStageDefinitions, type StageDefinition } from './stages';
+import type { ChatMessage, FinishReason, ModelBackend } from '../model/types';
+import {
+  loadStageChain,
+  StageConversation,
+  type StageChain,
+  type StageDefinition,
+  type StageTurn,
+} from './stages';
 
 /** Runs an accumulated suite against one implementation (the sandbox, in production). */
 export type SuiteRunner = (request: {
@@ -89,7 +95,8 @@ export interface FiveStageOptions {
   seed?: number;
   signal?: AbortSignal;
   onEvent?: (event: FiveStageEvent) => void;
-  stages?: StageDefinition[];
+  /** The stage definitions (default: prompts/code/stages.json). */
+  chain?: StageChain;
 }
 
 const ASSERTION_FORM: Record<CodeLanguage, (fn: string) => string> = {
@@ -142,48 +149,42 @@ export function specOf(fn: Pick<FoundFunction, 'signature' | 'docstring'>): stri
 
 /**
  * The five-stage chain: at each stage the generator writes that stage's reasoning (seeing the
- * stages before) and the test writer adds tests with the stage's focus. Tests accumulate (an
+ * stages before, as one conversation: stages.ts) and the test writer adds tests with the stage's
+ * focus. Tests accumulate (an
  * identical test never twice); the whole accumulated suite then runs against the user's function
  * and the stage-5 code, and in agreement mode against further independently sampled
  * implementations, so that a generated reference rests on consensus (see rewards.ts).
  */
 export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRun> {
   const started = Date.now();
-  const stages = opts.stages ?? loadStageDefinitions();
+  const chain = opts.chain ?? loadStageChain();
   const { model, target, signal } = opts;
   const emit = opts.onEvent ?? (() => undefined);
-  const values = functionPromptValues(target);
+  const conversation = new StageConversation(chain, functionPromptValues(target));
   const results: StageResult[] = [];
   const accumulated: GeneratedTest[] = [];
   const taken = new Set<string>();
   // Keys of every admitted test: an identical test is never admitted twice, whatever the stage.
   const seen = new Set<string>();
-  let finalPrompt = '';
+  let finalMessages: ChatMessage[] = [];
   const support = await resolvePlanSupport(model, opts.constrained ?? true);
   const testWriting: FiveStageRun['testWriting'] =
     support.mode === 'none'
       ? { mode: 'free', planMode: null, fallbackReason: support.reason }
       : { mode: 'constrained', planMode: support.mode, fallbackReason: null };
-  for (const stage of stages) {
+  for (const stage of chain.stages) {
     signal?.throwIfAborted();
     const t0 = Date.now();
-    const previous =
-      results.map((r) => `### ${r.stage.name}\n${r.reasoning.trim()}`).join('\n\n') || '(none yet)';
+    const done: StageTurn[] = results.map((r) => ({ stage: r.stage, reasoning: r.reasoning }));
     emit({ type: 'stage-start', stage: stage.id, role: 'generator' });
-    finalPrompt = fillTemplate(stage.generatorPrompt, { ...values, previous });
-    const reasoning = await complete(model, finalPrompt, opts, (text) =>
+    finalMessages = conversation.generator(done, stage);
+    const reasoning = await complete(model, finalMessages, opts, (text) =>
       emit({ type: 'token', stage: stage.id, role: 'generator', text }),
     );
     emit({ type: 'stage-start', stage: stage.id, role: 'test-writer' });
     const writing = await writeStageTests({
       model,
-      prompt: fillTemplate(stage.testWriterPrompt, {
-        ...values,
-        previous,
-        stage_output: reasoning.trim(),
-        focus: stage.testFocus,
-        test_budget: String(stage.testBudget),
-      }),
+      messages: conversation.testWriter([...done, { stage, reasoning }], stage),
       target,
       stage: stage.id,
       budget: stage.testBudget,
@@ -231,7 +232,7 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
       emit({ type: 'sampling', sample: k + 1, of: required });
       const text = await complete(
         model,
-        finalPrompt,
+        finalMessages,
         { ...opts, temperature: 0.8, seed: (opts.seed ?? 0) + k },
         () => undefined,
       );
@@ -314,11 +315,11 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
 
 async function complete(
   model: ModelBackend,
-  prompt: string,
+  messages: ChatMessage[],
   opts: FiveStageOptions,
   onText: (t: string) => void,
 ): Promise<string> {
-  const result = await model.generate([{ role: 'user', content: prompt }], {
+  const result = await model.generate(messages, {
     maxTokens: opts.maxTokens ?? 256,
     temperature: opts.temperature ?? 0,
     seed: opts.seed,

@@ -8,7 +8,7 @@
  */
 import type { PlanSegment } from '../model/plan';
 import { segmentNamed } from '../model/plan';
-import type { FinishReason, ModelBackend, TokenEvent } from '../model/types';
+import type { ChatMessage, FinishReason, ModelBackend, TokenEvent } from '../model/types';
 import type { RejectedLine } from './assertions';
 import type { GeneratedTest } from './extractTests';
 import type { CodeLanguage } from './functions';
@@ -16,7 +16,8 @@ import { assertionLanguage, testsFromStage } from './stageTests';
 
 export interface StageTestRequest {
   model: ModelBackend;
-  prompt: string;
+  /** The conversation whose last message is the test writer's task. */
+  messages: ChatMessage[];
   target: { name: string; language: CodeLanguage };
   stage: number;
   /** Most tests this stage may add to the suite. */
@@ -66,7 +67,7 @@ export function assertionPlan(
 }
 
 export async function writeStageTests(r: StageTestRequest): Promise<StageTestWriting> {
-  const input = [{ role: 'user' as const, content: r.prompt }];
+  const input = r.messages;
   const sampling = {
     temperature: r.temperature ?? 0,
     seed: r.seed,

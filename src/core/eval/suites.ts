@@ -8,6 +8,7 @@ import type { ModelBackend } from '../model/types';
 import type { ProveModels, ProveOptionsInput } from '../prove/prove';
 import type { StepScorer } from '../model/stepScorer';
 import { PROMPT_NAMES, promptsDigest } from '../prove/prompts';
+import { stagesDigest } from '../codeReasoning/stages';
 import {
   MISSING_DATA_HINTS,
   readCodeTasks,
@@ -113,7 +114,12 @@ export async function evalTests(
     ...commonSpec(run),
     dataset: { path: path.resolve(run.data), format, available: tasks.length, badLines: bad.length },
     model: modelOf(run.model),
-    settings: { ...run.settings, pythonPath: undefined, mutantsPerFunction: run.mutantsPerFunction },
+    settings: {
+      ...run.settings,
+      pythonPath: undefined,
+      mutantsPerFunction: run.mutantsPerFunction,
+      prompts: stagesDigest(),
+    },
     items,
     evaluate: (item, signal) =>
       evaluateCodeTask(item.input, {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { findFunctions } from '../../../src/core/codeReasoning/functions';
 import { runFiveStages } from '../../../src/core/codeReasoning/pipeline';
 import { createSandboxSuiteRunner } from '../../../src/core/codeReasoning/sandboxRunner';
-import { scriptedModel } from '../helpers/scriptedModel';
+import { asksForTests, scriptedModel } from '../helpers/scriptedModel';
 
 const runner = createSandboxSuiteRunner({ perTestTimeoutMs: 5000, suiteTimeoutMs: 60_000, memoryMb: 512 });
 
@@ -35,7 +35,7 @@ async function target() {
 }
 
 test('identical tests are admitted once across all five stages, with the duplicates said', async () => {
-  const model = scriptedModel((prompt) => (prompt.startsWith('You write tests') ? TESTS : RIGHT));
+  const model = scriptedModel((prompt) => (asksForTests(prompt) ? TESTS : RIGHT));
   const run = await runFiveStages({ model, target: await target(), fileSource: USER, runSuite: runner });
   assert.deepEqual(
     run.accumulatedSuite.map((t) => t.assertion?.line),
@@ -54,7 +54,7 @@ test('identical tests are admitted once across all five stages, with the duplica
 });
 
 test('a function named test_* is judged like any other (never collected as a test)', async () => {
-  const model = scriptedModel((prompt) => (prompt.startsWith('You write tests') ? TESTS : RIGHT));
+  const model = scriptedModel((prompt) => (asksForTests(prompt) ? TESTS : RIGHT));
   const run = await runFiveStages({ model, target: await target(), fileSource: USER, runSuite: runner });
   assert.deepEqual(
     run.verdicts.map((v) => v.onUser),
@@ -64,7 +64,7 @@ test('a function named test_* is judged like any other (never collected as a tes
 });
 
 test('by default the user function is the reference: tests failing on it are disagreements with evidence', async () => {
-  const model = scriptedModel((prompt) => (prompt.startsWith('You write tests') ? TESTS : MISREAD));
+  const model = scriptedModel((prompt) => (asksForTests(prompt) ? TESTS : MISREAD));
   const run = await runFiveStages({ model, target: await target(), fileSource: USER, runSuite: runner });
   assert.equal(run.referenceMode, 'user');
   const s = run.scores!;
@@ -81,7 +81,7 @@ test('agreement mode trusts generated code only when the independent samples agr
   // Samples that disagree with each other: the user's function stays the reference.
   let sample = 0;
   const split = scriptedModel((prompt, options) => {
-    if (prompt.startsWith('You write tests')) return TESTS;
+    if (asksForTests(prompt)) return TESTS;
     if ((options.temperature ?? 0) > 0) return ++sample % 2 ? RIGHT : MISREAD;
     return MISREAD;
   });
@@ -97,7 +97,7 @@ test('agreement mode trusts generated code only when the independent samples agr
   assert.equal(run.scores!.reference, 'user');
   assert.match(run.scores!.referenceReason, /needs 3 independent implementations.*2 of 3 agree/);
   // Three samples that all misread the task the same way do make a consensus.
-  const same = scriptedModel((prompt) => (prompt.startsWith('You write tests') ? TESTS : MISREAD));
+  const same = scriptedModel((prompt) => (asksForTests(prompt) ? TESTS : MISREAD));
   const agreed = await runFiveStages({
     model: same,
     target: await target(),

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { findFunctions } from '../../../src/core/codeReasoning/functions';
 import { runFiveStages, type SuiteRunner } from '../../../src/core/codeReasoning/pipeline';
 import { writeStageTests } from '../../../src/core/codeReasoning/testWriter';
-import { promptText, ScriptedBackend } from '../prove/scriptedBackend';
+import { lastMessage, ScriptedBackend } from '../prove/scriptedBackend';
+import type { ChatMessage } from '../../../src/core/model/types';
 
 const SOURCE = 'def add(a, b):\n    """Add two numbers."""\n    return a + b\n';
 const LINES = [
@@ -23,7 +24,7 @@ async function target() {
 /** A model that answers the test writer with `LINES` (as a plan when it can) and reasons in prose. */
 function model(plans: boolean) {
   return new ScriptedBackend(
-    ({ input }) => [promptText(input).startsWith('You write tests') ? LINES : 'Add the numbers.'],
+    ({ input }) => [lastMessage(input).startsWith('Now write tests') ? LINES : 'Add the numbers.'],
     undefined,
     plans ? () => [{ tests: LINES }] : undefined,
   );
@@ -33,7 +34,7 @@ test('the test writer runs an assertion-lines plan bounded by the stage budget',
   const backend = model(true);
   const writing = await writeStageTests({
     model: backend,
-    prompt: 'You write tests for add.',
+    messages: [{ role: 'user', content: 'Now write tests for add.' }],
     target: { name: 'add', language: 'python' },
     stage: 1,
     budget: 3,
@@ -65,7 +66,7 @@ test('the test writer runs an assertion-lines plan bounded by the stage budget',
 test('free fallback: the output is parsed, duplicates dropped, and the stage adds at most its budget', async () => {
   const writing = await writeStageTests({
     model: model(false),
-    prompt: 'You write tests for add.',
+    messages: [{ role: 'user', content: 'Now write tests for add.' }],
     target: { name: 'add', language: 'python' },
     stage: 2,
     budget: 2,
@@ -105,4 +106,31 @@ test('five stages: each stage’s tests are parsed first, none twice, at most th
   // Stage 1 admits two tests; the plan offers every later stage the same first lines: duplicates.
   assert.equal(run.accumulatedSuite.length, 2);
   assert.ok(received.length > 0 && received.every((line) => line !== 'assert add(1, 2 == 3'));
+});
+
+test('five stages are one conversation: each request extends the one before, and no test reaches the generator', async () => {
+  const backend = new ScriptedBackend(
+    ({ callIndex }) => [`Reasoning of stage ${callIndex + 1}.`],
+    undefined,
+    () => [{ tests: LINES }],
+  );
+  await runFiveStages({ model: backend, target: await target(), fileSource: SOURCE });
+  const generator = backend.calls.map((c) => c.input as ChatMessage[]);
+  const testWriter = backend.planCalls.map((c) => c.input as ChatMessage[]);
+  assert.equal(generator.length, 5);
+  assert.equal(testWriter.length, 5);
+  assert.match(generator[0][0].content, /Add two numbers\./, 'the opening carries the specification');
+  for (let k = 0; k < 5; k++) {
+    // The test writer continues the generator's request after its answer (a server's cache reads only its task)...
+    assert.deepEqual(testWriter[k].slice(0, generator[k].length), generator[k]);
+    assert.deepEqual(testWriter[k][generator[k].length], {
+      role: 'assistant',
+      content: `Reasoning of stage ${k + 1}.`,
+    });
+    assert.equal(testWriter[k].length, generator[k].length + 2);
+    // ...and the next stage shares all of the test writer's request but its task.
+    if (k < 4) assert.deepEqual(generator[k + 1].slice(0, -1), testWriter[k].slice(0, -1));
+    for (const m of generator[k])
+      assert.doesNotMatch(m.content, /assert add\(/, 'a test leaked into the generator');
+  }
 });

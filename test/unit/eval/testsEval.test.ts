@@ -9,7 +9,7 @@ import { pythonMutants } from '../../../src/core/eval/mutants';
 import { evalTests } from '../../../src/core/eval/suites';
 import { evaluateCodeTask } from '../../../src/core/eval/testsEval';
 import { OnnxBackend } from '../../../src/core/model/onnx/index';
-import { scriptedModel } from '../helpers/scriptedModel';
+import { asksForTests, scriptedModel } from '../helpers/scriptedModel';
 import { tinyModelDir } from '../model/tinyModel';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..', '..');
@@ -51,9 +51,9 @@ test('scoring a suite: admitted assertions, valid on the reference, known-wrong 
     '```',
   ].join('\n');
   const model = scriptedModel((prompt) => {
-    if (prompt.startsWith('You write tests'))
-      return prompt.includes('Constraints') ? constraintTests : 'No tests here.';
-    if (prompt.includes('Write the complete Python implementation'))
+    if (asksForTests(prompt))
+      return prompt.includes('Keep each test fast') ? constraintTests : 'No tests here.';
+    if (prompt.includes('write the complete Python implementation'))
       return '```python\ndef is_leap(year):\n    return year % 4 == 0 and year % 100 != 0 or year % 400 == 0\n```';
     return 'Reasoning.';
   });

@@ -46,3 +46,11 @@ export function scriptedModel(
     async dispose() {},
   };
 }
+
+/**
+ * Whether a five-stage prompt (the conversation's messages joined) is the test writer's: its
+ * last message, the test writer's task in prompts/code/stages.json, asks for assertion lines.
+ */
+export function asksForTests(prompt: string): boolean {
+  return /up to \d+ (small |adversarial )?tests of [^]*holding only those lines\.$/.test(prompt);
+}

@@ -183,6 +183,11 @@ export function promptText(input: ModelInput): string {
   return typeof input === 'string' ? input : input.map((m) => m.content).join('\n');
 }
 
+/** The last message of a conversation (the whole prompt when it is a string): what a role is asked. */
+export function lastMessage(input: ModelInput): string {
+  return typeof input === 'string' ? input : (input.at(-1)?.content ?? '');
+}
+
 /** A well-formed generator output with the given proof and self-score. */
 export function generatorOutput(
   proof: string,

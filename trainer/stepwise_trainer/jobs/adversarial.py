@@ -115,10 +115,15 @@ def fill(template: str, **values: str) -> str:
 
 
 class Arena:
-    """The state both roles share: problems, stage outputs, the latest code and the accumulated suite."""
+    """The state both roles share: problems, stage outputs, the latest code and the accumulated suite.
 
-    def __init__(self, problems: list[dict[str, str]], stages: dict[int, dict[str, Any]], sandbox: SandboxRunner) -> None:
-        self.problems, self.stages, self.sandbox = problems, stages, sandbox
+    Prompts are conversations as the extension builds them (prompts/code/stages.json): the opening
+    and a stage's generator task, the generator's answer, then the test writer's task. Each stage
+    is trained on its own, so a conversation holds one stage's exchange, not the stages before it.
+    """
+
+    def __init__(self, problems: list[dict[str, str]], stages: dict[int, dict[str, Any]], sandbox: SandboxRunner, opening: str) -> None:
+        self.problems, self.stages, self.sandbox, self.opening = problems, stages, sandbox, opening
         self.latest_code = ["" for _ in problems]
         self.stage_output = ["" for _ in problems]
         self.suite: list[list[str]] = [[] for _ in problems]  # valid test files per problem
@@ -134,13 +139,32 @@ class Arena:
             "assertion_form": ASSERTION_FORM.replace("FN", p["function_name"]),
             "function_name": p["function_name"],
             "focus": s["testFocus"],
+            "test_budget": str(s.get("testBudget", 3)),
         }
 
-    def generator_prompt(self, i: int, stage: int) -> str:
-        return fill(self.stages[stage]["generatorPrompt"], previous="", **self._values(self.problems[i], stage))
+    def _task(self, i: int, stage: int, role: str) -> str:
+        return fill(self.stages[stage][role], **self._values(self.problems[i], stage))
 
-    def test_writer_prompt(self, i: int, stage: int) -> str:
-        return fill(self.stages[stage]["testWriterPrompt"], stage_output=self.stage_output[i], **self._values(self.problems[i], stage))
+    def _conversation(self, i: int, turns: list[tuple[str, str]]) -> list[dict[str, str]]:
+        """Messages from (role, text) turns; the first user message opens with the function and its specification."""
+        opening = fill(self.opening, **self._values(self.problems[i], 1))
+        messages = [{"role": role, "content": text} for role, text in turns]
+        messages[0]["content"] = f"{opening}\n\n{messages[0]['content']}"
+        return messages
+
+    def generator_messages(self, i: int, stage: int) -> list[dict[str, str]]:
+        return self._conversation(i, [("user", self._task(i, stage, "generatorTask"))])
+
+    def test_writer_messages(self, i: int, stage: int) -> list[dict[str, str]]:
+        task = ("user", self._task(i, stage, "testWriterTask"))
+        if not self.stage_output[i]:
+            return self._conversation(i, [task])
+        return self._conversation(i, [("user", self._task(i, stage, "generatorTask")), ("assistant", self.stage_output[i]), task])
+
+    def code_messages(self, i: int, stage: int, reasoning: str) -> list[dict[str, str]]:
+        """A stage's reasoning carried on to stage 5's code, as the next message of its conversation."""
+        turns = [("user", self._task(i, stage, "generatorTask")), ("assistant", reasoning), ("user", self._task(i, 5, "generatorTask"))]
+        return self._conversation(i, turns)
 
     def suite_pass_rate(self, i: int, code: str) -> tuple[int, int]:
         passed = total = 0
@@ -153,14 +177,14 @@ class Arena:
 def _dataset(arena: Arena, stage: int, role: str) -> Any:
     from datasets import Dataset
 
-    make = arena.generator_prompt if role == "generator" else arena.test_writer_prompt
-    return Dataset.from_list([{"prompt": [{"role": "user", "content": make(i, stage)}], "problem_index": i} for i in range(len(arena.problems))])
+    make = arena.generator_messages if role == "generator" else arena.test_writer_messages
+    return Dataset.from_list([{"prompt": make(i, stage), "problem_index": i} for i in range(len(arena.problems))])
 
 
-def _greedy(model: Any, tokenizer: Any, prompt: str, max_new_tokens: int) -> str:
+def _greedy(model: Any, tokenizer: Any, messages: list[dict[str, str]], max_new_tokens: int) -> str:
     import torch
 
-    text = tokenizer.apply_chat_template([{"role": "user", "content": prompt}], tokenize=False, add_generation_prompt=True)
+    text = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
     ids = tokenizer(text, return_tensors="pt").to(model.device)
     with torch.no_grad():
         out = model.generate(**ids, max_new_tokens=max_new_tokens, do_sample=False, pad_token_id=tokenizer.pad_token_id)
@@ -178,8 +202,7 @@ def make_rewards(arena: Arena, stage: int, generator: Any, tokenizer: Any, max_n
             reply = _text(completion)
             if stage < 5:  # carry this stage's reasoning to code without gradients
                 arena.stage_output[i] = reply
-                final_prompt = fill(arena.stages[5]["generatorPrompt"], previous=reply, **arena._values(arena.problems[i], 5))
-                reply = _greedy(generator, tokenizer, final_prompt, max_new_tokens)
+                reply = _greedy(generator, tokenizer, arena.code_messages(i, stage, reply), max_new_tokens)
             code = code_block(reply)
             arena.latest_code[i] = code
             passed, total = arena.suite_pass_rate(i, code)
@@ -245,8 +268,9 @@ def run(cfg: AdversarialConfig, events: EventWriter, extra_rewards: Sequence[Rew
     command line offers no way to change the rewards.
     """
     device, _ = pick_device(cfg.device)
-    stages = {s["id"]: s for s in json.loads(STAGES_FILE.read_text(encoding="utf-8"))["stages"]}
-    arena = Arena(load_problems(cfg.data), stages, SandboxRunner(cfg.sandbox_cli, cfg.node))
+    chain = json.loads(STAGES_FILE.read_text(encoding="utf-8"))
+    stages = {s["id"]: s for s in chain["stages"]}
+    arena = Arena(load_problems(cfg.data), stages, SandboxRunner(cfg.sandbox_cli, cfg.node), chain["opening"])
     schedule = adversarial_schedule(cfg.stage_ids, cfg.n_steps, cfg.k_rounds)
     total_steps = sum(steps for _, _, steps in schedule)
     sources = {"generator": cfg.base_model, "test_writer": cfg.test_writer_model or cfg.base_model}

@@ -10,7 +10,7 @@ import {
   type FiveStageRun,
   type SuiteRunner,
 } from '../../../core/codeReasoning/pipeline';
-import { loadStageDefinitions } from '../../../core/codeReasoning/stages';
+import { loadStageChain } from '../../../core/codeReasoning/stages';
 import type { FoundFunction } from '../../../core/codeReasoning/functions';
 import { createSandboxSuiteRunner } from '../../../core/codeReasoning/sandboxRunner';
 import { saveJsonAtomically } from '../../../core/files';
@@ -116,14 +116,14 @@ export function registerCodeReasoning(ctx: StepwiseContext): void {
       running?.abort();
       const abort = new AbortController();
       running = abort;
-      const stages = loadStageDefinitions();
+      const chain = loadStageChain();
       view = {
         functionName: fn.qualifiedName,
         file: vscode.workspace.asRelativePath(document.uri),
         language: fn.language,
         model: '',
         phase: 'reasoning',
-        stages: stages.map((s) => ({
+        stages: chain.stages.map((s) => ({
           id: s.id,
           name: s.name,
           purpose: s.purpose,
@@ -183,7 +183,7 @@ export function registerCodeReasoning(ctx: StepwiseContext): void {
                 agreementSamples: readSettings().tests.agreementSamples,
                 maxTokens: options.maxTokens ?? Math.min(readSettings().model.maxOutputTokens, 384),
                 signal: abort.signal,
-                stages,
+                chain,
                 onEvent: (e) => {
                   if (e.type === 'stage-start' && e.role === 'generator')
                     progress.report({ message: `stage ${e.stage} of 5`, increment: 18 });
