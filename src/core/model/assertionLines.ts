@@ -1,8 +1,10 @@
 /**
  * The grammar of an assertion segment as a character automaton: lines that each hold one
  * assertion on the function under test, brackets and quotes balanced before a line may end, no
- * comments or statement separators, no line repeated, the segment ended by a blank line or the
- * line limit. A decoder checks each candidate token's text against a copy of the automaton, so
+ * statement separators or line continuations, no line repeated, the segment ended by a blank line
+ * or the line limit. A complete line may end with a comment, which is not part of the admitted
+ * line: a model that wants to annotate its test (`== []  # empty input`) and may not was pushed
+ * into an operator instead (`== [] /testing`), a test that breaks on an undefined name. A decoder checks each candidate token's text against a copy of the automaton, so
  * only tokens that keep the text inside the grammar are chosen.
  */
 import { JS_EXPRESSIONS, OperandTracker, PYTHON_EXPRESSIONS } from './operandTracker';
@@ -21,7 +23,7 @@ export function assertionPrefixes(spec: Pick<AssertionLines, 'language' | 'funct
   return [`assert.deepStrictEqual(${f}(`, `assert.strictEqual(${f}(`];
 }
 
-/** Lines compare equal when they differ only in spacing or a trailing semicolon. */
+/** Lines compare equal when they differ only in spacing or a trailing semicolon (comments are cut before). */
 export function normaliseLine(line: string): string {
   return line
     .replace(/\s+/g, ' ')
@@ -29,7 +31,7 @@ export function normaliseLine(line: string): string {
     .trim();
 }
 
-type Phase = 'start' | 'prefix' | 'body' | 'tail';
+type Phase = 'start' | 'prefix' | 'body' | 'tail' | 'slash' | 'comment';
 
 export class AssertionAutomaton {
   /** Accepted text of the segment so far (dropped lines are cut out). */
@@ -48,6 +50,8 @@ export class AssertionAutomaton {
   /** JavaScript: the outer assert call has its second argument. */
   private hasExpected = false;
   private semicolon = false;
+  /** Where the current line's comment starts (its length before the comment), or -1. */
+  private commentAt = -1;
   private readonly prefixes: string[];
   private readonly js: boolean;
   private expression: OperandTracker;
@@ -72,6 +76,11 @@ export class AssertionAutomaton {
   /** The current line so far. */
   get line(): string {
     return this.text.slice(this.lineStart);
+  }
+
+  /** The current line without its comment: what is admitted. */
+  private get code(): string {
+    return this.commentAt < 0 ? this.line : this.line.slice(0, this.commentAt).trimEnd();
   }
 
   /** Whether the segment may end here (EOS): after a blank line, or on a complete new line. */
@@ -123,7 +132,18 @@ export class AssertionAutomaton {
     if (ch === '\n') return this.newline();
     if (ch === '\r' || (ch < ' ' && ch !== '\t')) return 'reject';
     if (this.phase === 'start' || this.phase === 'prefix') return this.prefixChar(ch);
+    if (this.phase === 'comment') return this.accept(ch);
+    if (this.phase === 'slash') {
+      if (ch !== '/') return 'reject';
+      this.phase = 'comment';
+      return this.accept(ch);
+    }
     if (this.phase === 'tail') {
+      if (ch === '/') {
+        this.commentAt = this.line.length;
+        this.phase = 'slash';
+        return this.accept(ch);
+      }
       if (ch !== ';' && ch !== ' ') return 'reject';
       if (ch === ';' && this.semicolon) return 'reject';
       if (ch === ';') this.semicolon = true;
@@ -179,6 +199,11 @@ export class AssertionAutomaton {
     // Comments, line continuations and statement separators would let a line say something
     // other than one assertion.
     if (ch === '\\') return 'reject';
+    if (!this.js && ch === '#' && this.stack === '' && this.expression.canEnd()) {
+      this.commentAt = this.line.length;
+      this.phase = 'comment';
+      return this.accept(ch);
+    }
     if (!this.js && (ch === '#' || ch === ';')) return 'reject';
     if (this.js && this.prev === '/' && (ch === '/' || ch === '*')) return 'reject';
     if (this.js && ch === ';') return 'reject';
@@ -209,18 +234,19 @@ export class AssertionAutomaton {
   }
 
   private lineComplete(): boolean {
+    if (this.phase === 'comment') return true;
     if (this.quote || this.stack !== '') return false;
     return this.js ? this.phase === 'tail' : this.phase === 'body' && this.expression.canEnd();
   }
 
   private isDuplicate(): boolean {
-    return this.seen.includes(normaliseLine(this.line));
+    return this.seen.includes(normaliseLine(this.code));
   }
 
   private admitLine(): void {
     // Arrays are replaced, not mutated, so clones made for candidate checks stay independent.
-    this.lines = [...this.lines, this.line];
-    this.seen = [...this.seen, normaliseLine(this.line)];
+    this.lines = [...this.lines, this.code];
+    this.seen = [...this.seen, normaliseLine(this.code)];
     this.resetLine();
   }
 
@@ -232,6 +258,7 @@ export class AssertionAutomaton {
     this.prev = '';
     this.hasExpected = false;
     this.semicolon = false;
+    this.commentAt = -1;
     this.expression = this.newExpression();
     this.lineStart = this.text.length;
   }

@@ -18,12 +18,13 @@ test('python: admits one assertion on the function per line and ends at a blank 
   assert.equal(a.feed('\n'), 'reject', 'nothing after the end');
 });
 
-test('python: a line may not end with open brackets or strings, and may not hold comments or a second statement', () => {
+test('python: a line may not end with open brackets or strings, and may not hold a second statement', () => {
   for (const bad of [
     'assert add(1, 2\n',
     "assert add('a) == 1\n",
     'assert add(1, 2] == 3\n',
-    'assert add(1, 2) == 3  # comment\n',
+    'assert add(1, 2  # comment\n',
+    'assert add(1, 2) ==  # comment\n',
     'assert add(1, 2) == 3; print(1)\n',
     'assert sub(1, 2) == 3\n',
     'print(add(1, 2))\n',
@@ -111,7 +112,8 @@ test('javascript: strictEqual/deepStrictEqual on the function, with an expected 
     'assert.strictEqual(add(1, 2));\n',
     'assert.strictEqual(add(1, 2), 3) && foo\n',
     'assert.equal(add(1, 2), 3);\n',
-    'assert.strictEqual(add(1, 2), 3); // ok\n',
+    'assert.strictEqual(add(1, 2), 3); / 2\n',
+    'assert.strictEqual(add(1, 2), // 3);\n',
     'assert.strictEqual(add(1, 2), 3);;\n',
     'assert.strictEqual(add(1, 2), x = 3);\n',
     'assert.strictEqual(add(1, 2), 3 4);\n',
@@ -149,4 +151,18 @@ test('the rest of a line opening is forced once the model has started it, up to 
   const j = js();
   j.feed('assert.dee');
   assert.equal(j.forcedContinuation(), 'pStrictEqual(add');
+});
+
+test('a complete line may end with a comment, which is left out of the admitted line and of duplicate checks', () => {
+  const a = python();
+  assert.equal(a.feed('assert add(0, 0) == 0  # both zero\n'), 'ok');
+  assert.equal(a.feed("assert add(1, 2) == 3 #'(\n"), 'ok', 'a comment may hold anything');
+  assert.deepEqual(a.lines, ['assert add(0, 0) == 0', 'assert add(1, 2) == 3']);
+  assert.equal(a.feed('assert add(0, 0)  ==  0 # again\n'), 'duplicate');
+  const b = js();
+  assert.equal(b.feed('assert.strictEqual(add(1, 2), 3); // small numbers\n'), 'ok');
+  assert.deepEqual(b.lines, ['assert.strictEqual(add(1, 2), 3);']);
+  const c = python();
+  assert.equal(c.feed('assert add(1, 2) == 3 # note'), 'ok');
+  assert.equal(c.canEnd(), true, 'the segment may end inside a comment');
 });

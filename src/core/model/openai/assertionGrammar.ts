@@ -2,7 +2,8 @@
  * The assertion-line grammar as GBNF, the grammar format llama.cpp servers take in `grammar` and
  * vLLM's xgrammar backend accepts in `structured_outputs.grammar`. It describes expressions, not
  * just balanced brackets, so a server holds the model to lines that parse: one assertion on the
- * function per line, at most `maxLines`, a blank line to end. What a grammar cannot say (no
+ * function per line, at most `maxLines`, a blank line to end; a line may end with a comment (see
+ * assertionLines.ts for why). What a grammar cannot say (no
  * repeated line, a token budget per line) is checked on the text that comes back.
  */
 import type { AssertionLines } from '../plan';
@@ -62,8 +63,8 @@ export function assertionGrammar(
   const call = `${f} "(" args? ")" trailer* (op unary)*`;
   const line =
     spec.language === 'python'
-      ? `line ::= "assert " ("not ")? ${call} (comma expr)?`
-      : `line ::= "assert." ("deepStrictEqual" | "strictEqual") "(" ${call} comma expr (comma expr)? ")" ";"?`;
+      ? `line ::= "assert " ("not ")? ${call} (comma expr)? (" "* "#" [^\\n]*)?`
+      : `line ::= "assert." ("deepStrictEqual" | "strictEqual") "(" ${call} comma expr (comma expr)? ")" ";"? (" "* "//" [^\\n]*)?`;
   const rules = [
     `root ::= (line "\\n"){1,${spec.maxLines}} "\\n"?`,
     line,
