@@ -66,14 +66,14 @@ export async function runHumanEval(
   results: Results,
 ): Promise<void> {
   const chain = loadStageChain();
+  // The stage-1 test writer with no reasoning before it: tests from the specification alone.
+  const stage = { ...chain.stages[0], testBudget: settings.maxTests };
   const runner = createSandboxSuiteRunner({ perTestTimeoutMs: 5000, suiteTimeoutMs: 60_000, memoryMb: 512 });
   for (const mode of modes) {
     for (const [i, p] of problems.entries()) {
       if (results.has({ part: 'humaneval', mode, id: p.task_id })) continue;
       const started = performance.now();
       const target = await targetOf(p);
-      // The stage-1 test writer with no reasoning before it: tests from the specification alone.
-      const stage = { ...chain.stages[0], testBudget: settings.maxTests };
       const messages = new StageConversation(chain, {
         spec: specOf(target),
         language: 'Python',

@@ -13,13 +13,7 @@ import {
 } from './rewards';
 import { writeStageTests } from './testWriter';
 import type { ChatMessage, FinishReason, ModelBackend } from '../model/types';
-import {
-  loadStageChain,
-  StageConversation,
-  type StageChain,
-  type StageDefinition,
-  type StageTurn,
-} from './stages';
+import { loadStageChain, StageConversation, type StageChain, type StageDefinition } from './stages';
 
 /** Runs an accumulated suite against one implementation (the sandbox, in production). */
 export type SuiteRunner = (request: {
@@ -150,8 +144,7 @@ export function specOf(fn: Pick<FoundFunction, 'signature' | 'docstring'>): stri
 /**
  * The five-stage chain: at each stage the generator writes that stage's reasoning (seeing the
  * stages before, as one conversation: stages.ts) and the test writer adds tests with the stage's
- * focus. Tests accumulate (an
- * identical test never twice); the whole accumulated suite then runs against the user's function
+ * focus. Tests accumulate (an identical test never twice); the whole accumulated suite then runs against the user's function
  * and the stage-5 code, and in agreement mode against further independently sampled
  * implementations, so that a generated reference rests on consensus (see rewards.ts).
  */
@@ -175,16 +168,16 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
   for (const stage of chain.stages) {
     signal?.throwIfAborted();
     const t0 = Date.now();
-    const done: StageTurn[] = results.map((r) => ({ stage: r.stage, reasoning: r.reasoning }));
     emit({ type: 'stage-start', stage: stage.id, role: 'generator' });
-    finalMessages = conversation.generator(done, stage);
+    // Each stage result is a StageTurn: its stage and the reasoning as written.
+    finalMessages = conversation.generator(results, stage);
     const reasoning = await complete(model, finalMessages, opts, (text) =>
       emit({ type: 'token', stage: stage.id, role: 'generator', text }),
     );
     emit({ type: 'stage-start', stage: stage.id, role: 'test-writer' });
     const writing = await writeStageTests({
       model,
-      messages: conversation.testWriter([...done, { stage, reasoning }], stage),
+      messages: conversation.testWriter([...results, { stage, reasoning }], stage),
       target,
       stage: stage.id,
       budget: stage.testBudget,

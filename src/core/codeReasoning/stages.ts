@@ -67,10 +67,6 @@ export function stagesDigest(file?: string): string {
     .slice(0, 16);
 }
 
-export function loadStageDefinitions(file?: string): StageDefinition[] {
-  return loadStageChain(file).stages;
-}
-
 /** Fills `{{name}}` placeholders; an unknown placeholder is left as it is so a typo shows. */
 export function fillTemplate(template: string, values: Record<string, string>): string {
   return template.replace(/\{\{(\w+)\}\}/g, (whole, key: string) => (key in values ? values[key] : whole));

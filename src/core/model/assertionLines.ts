@@ -4,8 +4,9 @@
  * statement separators or line continuations, no line repeated, the segment ended by a blank line
  * or the line limit. A complete line may end with a comment, which is not part of the admitted
  * line: a model that wants to annotate its test (`== []  # empty input`) and may not was pushed
- * into an operator instead (`== [] /testing`), a test that breaks on an undefined name. A decoder checks each candidate token's text against a copy of the automaton, so
- * only tokens that keep the text inside the grammar are chosen.
+ * into an operator instead (`== [] /testing`), a test that breaks on an undefined name. A decoder
+ * checks each candidate token's text against a copy of the automaton, so only tokens that keep the
+ * text inside the grammar are chosen.
  */
 import { JS_EXPRESSIONS, OperandTracker, PYTHON_EXPRESSIONS } from './operandTracker';
 import type { AssertionLines } from './plan';
@@ -196,8 +197,8 @@ export class AssertionAutomaton {
       this.quote = ch;
       return this.accept(ch);
     }
-    // Comments, line continuations and statement separators would let a line say something
-    // other than one assertion.
+    // Line continuations, statement separators and a comment inside the expression would let a
+    // line say something other than one assertion; a comment after a complete one cannot.
     if (ch === '\\') return 'reject';
     if (!this.js && ch === '#' && this.stack === '' && this.expression.canEnd()) {
       this.commentAt = this.line.length;

@@ -155,16 +155,19 @@ class Arena:
     def generator_messages(self, i: int, stage: int) -> list[dict[str, str]]:
         return self._conversation(i, [("user", self._task(i, stage, "generatorTask"))])
 
+    def _answered(self, i: int, stage: int, reasoning: str) -> list[tuple[str, str]]:
+        """A stage's exchange: its generator task and the reasoning written for it."""
+        return [("user", self._task(i, stage, "generatorTask")), ("assistant", reasoning)]
+
     def test_writer_messages(self, i: int, stage: int) -> list[dict[str, str]]:
         task = ("user", self._task(i, stage, "testWriterTask"))
         if not self.stage_output[i]:
             return self._conversation(i, [task])
-        return self._conversation(i, [("user", self._task(i, stage, "generatorTask")), ("assistant", self.stage_output[i]), task])
+        return self._conversation(i, [*self._answered(i, stage, self.stage_output[i]), task])
 
     def code_messages(self, i: int, stage: int, reasoning: str) -> list[dict[str, str]]:
         """A stage's reasoning carried on to stage 5's code, as the next message of its conversation."""
-        turns = [("user", self._task(i, stage, "generatorTask")), ("assistant", reasoning), ("user", self._task(i, 5, "generatorTask"))]
-        return self._conversation(i, turns)
+        return self._conversation(i, [*self._answered(i, stage, reasoning), ("user", self._task(i, 5, "generatorTask"))])
 
     def suite_pass_rate(self, i: int, code: str) -> tuple[int, int]:
         passed = total = 0

@@ -3,8 +3,8 @@
  * vLLM's xgrammar backend accepts in `structured_outputs.grammar`. It describes expressions, not
  * just balanced brackets, so a server holds the model to lines that parse: one assertion on the
  * function per line, at most `maxLines`, a blank line to end; a line may end with a comment (see
- * assertionLines.ts for why). What a grammar cannot say (no
- * repeated line, a token budget per line) is checked on the text that comes back.
+ * assertionLines.ts for why). What a grammar cannot say (no repeated line, a token budget per
+ * line) is checked on the text that comes back.
  */
 import type { AssertionLines } from '../plan';
 
