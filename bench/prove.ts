@@ -1,6 +1,7 @@
 /**
- * Benchmark of the prove flow on the default model: one round of a proof of up to 256 tokens and
- * one verification pass. Writes bench/results/prove.json.
+ * Benchmark of the prove flow on the default model: one round of a proof of up to 512 tokens and
+ * one verification pass, as the flow runs it (structured plans where the model takes them).
+ * Writes bench/results/prove.json.
  *
  *   npx tsc -p tsconfig.json && node out/bench/prove.js [--model-dir DIR] [--variant q4|q8|fp32]
  */
@@ -15,6 +16,9 @@ import { findPackageRoot } from '../src/core/resources';
 import { benchMachine } from './machine';
 
 const PROBLEM = 'Prove that the product of any three consecutive integers is divisible by 6.';
+/** Issue 13's round: a proof of up to 512 tokens and one verification pass. */
+const PROOF_TOKENS = 512;
+const VERIFIER_TOKENS = 256;
 
 /** Records every generate call's timing and token counts while passing it through. */
 function counting(
@@ -36,7 +40,16 @@ function counting(
     },
     score: (prompt, continuation, options) => backend.score(prompt, continuation, options),
     planSupport: () => backend.planSupport(),
-    generatePlan: (input, plan, options) => backend.generatePlan(input, plan, options),
+    async generatePlan(input, plan, options) {
+      const result = await backend.generatePlan(input, plan, options);
+      calls.push({
+        tokens: result.completions.reduce((s, c) => s + c.tokenCount, 0),
+        ms: result.totalMs,
+        ttftMs: result.timeToFirstTokenMs,
+        n: result.completions.length,
+      });
+      return result;
+    },
     dispose: () => backend.dispose(),
   };
 }
@@ -63,8 +76,8 @@ async function main(): Promise<void> {
           problem: PROBLEM,
           options: {
             maxIterations: 1,
-            maxTokens: 256,
-            verifierMaxTokens: 256,
+            maxTokens: PROOF_TOKENS,
+            verifierMaxTokens: VERIFIER_TOKENS,
             verifierPasses: 1,
             metaVerify: false,
             stepScores: false,
@@ -106,8 +119,7 @@ async function main(): Promise<void> {
     );
     const result = {
       benchmark: 'prove',
-      description:
-        'one round: a proof of up to 256 tokens and one verification pass of up to 256 tokens, greedy verifier',
+      description: `one round: a proof of up to ${PROOF_TOKENS} tokens and one verification pass of up to ${VERIFIER_TOKENS} tokens, greedy verifier, structured plans where the model takes them`,
       date: new Date().toISOString(),
       machine: {
         ...benchMachine(),

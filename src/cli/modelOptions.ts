@@ -12,12 +12,15 @@ export const MODEL_OPTIONS = {
   model: { type: 'string' },
   'context-window': { type: 'string' },
   tokenizer: { type: 'string' },
+  'no-prefix-cache': { type: 'boolean' },
 } as const;
 
 export const MODEL_USAGE =
-  '[--model-dir DIR [--variant q4|q8|fp32] [--device auto|cpu|cuda] | --endpoint URL --model NAME [--context-window N] [--tokenizer DIR]]  (API key: $STEPWISE_API_KEY)';
+  '[--model-dir DIR [--variant q4|q8|fp32] [--device auto|cpu|cuda] [--no-prefix-cache] | --endpoint URL --model NAME [--context-window N] [--tokenizer DIR]]  (API key: $STEPWISE_API_KEY)';
 
-type ParsedModelOptions = Partial<Record<keyof typeof MODEL_OPTIONS, string>>;
+type ParsedModelOptions = Partial<Record<Exclude<keyof typeof MODEL_OPTIONS, 'no-prefix-cache'>, string>> & {
+  'no-prefix-cache'?: boolean;
+};
 
 /** The model a command uses: an endpoint when given, else an ONNX folder (the default model). */
 export function modelConfigFrom(
@@ -25,6 +28,8 @@ export function modelConfigFrom(
   env: NodeJS.ProcessEnv = process.env,
 ): ModelConfig {
   if (values.endpoint) {
+    if (values['no-prefix-cache'])
+      throw new UsageError('--no-prefix-cache is for a local model; a server keeps its own prompt cache.');
     if (!values.model)
       throw new UsageError('--endpoint needs --model NAME (the model name the server serves).');
     const window = values['context-window'];
@@ -59,6 +64,8 @@ export function modelConfigFrom(
     modelDir: values['model-dir'] ?? defaultModelDir(env),
     variant: variant as 'fp32' | 'q8' | 'q4',
     device: device as 'auto' | 'cpu' | 'cuda',
+    // Requests that extend the last one read its keys and values instead of computing them again.
+    prefixCache: !values['no-prefix-cache'],
   };
 }
 

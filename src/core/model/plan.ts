@@ -97,6 +97,8 @@ export interface PlanResult {
   mode: ConstrainedPlanMode;
   completions: PlanCompletion[];
   promptTokens: number;
+  /** Prompt tokens read from a cache the backend kept from an earlier request, where it says. */
+  cachedPromptTokens?: number;
   timeToFirstTokenMs: number;
   totalMs: number;
 }

@@ -88,6 +88,8 @@ export interface Completion {
 export interface GenerateResult {
   completions: Completion[];
   promptTokens: number;
+  /** Prompt tokens read from a cache the backend kept from an earlier request, where it says. */
+  cachedPromptTokens?: number;
   /** Milliseconds from the call to the first generated token, and the whole call. */
   timeToFirstTokenMs: number;
   totalMs: number;

@@ -31,6 +31,8 @@ export interface OnnxLoadOptions {
   device?: DeviceChoice;
   /** CPU threads for onnxruntime; 0 or undefined: as many as cores. */
   threads?: number;
+  /** false: no request starts from the last one's cache (prefixCache.ts); benchmarks compare the two. */
+  prefixCache?: boolean;
   /** Milliseconds to wait for the model to load (default 120 000). */
   loadTimeoutMs?: number;
   /** Path of the worker script; found next to this module when omitted. */
@@ -50,9 +52,9 @@ export class OnnxBackend implements ModelBackend {
   static async load(options: OnnxLoadOptions): Promise<OnnxBackend> {
     const worker = new Worker(options.workerPath ?? resolveWorkerPath());
     const backend = new OnnxBackend(worker, { backend: 'onnx', name: '', device: 'cpu', contextWindow: 0 });
-    const { modelDir, variant, device, threads } = options;
+    const { modelDir, variant, device, threads, prefixCache } = options;
     const loaded = (await backend.client.load(
-      { type: 'load', options: { modelDir, variant, device, threads } },
+      { type: 'load', options: { modelDir, variant, device, threads, prefixCache } },
       options.loadTimeoutMs ?? 120_000,
       'model',
     )) as LoadedInfo;

@@ -23,8 +23,10 @@ import {
   type ScoreResult,
   type TokenEvent,
 } from '../types';
-import { CausalLmSession, type DeviceChoice } from './causalLmSession';
+import { CausalLmSession, type DeviceChoice, type ForwardOutput } from './causalLmSession';
 import { openModelFolder, type ModelFolder, type OnnxVariant } from './modelFolder';
+import { copyRows, InPlaceKvCache } from './kvCache';
+import { PrefixCache } from './prefixCache';
 import { runPlan, type EnginePlanOptions, type EnginePlanResult } from './planRunner';
 import { SequenceText } from './sequenceText';
 import { TextCodec } from './textCodec';
@@ -34,6 +36,8 @@ export interface EngineLoadOptions {
   variant?: OnnxVariant;
   device?: DeviceChoice;
   threads?: number;
+  /** false: every request runs its whole prompt, none of it read from the last sequence's cache. */
+  prefixCache?: boolean;
 }
 
 /** Generation options as they cross the worker boundary (no callbacks, no AbortSignal). */
@@ -51,6 +55,8 @@ export interface EngineHooks {
 export interface EngineGenerateResult {
   completions: Completion[];
   promptTokens: number;
+  /** Prompt tokens whose keys and values the last request left in the cache (prefixCache.ts). */
+  cachedPromptTokens: number;
   timeToFirstTokenMs: number;
   totalMs: number;
   lookahead: LookaheadStats;
@@ -65,6 +71,7 @@ export class OnnxEngine {
     readonly folder: ModelFolder,
     readonly codec: TextCodec,
     readonly session: CausalLmSession,
+    private readonly prefix: PrefixCache,
   ) {}
 
   static async load(options: EngineLoadOptions): Promise<OnnxEngine> {
@@ -76,7 +83,7 @@ export class OnnxEngine {
       options.device ?? 'auto',
       options.threads,
     );
-    return new OnnxEngine(folder, codec, session);
+    return new OnnxEngine(folder, codec, session, new PrefixCache(options.prefixCache !== false));
   }
 
   get info() {
@@ -143,6 +150,16 @@ export class OnnxEngine {
     let seq = promptLen;
     let past;
     let firstTokenAt: number | undefined;
+    // One sequence starts from what the last request left in the cache; `fed` mirrors its columns.
+    // n samples of one prompt run it once and copy its cache to every row.
+    const single = batch === 1;
+    const fanOut =
+      !single &&
+      this.prefix.enabled &&
+      this.session.graphKind === 'in-place-cache' &&
+      prompts.every((p) => p.length === promptLen && p.every((id, i) => id === prompts[0][i]));
+    const prefilled = single || fanOut ? await this.prefix.prefill(this.session, prompts[0]) : undefined;
+    const fed = single ? [...prompts[0]] : [];
     // One sequence on an in-place cache: feed a prompt-lookup guess with each token (lookahead.ts).
     const lookahead =
       batch === 1 && options.lookahead !== false && this.session.graphKind === 'in-place-cache';
@@ -174,22 +191,34 @@ export class OnnxEngine {
         rowOf = () => row;
         reused = undefined;
       } else {
-        const out = await this.session.forward({
-          ids,
-          batch,
-          seq,
-          mask: mask.flat(),
-          positions,
-          past,
-          allLogits: fedGuess !== undefined,
-        });
+        const out: ForwardOutput =
+          step === 0 && prefilled
+            ? prefilled
+            : await this.session.forward({
+                ids,
+                batch,
+                seq,
+                mask: mask.flat(),
+                positions,
+                past,
+                allLogits: fedGuess !== undefined,
+              });
+        if (step > 0 && single) fed.push(...ids);
         past = out.present;
+        if (step === 0 && fanOut && past instanceof InPlaceKvCache) {
+          // The prompt stays for the next request; the rows start from copies of it.
+          const { kvHeads, headDim } = this.folder.shape;
+          this.prefix.keep(prompts[0], past);
+          past = copyRows(past, new Array<number>(batch).fill(0), kvHeads, headDim);
+        }
         if (fedGuess !== undefined) {
           spare = { token: fedGuess, row: out.logits.subarray(out.vocab, 2 * out.vocab) };
           rowOf = () => out.logits.subarray(0, out.vocab);
         } else {
+          // A fanned-out prompt has one row of logits, every sequence's first.
+          const rows = step === 0 && fanOut ? 1 : batch;
           rowOf = (b) => {
-            const offset = (b * out.rows + out.rows - 1) * out.vocab;
+            const offset = ((b % rows) * out.rows + out.rows - 1) * out.vocab;
             return out.logits.subarray(offset, offset + out.vocab);
           };
         }
@@ -230,6 +259,7 @@ export class OnnxEngine {
         }
         past = past && this.session.truncateCache(past, mask[0].length - 1);
         mask[0].pop();
+        fed.pop();
       }
       for (let b = 0; b < batch; b++) mask[b].push(1);
       ids = next;
@@ -250,6 +280,7 @@ export class OnnxEngine {
     for (let b = 0; b < batch; b++) {
       if (finish[b] === 'abort' || finish[b] === 'length') emit(b, texts[b].flush());
     }
+    if (single && past) this.prefix.keep(fed, past);
 
     const now = performance.now();
     return {
@@ -259,6 +290,7 @@ export class OnnxEngine {
         finishReason: finish[b] ?? 'length',
       })),
       promptTokens: promptLen,
+      cachedPromptTokens: prefilled?.reused ?? 0,
       timeToFirstTokenMs: (firstTokenAt ?? now) - started,
       totalMs: now - started,
       lookahead: stats,
@@ -283,6 +315,7 @@ export class OnnxEngine {
       tokenTexts: () => this.tokenTexts(),
       kvShape: this.folder.shape,
       padId: this.folder.padTokenId ?? [...this.codec.eosTokenIds][0] ?? 0,
+      prefix: this.prefix,
     };
     return runPlan(model, input, plan, options, hooks);
   }
@@ -333,6 +366,7 @@ export class OnnxEngine {
   }
 
   async dispose(): Promise<void> {
+    this.prefix.clear();
     await this.session.release();
   }
 

@@ -130,8 +130,28 @@ export function keepRows(
   kvHeads: number,
   headDim: number,
 ): InPlaceKvCache {
+  return selectRows(cache, cache.takeBuffers(), keep, kvHeads, headDim);
+}
+
+/** Like keepRows, but `cache` stays usable: the rows are copied out of it. */
+export function copyRows(
+  cache: InPlaceKvCache,
+  keep: readonly number[],
+  kvHeads: number,
+  headDim: number,
+): InPlaceKvCache {
+  return selectRows(cache, cache.buffers, keep, kvHeads, headDim);
+}
+
+function selectRows(
+  cache: InPlaceKvCache,
+  from: Float32Array[],
+  keep: readonly number[],
+  kvHeads: number,
+  headDim: number,
+): InPlaceKvCache {
   const block = kvHeads * cache.capacity * headDim;
-  const buffers = cache.takeBuffers().map((all) => {
+  const buffers = from.map((all) => {
     const some = new Float32Array(keep.length * block);
     keep.forEach((r, i) => some.set(all.subarray(r * block, (r + 1) * block), i * block));
     return some;

@@ -21,7 +21,8 @@ import { ModelError, type ModelInput, type RepetitionOptions, type TokenEvent } 
 import type { CausalLmSession } from './causalLmSession';
 import { writeAssertions } from './planAssertions';
 import { chooseOption } from './planChoice';
-import { InPlaceKvCache, keepRows } from './kvCache';
+import { copyRows, InPlaceKvCache, keepRows } from './kvCache';
+import type { PrefixCache } from './prefixCache';
 import { BatchedLanes } from './planBatch';
 import { OwnCacheLane, PlanCursor, type CursorModel } from './planCursor';
 import type { RowContext } from './planRow';
@@ -44,6 +45,8 @@ export interface EnginePlanOptions {
 export interface EnginePlanResult {
   completions: PlanCompletion[];
   promptTokens: number;
+  /** Prompt tokens whose keys and values the last request left in the cache (prefixCache.ts). */
+  cachedPromptTokens: number;
   timeToFirstTokenMs: number;
   totalMs: number;
   lookahead: LookaheadStats;
@@ -64,6 +67,8 @@ export interface PlanModel {
   kvShape: { kvHeads: number; headDim: number };
   /** What fills a batched pass for rows with nothing to feed (masked out). */
   padId: number;
+  /** The last request's sequence, to start from (prefixCache.ts). */
+  prefix: PrefixCache;
 }
 
 export interface PlanHooks {
@@ -93,14 +98,7 @@ export async function runPlan(
   }
   const isAborted = hooks.isAborted ?? (() => false);
   if (isAborted()) throw new ModelError('The generation was cancelled.', 'aborted');
-  const prefill = await model.session.forward({
-    ids: prompt,
-    batch: 1,
-    seq: prompt.length,
-    mask: prompt.map(() => 1),
-    positions: prompt.map((_, i) => i),
-    past: undefined,
-  });
+  const prefill = await model.prefix.prefill(model.session, prompt);
   const promptLogits = prefill.logits.slice((prefill.rows - 1) * prefill.vocab, prefill.rows * prefill.vocab);
   const params: SamplingParams = {
     temperature: options.temperature ?? 1,
@@ -130,6 +128,9 @@ export async function runPlan(
     let failed = false;
     const stopped = () => failed || isAborted();
     const shape = model.kvShape;
+    // The rows go separate ways; what the next request may share with them is the prompt.
+    if (model.prefix.enabled)
+      model.prefix.keep(prompt, copyRows(prefill.present, [0], shape.kvHeads, shape.headDim));
     const lanes = new BatchedLanes(
       model.session,
       keepRows(prefill.present, new Array<number>(n).fill(0), shape.kvHeads, shape.headDim),
@@ -166,11 +167,12 @@ export async function runPlan(
     }
     for (const r of settled) if (r.status === 'fulfilled') completions.push(r.value);
   } else {
+    const lane = new OwnCacheLane(model.session, prefill.present, options.lookahead !== false);
     const cursor = new PlanCursor(
       cursorModel(isAborted),
       prompt.length,
       prompt,
-      new OwnCacheLane(model.session, prefill.present, options.lookahead !== false),
+      lane,
       promptLogits,
       newHistory(),
     );
@@ -180,12 +182,14 @@ export async function runPlan(
       const row = new RowRun(model, cursor, params, random, emitFor(sequence), reserve);
       completions.push(await row.run(plan));
     }
+    model.prefix.keep(cursor.ids, lane.cache);
     Object.assign(lookahead, cursor.lookaheadStats);
   }
   const now = performance.now();
   return {
     completions,
     promptTokens: prompt.length,
+    cachedPromptTokens: prefill.reused,
     timeToFirstTokenMs: (firstTokenAt ?? now) - started,
     totalMs: now - started,
     lookahead,

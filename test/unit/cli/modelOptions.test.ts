@@ -1,0 +1,27 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { UsageError } from '../../../src/cli/command';
+import { modelConfigFrom, parseWithModel } from '../../../src/cli/modelOptions';
+
+const env = { STEPWISE_MODEL_DIR: '/models/default' };
+
+test('a local model keeps its prefix cache unless --no-prefix-cache says otherwise', () => {
+  const parse = (argv: string[]) => modelConfigFrom(parseWithModel(argv, {}).values, env);
+  assert.deepEqual(
+    { ...parse([]), modelDir: undefined },
+    { backend: 'onnx', modelDir: undefined, variant: 'q4', device: 'auto', prefixCache: true },
+  );
+  const off = parse(['--no-prefix-cache']);
+  assert.equal(off.backend === 'onnx' && off.prefixCache, false);
+});
+
+test('--no-prefix-cache with an endpoint is a usage error that says why', () => {
+  const values = parseWithModel(
+    ['--endpoint', 'http://127.0.0.1:8080/v1', '--model', 'm', '--no-prefix-cache'],
+    {},
+  ).values;
+  assert.throws(
+    () => modelConfigFrom(values, env),
+    (e: unknown) => e instanceof UsageError && /server keeps its own prompt cache/.test(e.message),
+  );
+});
