@@ -32,7 +32,14 @@ interface AgreeRequest {
 
 async function speed(modelDir: string, request: SpeedRequest) {
   const started = performance.now();
-  const engine = await OnnxEngine.load({ modelDir, variant: 'q4', device: 'cpu', threads: request.threads });
+  const engine = await OnnxEngine.load({
+    modelDir,
+    variant: 'q4',
+    device: 'cpu',
+    threads: request.threads,
+    // Every prompt runs whole, as llama.cpp's after its reset: the same prompt is timed again and again.
+    prefixCache: false,
+  });
   const loadS = (performance.now() - started) / 1000;
   const decode = () =>
     engine.generateBatch([request.prompt_ids], {
@@ -71,7 +78,14 @@ const argmax = (row: Float32Array) => {
 };
 
 async function agree(modelDir: string, request: AgreeRequest) {
-  const engine = await OnnxEngine.load({ modelDir, variant: 'q4', device: 'cpu', threads: request.threads });
+  const engine = await OnnxEngine.load({
+    modelDir,
+    variant: 'q4',
+    device: 'cpu',
+    threads: request.threads,
+    // Every prompt runs whole, as llama.cpp's after its reset: the same prompt is timed again and again.
+    prefixCache: false,
+  });
   let samePositions = 0;
   let positions = 0;
   let forcedAgree = 0;

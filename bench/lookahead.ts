@@ -141,6 +141,8 @@ async function main(): Promise<void> {
     variant: DEFAULT_VARIANT,
     device: 'cpu',
     threads: os.cpus().length,
+    // Both arms run each workload's whole prompt: a repeat must not start from the last one's cache.
+    prefixCache: false,
   });
   const workloads: Record<string, unknown> = {};
   try {

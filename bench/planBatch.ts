@@ -27,7 +27,14 @@ async function main(): Promise<void> {
   const { values } = parseArgs({ options: { 'model-dir': { type: 'string' }, variant: { type: 'string' } } });
   const modelDir = values['model-dir'] ?? defaultModelDir();
   const variant = (values.variant ?? DEFAULT_VARIANT) as 'fp32' | 'q8' | 'q4';
-  const engine = await OnnxEngine.load({ modelDir, variant, device: 'cpu', threads: os.cpus().length });
+  const engine = await OnnxEngine.load({
+    modelDir,
+    variant,
+    device: 'cpu',
+    threads: os.cpus().length,
+    // Both arms run the whole prompt: a repeat must not start from the last one's cache.
+    prefixCache: false,
+  });
   const plan = generatorPlan(256, 64, true);
   const runs: { n: number; batched: boolean; problem: number; tokens: number; ms: number }[] = [];
   try {

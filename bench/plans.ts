@@ -88,6 +88,8 @@ async function local(modelDir: string, dataDir: string) {
     variant: 'fp32',
     device: 'cpu',
     threads: os.cpus().length,
+    // The variants are timed on the same prompts one after another: each must run its prompt whole.
+    prefixCache: false,
   });
   try {
     const tokenTexts = await timed(async () => engine.tokenTexts().length);
