@@ -26,7 +26,7 @@ import {
 import { CausalLmSession, type DeviceChoice, type ForwardOutput } from './causalLmSession';
 import { openModelFolder, type ModelFolder, type OnnxVariant } from './modelFolder';
 import { copyRows, InPlaceKvCache } from './kvCache';
-import { PrefixCache } from './prefixCache';
+import { commonPrefix, PrefixCache } from './prefixCache';
 import { runPlan, type EnginePlanOptions, type EnginePlanResult } from './planRunner';
 import { SequenceText } from './sequenceText';
 import { TextCodec } from './textCodec';
@@ -157,7 +157,7 @@ export class OnnxEngine {
       !single &&
       this.prefix.enabled &&
       this.session.graphKind === 'in-place-cache' &&
-      prompts.every((p) => p.length === promptLen && p.every((id, i) => id === prompts[0][i]));
+      prompts.every((p) => p.length === promptLen && commonPrefix(p, prompts[0]) === promptLen);
     const prefilled = single || fanOut ? await this.prefix.prefill(this.session, prompts[0]) : undefined;
     const fed = single ? [...prompts[0]] : [];
     // One sequence on an in-place cache: feed a prompt-lookup guess with each token (lookahead.ts).

@@ -30,7 +30,8 @@ export class OwnCacheLane implements CacheLane {
 
   constructor(
     private readonly session: CausalLmSession,
-    private current: KvCache,
+    /** The cache as the last pass or cut left it (at least the cursor's fed tokens). */
+    public cache: KvCache,
     lookahead = true,
   ) {
     // Cutting a copying cache back copies all of it; an in-place one only shortens its mask.
@@ -44,21 +45,16 @@ export class OwnCacheLane implements CacheLane {
       seq: ids.length,
       mask: new Array<number>(fed + ids.length).fill(1),
       positions: ids.map((_, i) => fed + i),
-      past: this.current,
+      past: this.cache,
       allLogits: allRows,
     });
-    this.current = out.present;
+    this.cache = out.present;
     const row = (i: number) => out.logits.slice(i * out.vocab, (i + 1) * out.vocab);
     return allRows ? ids.map((_, i) => row(i)) : [row(out.rows - 1)];
   }
 
   truncate(length: number): void {
-    this.current = this.session.truncateCache(this.current, length);
-  }
-
-  /** The cache as the last pass or cut left it (at least the cursor's fed tokens). */
-  get cache(): KvCache {
-    return this.current;
+    this.cache = this.session.truncateCache(this.cache, length);
   }
 }
 

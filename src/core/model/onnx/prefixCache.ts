@@ -1,8 +1,8 @@
 /**
  * The keys and values of the engine's last sequence, kept for the next request. Stepwise's flows
- * send requests that extend one another (the tests flow's stages are one conversation, a refine
- * round repeats the proof it refines), so the next prompt usually begins with most of the last
- * sequence; only the tokens after the shared prefix are run through the model, as a server's
+ * send requests that extend one another (the tests flow's stages are one conversation, each step
+ * judged by the step scorer follows the steps before it), so the next prompt often begins with
+ * most of the last sequence; only the tokens after the shared prefix are run through the model, as a server's
  * prompt cache does.
  *
  * n samples of one prompt (probes of a step, Prove's candidates) likewise run the prompt once and
