@@ -12,6 +12,10 @@
 # script to continue. When it finishes it copies the report and best-of-N file to
 # bench/results/loop-prm-cpu.json and bench/results/loop-prm-cpu-best-of-n.json.
 #
+# `--unsolved label` probes the solutions of problems no sample solved as well. That was the loop's only
+# behaviour when this run began; the default is now to skip them (the figure's labels show why: 91 of
+# its 131 training solutions are such problems, each labelled only "the first step already fails").
+#
 # MATH-500 is read from $STEPWISE_DATA_DIR (default ../shared/data).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,7 +29,7 @@ if (m?.state !== "installed") { console.error(`${process.argv[1]} is not install
 console.log(m.dir)' qwen2.5-coder-0.5b-instruct)
 mkdir -p "$RUN"
 node dist/cli.js loop --data "$DATA" --levels 1,2 --workspace "$RUN" --out "$RUN" \
-  --train 33 --held-out 100 --held-out-labels 15 --solutions 4 --samples-per-step 4 \
+  --train 33 --held-out 100 --held-out-labels 15 --solutions 4 --samples-per-step 4 --unsolved label \
   --base-model "$MODEL" --trainer-args="--lora-r 16 --max-steps 60 --save-steps 20 --batch-size 4" \
   "$@" >/dev/null
 cp "$RUN/loop-report.json" bench/results/loop-prm-cpu.json

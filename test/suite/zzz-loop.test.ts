@@ -29,6 +29,9 @@ suite('Improve the Model from Annotations', () => {
         heldOut: 1,
         solutions: 2,
         samplesPerStep: 1,
+        // The test model's answers are near random: probe every problem, solved or not, so the
+        // run has labels to train on whatever it samples.
+        unsolved: 'label',
         maxTokens: 48,
         baseModel: 'smollm2',
         trainerArgs: '--max-steps 2 --batch-size 1 --max-length 256',

@@ -15,7 +15,7 @@ import { OnnxPrmScorer } from '../../core/model/onnx/prmScorer';
 import { findPackageRoot } from '../../core/resources';
 import { findTrainerPython } from '../../core/trainer/python';
 
-const USAGE = `stepwise loop [--data MATH.jsonl] [--levels 1,2] [--workspace DIR] [--out DIR] [--train N] [--held-out N] [--held-out-labels N] [--solutions N] [--samples-per-step N] [--search first-error|every-step] [--max-tokens N] [--self-eval-max-tokens N] [--base-model M] [--trainer-args "..."] [--python PATH] [--progress text|json] ${MODEL_USAGE}`;
+const USAGE = `stepwise loop [--data MATH.jsonl] [--levels 1,2] [--workspace DIR] [--out DIR] [--train N] [--held-out N] [--held-out-labels N] [--solutions N] [--samples-per-step N] [--search first-error|every-step] [--unsolved skip|label] [--max-tokens N] [--self-eval-max-tokens N] [--base-model M] [--trainer-args "..."] [--python PATH] [--progress text|json] ${MODEL_USAGE}`;
 
 const OPTIONS = {
   data: { type: 'string' },
@@ -28,6 +28,7 @@ const OPTIONS = {
   solutions: { type: 'string' },
   'samples-per-step': { type: 'string' },
   search: { type: 'string' },
+  unsolved: { type: 'string' },
   'max-tokens': { type: 'string' },
   'self-eval-max-tokens': { type: 'string' },
   'base-model': { type: 'string' },
@@ -68,6 +69,9 @@ export const loopCommand: CliCommand = {
     const search = values.search ?? 'first-error';
     if (search !== 'first-error' && search !== 'every-step')
       throw new UsageError('--search must be first-error or every-step.');
+    const unsolved = values.unsolved ?? 'skip';
+    if (unsolved !== 'skip' && unsolved !== 'label')
+      throw new UsageError('--unsolved must be skip or label.');
     const progressMode = values.progress ?? 'text';
     if (progressMode !== 'text' && progressMode !== 'json')
       throw new UsageError('--progress must be text or json.');
@@ -139,6 +143,7 @@ export const loopCommand: CliCommand = {
         labelling: {
           samplesPerStep: whole(values['samples-per-step'], 'samples-per-step', 4),
           search,
+          unsolved,
           maxTokens,
           temperature: 0.8,
           seed,
@@ -150,17 +155,29 @@ export const loopCommand: CliCommand = {
             .split(/\s+/)
             .filter(Boolean),
         },
-        evaluate: async ({ heldOutLabels, prmDir, heldOut }) => ({
-          prmSteps: await childEval(
-            ['prm', '--labels', heldOutLabels, '--prm-dir', prmDir],
-            path.join(loopDir, 'eval-prm.json'),
-          ),
-          verifierSteps: await childEval(
-            ['prm', '--labels', heldOutLabels],
-            path.join(loopDir, 'eval-prm-verifier.json'),
-          ),
-          bestOfN: await bestOfNOnSamples(prmDir, heldOut, loopDir, abort.signal, notice),
-        }),
+        evaluate: async ({ heldOutLabels, prmDir, heldOut }) => {
+          // With --unsolved skip, held-out problems that no sample solved get no labels: when none
+          // was solved there is no step AUROC to measure, and best-of-N still is.
+          const why =
+            'no held-out problem was solved by any of its samples, so no held-out step was labelled';
+          const labelled = hasLines(heldOutLabels);
+          if (!labelled) notice(`loop evaluate: step AUROC skipped: ${why}.`);
+          return {
+            prmSteps: labelled
+              ? await childEval(
+                  ['prm', '--labels', heldOutLabels, '--prm-dir', prmDir],
+                  path.join(loopDir, 'eval-prm.json'),
+                )
+              : { skipped: why },
+            verifierSteps: labelled
+              ? await childEval(
+                  ['prm', '--labels', heldOutLabels],
+                  path.join(loopDir, 'eval-prm-verifier.json'),
+                )
+              : { skipped: why },
+            bestOfN: await bestOfNOnSamples(prmDir, heldOut, loopDir, abort.signal, notice),
+          };
+        },
         signal: abort.signal,
         onEvent,
       });
@@ -189,6 +206,10 @@ export const loopCommand: CliCommand = {
     }
   },
 };
+
+function hasLines(file: string): boolean {
+  return fs.existsSync(file) && fs.readFileSync(file, 'utf8').trim().length > 0;
+}
 
 /**
  * The problems of the MATH levels in `levels` ("1,2"), in file order; all of them without it. A 0.5B

@@ -1,6 +1,6 @@
 /**
  * The learning loop, measured: sample solutions of training problems, label their steps
- * automatically (completion-based), train a process reward model on every label the workspace
+ * automatically (completion-based; by default only on problems some sample solved), train a process reward model on every label the workspace
  * holds (people's labels outrank automatic ones), export it to ONNX, and evaluate it on problems
  * held out from everything before: step AUROC on held-out automatic labels against the verifier's
  * log-probabilities, and best-of-N selection by the PRM against self-score, majority vote and a
@@ -25,6 +25,7 @@ import {
   type LabellingSettings,
   type SampledSolution,
   type SamplingSettings,
+  type UnsolvedPolicy,
 } from './solutions';
 
 export type LoopPhase = 'sample' | 'label' | 'train' | 'export' | 'evaluate';
@@ -46,8 +47,9 @@ export interface LoopOptions {
   trainProblems: number;
   heldOutProblems: number;
   /**
-   * How many of the held-out problems get step labels (the first ones): step AUROC needs labels,
-   * best-of-N needs only the samples, and labelling costs most of the loop's time.
+   * How many of the held-out problems get step labels (the first ones that the `unsolved` policy
+   * keeps): step AUROC needs labels, best-of-N needs only the samples, and labelling costs most
+   * of the loop's time.
    */
   heldOutLabelProblems?: number;
   generator: ModelBackend;
@@ -110,6 +112,8 @@ export interface LoopOutcome {
   state: LoopState;
   sampled: { train: number; heldOut: number; correctShare: { train: number; heldOut: number } };
   labelled: { train: LabelledSolutionSummary[]; heldOut: LabelledSolutionSummary[] };
+  /** Problems left unlabelled because no sample solved them (`unsolved: 'skip'`). */
+  unsolvedSkipped: { train: number; heldOut: number };
 }
 
 export async function runLoop(o: LoopOptions): Promise<LoopOutcome> {
@@ -130,13 +134,29 @@ export async function runLoop(o: LoopOptions): Promise<LoopOutcome> {
 
   const sampledTrain = await samplePhase(o, 'train', train);
   const sampledHeldOut = await samplePhase(o, 'held-out', heldOut);
-  const labelledTrain = await labelPhase(o, 'train', train, sampledTrain, trainStore);
-  const labelledOut = Math.min(heldOut.length, o.heldOutLabelProblems ?? heldOut.length);
+  const trainToLabel = problemsToLabel(train, sampledTrain, o.labelling.unsolved);
+  const heldOutToLabel = problemsToLabel(
+    heldOut,
+    sampledHeldOut,
+    o.labelling.unsolved,
+    o.heldOutLabelProblems,
+  );
+  for (const [set, chosen, of] of [
+    ['train', trainToLabel, train.length],
+    ['held-out', heldOutToLabel, heldOut.length],
+  ] as const)
+    if (chosen.skipped > 0)
+      o.onEvent?.({
+        phase: 'label',
+        set,
+        message: `labelling ${chosen.problems.length} ${set} problems; ${chosen.skipped} of ${of} had no right sample and are skipped (--unsolved label probes them too)`,
+      });
+  const labelledTrain = await labelPhase(o, 'train', trainToLabel.problems, trainToLabel.sampled, trainStore);
   const labelledHeldOut = await labelPhase(
     o,
     'held-out',
-    heldOut.slice(0, labelledOut),
-    sampledHeldOut.slice(0, labelledOut),
+    heldOutToLabel.problems,
+    heldOutToLabel.sampled,
     heldOutStore,
   );
 
@@ -207,6 +227,7 @@ export async function runLoop(o: LoopOptions): Promise<LoopOutcome> {
       correctShare: { train: share(sampledTrain), heldOut: share(sampledHeldOut) },
     },
     labelled: { train: labelledTrain, heldOut: labelledHeldOut },
+    unsolvedSkipped: { train: trainToLabel.skipped, heldOut: heldOutToLabel.skipped },
   };
 }
 
@@ -274,7 +295,7 @@ async function labelPhase(
       model: o.generator.info.name,
       plan: SAMPLING_PLAN,
       prompts: promptsDigest(['generator'], o.labelling.promptDir),
-      ...o.labelling,
+      ...labellingFingerprint(o.labelling),
     },
   );
   try {
@@ -301,6 +322,40 @@ async function labelPhase(
   } finally {
     journal.close();
   }
+}
+
+/**
+ * The problems whose samples get step labels, in order, with their samples: all of them, or with
+ * `skip` only those that at least one sample solved; at most `limit` problems are kept (counted
+ * after the filter, so held-out labels cover as many problems as asked). `skipped` counts the
+ * unsolved problems left out before the limit was reached.
+ */
+export function problemsToLabel(
+  problems: MathProblem[],
+  sampled: SampledSolution[][],
+  unsolved: UnsolvedPolicy,
+  limit = problems.length,
+): { problems: MathProblem[]; sampled: SampledSolution[][]; skipped: number } {
+  const out = { problems: [] as MathProblem[], sampled: [] as SampledSolution[][], skipped: 0 };
+  for (let i = 0; i < problems.length && out.problems.length < limit; i++) {
+    const samples = sampled[i] ?? [];
+    if (unsolved === 'skip' && !samples.some((s) => s.correct)) {
+      out.skipped++;
+      continue;
+    }
+    out.problems.push(problems[i]);
+    out.sampled.push(samples);
+  }
+  return out;
+}
+
+/**
+ * The labelling settings as the label journals record them. Journals written before `unsolved`
+ * existed labelled every problem and do not name it, so `label` is left out and they resume.
+ */
+export function labellingFingerprint(s: LabellingSettings): Record<string, unknown> {
+  const { unsolved, ...rest } = s;
+  return unsolved === 'label' ? rest : { ...rest, unsolved };
 }
 
 function stopIfIncomplete(

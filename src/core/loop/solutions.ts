@@ -77,8 +77,19 @@ export async function sampleSolutions(
   });
 }
 
+/**
+ * What to do with the wrong solutions of a problem that none of its samples solved. Completion
+ * probes on such a problem mostly measure the generator, not the step: with a generator that
+ * solves a problem one time in seven, 4 continuations from a sound step all miss about half the
+ * time, and the label "the first step already fails" says only that the problem is hard. `skip`
+ * leaves those problems out, as OmegaPRM drops problems whose rollouts all fail; `label` probes
+ * them as Math-Shepherd's hard estimation does.
+ */
+export type UnsolvedPolicy = 'skip' | 'label';
+
 export interface LabellingSettings {
   samplesPerStep: number;
+  unsolved: UnsolvedPolicy;
   search: StepSearch;
   maxTokens: number;
   temperature: number;

@@ -60,6 +60,8 @@ interface ImproveArgs {
   heldOut?: number;
   solutions?: number;
   samplesPerStep?: number;
+  /** Whether problems that no sample solved are labelled too (`stepwise loop --unsolved`). */
+  unsolved?: 'skip' | 'label';
   /** Tokens per sampled solution and per continuation. */
   maxTokens?: number;
   baseModel?: string;
@@ -132,6 +134,7 @@ export function registerImproveModel(ctx: StepwiseContext, panels: EvalReportPan
         python,
         ...(given.solutions ? ['--solutions', String(given.solutions)] : []),
         ...(given.samplesPerStep ? ['--samples-per-step', String(given.samplesPerStep)] : []),
+        ...(given.unsolved ? ['--unsolved', given.unsolved] : []),
         ...(given.maxTokens ? ['--max-tokens', String(given.maxTokens)] : []),
         ...(given.baseModel ? ['--base-model', given.baseModel] : []),
         ...(await generatorArgs(ctx)),

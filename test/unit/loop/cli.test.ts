@@ -82,3 +82,29 @@ test('--levels keeps the problems of those MATH levels, and refuses levels the d
   assert.notEqual(r.status, 0);
   assert.match(r.stderr, /The model folder .*none does not exist/);
 });
+
+test('a wrong --unsolved is refused with the two choices before any model loads', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-loop-cli-'));
+  const data = path.join(dir, 'problems.jsonl');
+  fs.writeFileSync(data, JSON.stringify({ problem: 'What is $2+3$?', answer: '5' }) + '\n');
+  const r = spawnSync(
+    process.execPath,
+    [
+      '-e',
+      RUNNER,
+      '--',
+      '--data',
+      data,
+      '--workspace',
+      dir,
+      '--unsolved',
+      'drop',
+      '--model-dir',
+      path.join(dir, 'none'),
+    ],
+    { encoding: 'utf8' },
+  );
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, /--unsolved must be skip or label/);
+  assert.ok(!fs.existsSync(path.join(dir, '.stepwise')), 'nothing was written to the workspace');
+});
