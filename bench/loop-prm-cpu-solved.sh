@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Issue 18's PRM figure again, with the loop's default `--unsolved skip`: step labels only on problems
+# that at least one of their samples solved. The first run (bench/loop-prm-cpu.sh) probed every
+# problem, and its PRM learned which problems the generator cannot solve rather than which steps
+# are wrong (bench/results/loop-prm-cpu-label-noise.json).
+#
+# Same generator, PRM base, sampling settings and held-out set as the first run: the 100 held-out
+# problems are MATH-500 level 1-2 problems 34-133 in file order. Skipping unsolved problems leaves
+# few training problems among level 1-2's first 33 (6 were solved), so training adds all 105 level 3
+# problems: the problem file is [level 1-2: first 33] + [level 3] + [level 1-2: next 100]. Both
+# sampling journals of the first run are copied in when this run has none: same problems, same
+# seeds, same settings, so the loop resumes past them instead of sampling them again.
+#
+# Several hours of CPU: the run folder, bench/runs/loop-prm-cpu-solved, keeps its journals in git,
+# and rerunning this script continues it. When it finishes it copies the report and the best-of-N
+# file to bench/results/loop-prm-cpu-solved.json and loop-prm-cpu-solved-best-of-n.json.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+# shellcheck source=bench/math-data.sh
+source bench/math-data.sh
+FIRST=$ROOT/bench/runs/loop-prm-cpu
+RUN=$ROOT/bench/runs/loop-prm-cpu-solved
+MODEL=$(node dist/cli.js models list --json |
+  node -e 'const m = JSON.parse(require("fs").readFileSync(0, "utf8")).find((r) => r.id === process.argv[1]);
+if (m?.state !== "installed") { console.error(`${process.argv[1]} is not installed: run bash scripts/setup.sh`); process.exit(2); }
+console.log(m.dir)' qwen2.5-coder-0.5b-instruct)
+mkdir -p "$RUN"
+node -e '
+const fs = require("fs");
+const rows = fs.readFileSync(process.argv[1], "utf8").split("\n").filter(Boolean);
+const level = (l) => JSON.parse(l).level;
+const easy = rows.filter((l) => level(l) <= 2);
+const three = rows.filter((l) => level(l) === 3);
+if (easy.length !== 133) throw new Error(`expected 133 level 1-2 problems in ${process.argv[1]}, found ${easy.length}`);
+fs.writeFileSync(process.argv[2], [...easy.slice(0, 33), ...three, ...easy.slice(33)].join("\n") + "\n");
+' "$DATA" "$RUN/problems.jsonl"
+TRAIN=$((33 + $(node -e 'console.log(require("fs").readFileSync(process.argv[1], "utf8").split("\n").filter((l) => l && JSON.parse(l).level === 3).length)' "$DATA")))
+for journal in sample-train.jsonl sample-held-out.jsonl; do
+  [ -f "$RUN/$journal" ] || cp "$FIRST/$journal" "$RUN/$journal"
+done
+node dist/cli.js loop --data "$RUN/problems.jsonl" --workspace "$RUN" --out "$RUN" \
+  --train "$TRAIN" --held-out 100 --held-out-labels 15 --solutions 4 --samples-per-step 4 --unsolved skip \
+  --base-model "$MODEL" --trainer-args="--lora-r 16 --max-steps 60 --save-steps 20 --batch-size 4" \
+  "$@" >/dev/null
+cp "$RUN/loop-report.json" bench/results/loop-prm-cpu-solved.json
+cp "$RUN/best-of-n.json" bench/results/loop-prm-cpu-solved-best-of-n.json
+echo "Wrote bench/results/loop-prm-cpu-solved.json and bench/results/loop-prm-cpu-solved-best-of-n.json." >&2
