@@ -79,8 +79,8 @@ export function isDone(c: CandidateRecord): boolean {
 }
 
 /**
- * Judges one parsed candidate: verifier passes (R_Y), meta-verification (R_meta),
- * step scores and the rewards. Each part is written into `record` as soon as it is known, so that
+ * Judges one parsed candidate: step scores, verifier passes (R_Y), meta-verification (R_meta)
+ * and the rewards. Each part is written into `record` as soon as it is known, so that
  * a cancellation or an error part-way through leaves every finished part in the run document.
  */
 export async function evaluateCandidate(record: CandidateRecord, ctx: EvaluationContext): Promise<void> {
@@ -113,9 +113,38 @@ export async function evaluateCandidate(record: CandidateRecord, ctx: Evaluation
   };
   updateRewards();
   if (proof === '') return; // nothing to judge; the format reward is already 0
+  let started: number;
+
+  // Step scores come first: they depend on no verdict, and meta-verification is then the last
+  // request before a refinement, whose prompt can open as the meta-verifier's does (problem, proof,
+  // self-evaluation) and so be read from a prompt cache instead of again.
+  // Ranking by PRM needs step scores even when they were not asked for.
+  if (ctx.stepScorer && (options.stepScores || options.rerankBy === 'prm')) {
+    emit({ type: 'phase', iteration, phase: 'step-score', candidate: record.index });
+    started = performance.now();
+    const steps = splitSteps(proof);
+    const scores = await ctx.stepScorer.scoreSteps(
+      ctx.problem,
+      steps.map((s) => s.text),
+      { signal },
+    );
+    record.stepScores = {
+      scorer: ctx.stepScorer.info,
+      steps: steps.map((s, i) => ({
+        index: s.index,
+        text: s.text,
+        start: s.start,
+        end: s.end,
+        hash: s.hash,
+        score: clampStepProbability(scores[i]),
+      })),
+      solutionScore: aggregateStepScores(scores.map(clampStepProbability), options.stepAggregate),
+      ms: performance.now() - started,
+    };
+  }
 
   emit({ type: 'phase', iteration, phase: 'verify', candidate: record.index });
-  let started = performance.now();
+  started = performance.now();
   const verifierPrompt = [
     { role: 'user' as const, content: renderPrompt(ctx.prompts.verifier, { problem: ctx.problem, proof }) },
   ];
@@ -146,30 +175,5 @@ export async function evaluateCandidate(record: CandidateRecord, ctx: Evaluation
     record.meta = { passes: metaPasses, score: meanScore(metaPasses), ms: performance.now() - started };
     updateRewards();
     signal?.throwIfAborted();
-  }
-
-  // Ranking by PRM needs step scores even when they were not asked for.
-  if (ctx.stepScorer && (options.stepScores || options.rerankBy === 'prm')) {
-    emit({ type: 'phase', iteration, phase: 'step-score', candidate: record.index });
-    started = performance.now();
-    const steps = splitSteps(proof);
-    const scores = await ctx.stepScorer.scoreSteps(
-      ctx.problem,
-      steps.map((s) => s.text),
-      { signal },
-    );
-    record.stepScores = {
-      scorer: ctx.stepScorer.info,
-      steps: steps.map((s, i) => ({
-        index: s.index,
-        text: s.text,
-        start: s.start,
-        end: s.end,
-        hash: s.hash,
-        score: clampStepProbability(scores[i]),
-      })),
-      solutionScore: aggregateStepScores(scores.map(clampStepProbability), options.stepAggregate),
-      ms: performance.now() - started,
-    };
   }
 }

@@ -278,7 +278,8 @@ test('events: run-start first, phases and tokens per round, done last with the r
   const last = events[events.length - 1];
   assert.equal(last.type === 'done' && last.run, run);
   const phases = events.flatMap((e) => (e.type === 'phase' ? [e.phase] : []));
-  assert.deepEqual(phases, ['generate', 'verify', 'meta-verify', 'step-score', 'rank']);
+  // Step scores before the verdicts: meta-verification is the last request before a refinement.
+  assert.deepEqual(phases, ['generate', 'step-score', 'verify', 'meta-verify', 'rank']);
   const generated = events
     .flatMap((e) => (e.type === 'token' && e.phase === 'generate' ? [e.text] : []))
     .join('');
