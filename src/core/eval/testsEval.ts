@@ -13,6 +13,7 @@
  */
 import { findFunctions } from '../codeReasoning/functions';
 import { runFiveStages, type SuiteRunner } from '../codeReasoning/pipeline';
+import type { VerdictStatus } from '../codeReasoning/rewards';
 import { createSandboxSuiteRunner } from '../codeReasoning/sandboxRunner';
 import type { ModelBackend } from '../model/types';
 import { runSuite } from '../sandbox/index';
@@ -43,6 +44,13 @@ export interface TestsItemResult {
     valid: number;
     /** Valid tests per stage 1–5. */
     validByStage: number[];
+    /**
+     * The admitted tests that failed on the reference, as written, with what the sandbox said:
+     * what a reader of the journal needs to see why tests are invalid. Absent in older journals.
+     */
+    invalid?: { stage: number; test: string; status: VerdictStatus; output?: string }[];
+    /** Why the rejected lines were rejected, counted (numbers in a reason read as N). */
+    rejectedReasons?: Record<string, number>;
   };
   mutants: {
     generated: number;
@@ -181,6 +189,22 @@ export async function evaluateCodeTask(task: CodeTask, ctx: TestsEvalContext): P
       rejectedLines: run.stages.reduce((n, st) => n + st.rejected.length, 0),
       valid: valid.length,
       validByStage: [1, 2, 3, 4, 5].map((s) => valid.filter((t) => t.stage === s).length),
+      invalid: run.accumulatedSuite.flatMap((t, i) => {
+        const v = run.verdicts[i];
+        if (v?.onUser === 'passed') return [];
+        const output = v?.userOutput?.trim();
+        return [
+          {
+            stage: t.stage,
+            test: clip(t.assertion?.line ?? t.source, 300),
+            status: v?.onUser ?? 'error',
+            ...(output ? { output: output.slice(-300) } : {}),
+          },
+        ];
+      }),
+      rejectedReasons: countBy(
+        run.stages.flatMap((st) => st.rejected.map((r) => r.reason.replace(/\d+/g, 'N'))),
+      ),
     },
     mutants: {
       generated: ctx.mutants.length,
@@ -211,4 +235,12 @@ export function describeTestsItem(r: TestsItemResult): string {
   const score =
     r.mutants.score === null ? 'no known-wrong mutant' : `mutation score ${r.mutants.score.toFixed(2)}`;
   return `${r.tests.admitted} tests admitted, ${r.tests.valid} valid, ${score}, generated code ${r.generator.officialStatus}`;
+}
+
+const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
+
+function countBy(keys: string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const k of keys) counts[k] = (counts[k] ?? 0) + 1;
+  return counts;
 }

@@ -69,6 +69,15 @@ test('scoring a suite: admitted assertions, valid on the reference, known-wrong 
   assert.ok(r.tests.rejectedLines >= 2);
   assert.equal(r.tests.valid, 2, 'is_leap(2023) == True is wrong on the reference');
   assert.deepEqual(r.tests.validByStage, [0, 0, 0, 2, 0]);
+  // The journal says which test was invalid and why, so a low validity can be read, not guessed.
+  assert.equal(r.tests.invalid?.length, 1);
+  assert.equal(r.tests.invalid?.[0].test, 'assert is_leap(2023) == True');
+  assert.equal(r.tests.invalid?.[0].stage, 4);
+  assert.equal(r.tests.invalid?.[0].status, 'failed');
+  assert.ok(
+    Object.keys(r.tests.rejectedReasons ?? {}).some((reason) => reason.startsWith('duplicate of line N')),
+    JSON.stringify(r.tests.rejectedReasons),
+  );
   assert.equal(r.referencePassesOfficial, true);
   assert.equal(r.generator.officialStatus, 'passed');
   assert.ok(r.mutants.knownWrong > 0 && r.mutants.knownWrong <= r.mutants.generated);
