@@ -20,11 +20,12 @@ import { findPackageRoot } from '../../core/resources';
 import { requireDataFile } from '../../core/eval/datasets';
 import type { ModelBackend } from '../../core/model/types';
 import { evalSummaryText } from '../../core/eval/summaryText';
+import { loadStageChain } from '../../core/codeReasoning/stages';
 
 const COMMON = '[--out FILE.json] [--fresh] [--limit N] [--concurrency N] [--json] [--progress text|json]';
 const USAGE = [
   `stepwise eval prove [--data MATH.jsonl] [--candidates N] [--iterations N] [--max-tokens N] [--temperature T] [--seed S] [--rerank-by verifier|prm|self] [--prm-dir DIR] [--prompts-dir DIR] [--no-step-scores] [--no-meta] [--free] ${COMMON} ${MODEL_USAGE}`,
-  `       stepwise eval tests [--data HumanEval.jsonl.gz|mbpp.jsonl] [--mutants K] [--max-tokens N] [--seed S] ${COMMON} ${MODEL_USAGE}`,
+  `       stepwise eval tests [--data HumanEval.jsonl.gz|mbpp.jsonl] [--mutants K] [--max-tokens N] [--seed S] [--stages STAGES.json] ${COMMON} ${MODEL_USAGE}`,
   `       stepwise eval prm --labels FILE [--prm-dir DIR | model options] [--threshold T] ${COMMON}`,
 ].join('\n');
 
@@ -49,6 +50,7 @@ const OPTIONS = {
   free: { type: 'boolean' },
   'no-meta': { type: 'boolean' },
   mutants: { type: 'string' },
+  stages: { type: 'string' },
   threshold: { type: 'string' },
 } as const;
 
@@ -162,6 +164,14 @@ export const evalCommand: CliCommand = {
           },
         });
       } else if (kind === 'tests') {
+        // A stages file that cannot be used is refused before the model loads.
+        if (values.stages) {
+          try {
+            loadStageChain(values.stages);
+          } catch (e) {
+            throw new UsageError(`--stages: ${(e as Error).message}`);
+          }
+        }
         const model = await openModel(values);
         opened.push(model);
         outcome = await evalTests({
@@ -175,6 +185,7 @@ export const evalCommand: CliCommand = {
             seed: values.seed === undefined ? undefined : int(values.seed, 'seed', 0, 0),
             perTestTimeoutMs: 5000,
             memoryMb: 512,
+            stagesFile: values.stages,
           },
         });
       } else {

@@ -117,8 +117,10 @@ export async function evalTests(
     settings: {
       ...run.settings,
       pythonPath: undefined,
+      // The file's content is what decides the results: its digest below, not its path.
+      stagesFile: undefined,
       mutantsPerFunction: run.mutantsPerFunction,
-      prompts: stagesDigest(),
+      prompts: stagesDigest(run.settings.stagesFile),
     },
     items,
     evaluate: (item, signal) =>

@@ -15,6 +15,7 @@ import { findFunctions } from '../codeReasoning/functions';
 import { runFiveStages, type SuiteRunner } from '../codeReasoning/pipeline';
 import type { VerdictStatus } from '../codeReasoning/rewards';
 import { createSandboxSuiteRunner } from '../codeReasoning/sandboxRunner';
+import { loadStageChain } from '../codeReasoning/stages';
 import type { ModelBackend } from '../model/types';
 import { runSuite } from '../sandbox/index';
 import type { SandboxTest, TestStatus } from '../sandbox/types';
@@ -29,6 +30,8 @@ export interface TestsEvalSettings {
   perTestTimeoutMs: number;
   memoryMb: number;
   pythonPath?: string;
+  /** Stage definitions to reason with instead of the shipped prompts/code/stages.json. */
+  stagesFile?: string;
 }
 
 export interface TestsItemResult {
@@ -132,6 +135,7 @@ export async function evaluateCodeTask(task: CodeTask, ctx: TestsEvalContext): P
     fileSource: task.referenceCode,
     runSuite: suiteRunner,
     referenceMode: 'user',
+    chain: settings.stagesFile ? loadStageChain(settings.stagesFile) : undefined,
     maxTokens: settings.maxTokens,
     temperature: settings.temperature,
     seed: settings.seed,

@@ -8,6 +8,7 @@ import { outputPaths } from '../../../src/core/eval/evaluation';
 import { pythonMutants } from '../../../src/core/eval/mutants';
 import { evalTests } from '../../../src/core/eval/suites';
 import { evaluateCodeTask } from '../../../src/core/eval/testsEval';
+import { stagesDigest } from '../../../src/core/codeReasoning/stages';
 import { OnnxBackend } from '../../../src/core/model/onnx/index';
 import { asksForTests, scriptedModel } from '../helpers/scriptedModel';
 import { tinyModelDir } from '../model/tinyModel';
@@ -91,6 +92,23 @@ test('scoring a suite: admitted assertions, valid on the reference, known-wrong 
   assert.equal(none.tests.admitted, 0);
   assert.equal(none.mutants.killed, 0);
   assert.notEqual(none.generator.officialStatus, 'passed');
+});
+
+test('a stages file given in the settings is what the test writer is asked, and its digest is in the fingerprint', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-eval-stages-'));
+  const stages = JSON.parse(fs.readFileSync(path.join(ROOT, 'prompts', 'code', 'stages.json'), 'utf8'));
+  stages.stages[0].testFocus = 'only inputs the specification allows';
+  const stagesFile = path.join(dir, 'stages.json');
+  fs.writeFileSync(stagesFile, JSON.stringify(stages));
+  const task = readCodeTasks(MBPP).items[3];
+  const model = scriptedModel(() => 'Nothing.');
+  await evaluateCodeTask(task, { model, settings: { ...SETTINGS, stagesFile }, mutants: [] });
+  assert.ok(
+    model.calls.some((c) => c.prompt.includes('up to 3 small tests of only inputs the specification allows')),
+    "the first test writer request carries the file's focus",
+  );
+  assert.ok(!model.calls.some((c) => c.prompt.includes('the happy path, an empty input')));
+  assert.notEqual(stagesDigest(stagesFile), stagesDigest(), 'a journal is never resumed under other stages');
 });
 
 test('eval tests runs on a real (tiny) ONNX model over the MBPP fixture and writes its report', async () => {

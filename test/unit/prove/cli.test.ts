@@ -75,6 +75,34 @@ test('prove and eval prove refuse a prompts folder that would change nothing, be
   assert.match(r.stderr, /--prompts-dir: The prompt folder .* holds none of the prove prompts/);
 });
 
+test('eval tests refuses a stages file it cannot use, before loading any model', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-stages-'));
+  const data = path.join(dir, 'mbpp.jsonl');
+  fs.writeFileSync(
+    data,
+    JSON.stringify({
+      task_id: 1,
+      text: 'Add.',
+      code: 'def add(a, b):\n    return a + b',
+      test_list: ['assert add(1, 2) == 3'],
+    }) + '\n',
+  );
+  const stages = path.join(dir, 'stages.json');
+  fs.writeFileSync(stages, JSON.stringify({ version: 2, opening: 'x', stages: [] }));
+  const r = await capture([
+    'eval',
+    'tests',
+    '--data',
+    data,
+    '--stages',
+    stages,
+    '--model-dir',
+    path.join(dir, 'none'),
+  ]);
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr, /--stages: The stage definitions in .*stages\.json are invalid/);
+});
+
 test('prove with a model folder that does not exist fails with a message, not a stack trace', async () => {
   const missing = path.join(os.tmpdir(), `stepwise-no-model-${process.pid}`);
   const r = await capture([
