@@ -177,7 +177,11 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
     emit({ type: 'stage-start', stage: stage.id, role: 'test-writer' });
     const writing = await writeStageTests({
       model,
-      messages: conversation.testWriter([...results, { stage, reasoning }], stage),
+      messages: conversation.testWriter(
+        [...results, { stage, reasoning }],
+        stage,
+        accumulated.map((t) => t.assertion?.line ?? t.source),
+      ),
       target,
       stage: stage.id,
       budget: stage.testBudget,

@@ -96,9 +96,20 @@ export class StageConversation {
     return this.ask(done, this.fill(stage.generatorTask, stage));
   }
 
-  /** What the test writer is asked at the last stage of `done` (no reasoning: from the specification alone). */
-  testWriter(done: StageTurn[], stage: StageDefinition): ChatMessage[] {
-    return this.ask(done, this.fill(stage.testWriterTask, stage));
+  /**
+   * What the test writer is asked at the last stage of `done` (no reasoning: from the specification
+   * alone). A task with `{{existing_tests}}` is shown the suite's tests so far, one per line: each
+   * stage's test writer starts a new branch and otherwise cannot know what earlier ones wrote.
+   */
+  testWriter(
+    done: StageTurn[],
+    stage: StageDefinition,
+    existingTests: readonly string[] = [],
+  ): ChatMessage[] {
+    const task = fillTemplate(stage.testWriterTask, {
+      existing_tests: existingTests.length ? existingTests.join('\n') : '(none yet)',
+    });
+    return this.ask(done, this.fill(task, stage));
   }
 
   private ask(done: StageTurn[], task: string): ChatMessage[] {

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { findFunctions } from '../../../src/core/codeReasoning/functions';
 import { runFiveStages, type SuiteRunner } from '../../../src/core/codeReasoning/pipeline';
+import { loadStageChain } from '../../../src/core/codeReasoning/stages';
 import { writeStageTests } from '../../../src/core/codeReasoning/testWriter';
 import { lastMessage, ScriptedBackend } from '../prove/scriptedBackend';
 import type { ChatMessage } from '../../../src/core/model/types';
@@ -133,4 +134,33 @@ test('five stages are one conversation: each request extends the one before, and
     for (const m of generator[k])
       assert.doesNotMatch(m.content, /assert add\(/, 'a test leaked into the generator');
   }
+});
+
+test('a test writer task with {{existing_tests}} is shown the suite so far; the shipped tasks are not', async () => {
+  const shipped = loadStageChain();
+  const chain = {
+    ...shipped,
+    stages: shipped.stages.map((s) =>
+      s.id === 1
+        ? s
+        : { ...s, testWriterTask: `Already in the suite:\n{{existing_tests}}\n\n${s.testWriterTask}` },
+    ),
+  };
+  const run = async (stages: typeof shipped) => {
+    const backend = new ScriptedBackend(
+      () => ['Reasoning.'],
+      undefined,
+      () => [{ tests: LINES }],
+    );
+    await runFiveStages({ model: backend, target: await target(), fileSource: SOURCE, chain: stages });
+    return backend.planCalls.map((c) => lastMessage(c.input as ChatMessage[]));
+  };
+  const tasks = await run(chain);
+  assert.doesNotMatch(tasks[0], /Already in the suite/);
+  // Stage 1 admitted two of LINES (as above); stage 2's writer sees them as written, one per line.
+  assert.match(
+    tasks[1],
+    /^Already in the suite:\nassert add\(1, 2\) == 3\nassert add\(0, 0\) == 0\n\nNow write tests/,
+  );
+  for (const task of await run(shipped)) assert.doesNotMatch(task, /existing_tests|Already in the suite/);
 });
