@@ -11,6 +11,7 @@ import { proveAndVerify, type ProveModels, type ProveOptionsInput } from '../pro
 import type { CandidateRecord, ProveRun } from '../prove/runSchema';
 import { answersEquivalent, finalBoxedAnswer } from './answers';
 import type { MathProblem } from './datasets';
+import { truncate } from '../text/truncate';
 
 export interface CandidateOutcome {
   /** The last \boxed{} of the Solution section; null when there is none. */
@@ -135,9 +136,5 @@ export async function evaluateMathProblem(
 export function describeProveItem(r: ProveItemResult): string {
   const f = r.final;
   if (!f) return `no answer (${r.status})`;
-  return `${f.correct ? 'correct' : 'wrong'} (${f.answer === null ? 'no boxed answer' : `answer ${truncate(f.answer)}`}, reference ${truncate(r.reference)}), ${r.rounds.length} round(s)`;
-}
-
-function truncate(s: string, max = 24): string {
-  return s.length > max ? `${s.slice(0, max)}…` : s;
+  return `${f.correct ? 'correct' : 'wrong'} (${f.answer === null ? 'no boxed answer' : `answer ${truncate(f.answer, 24)}`}, reference ${truncate(r.reference, 24)}), ${r.rounds.length} round(s)`;
 }

@@ -21,6 +21,7 @@ import { runSuite } from '../sandbox/index';
 import type { SandboxTest, TestStatus } from '../sandbox/types';
 import type { CodeTask } from './datasets';
 import type { Mutant } from './mutants';
+import { truncate } from '../text/truncate';
 
 export interface TestsEvalSettings {
   maxTokens: number;
@@ -200,7 +201,7 @@ export async function evaluateCodeTask(task: CodeTask, ctx: TestsEvalContext): P
         return [
           {
             stage: t.stage,
-            test: clip(t.assertion?.line ?? t.source, 300),
+            test: truncate(t.assertion?.line ?? t.source, 300),
             status: v?.onUser ?? 'error',
             ...(output ? { output: output.slice(-300) } : {}),
           },
@@ -240,8 +241,6 @@ export function describeTestsItem(r: TestsItemResult): string {
     r.mutants.score === null ? 'no known-wrong mutant' : `mutation score ${r.mutants.score.toFixed(2)}`;
   return `${r.tests.admitted} tests admitted, ${r.tests.valid} valid, ${score}, generated code ${r.generator.officialStatus}`;
 }
-
-const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
 
 function countBy(keys: string[]): Record<string, number> {
   const counts: Record<string, number> = {};

@@ -1,5 +1,6 @@
 import { indexOfIgnoreCase, removeClosedSpans } from '../text/spans';
 import { CLOSING_SENTENCE, readScore } from './score';
+import { truncate } from '../text/truncate';
 
 /**
  * Parsing the generator's output protocol:
@@ -151,7 +152,7 @@ function readSelfScore(selfAnalysis: string, hasSection: boolean, problems: stri
     problems.push('the Self Evaluation does not end with its closing sentence and score');
   }
   if (reading.rawScore === null) {
-    problems.push(`the self-score \\boxed{${truncate(reading.box?.content ?? '')}} is not a number`);
+    problems.push(`the self-score \\boxed{${truncate(reading.box?.content ?? '', 40)}} is not a number`);
     return null;
   }
   if (reading.score === null) {
@@ -159,8 +160,4 @@ function readSelfScore(selfAnalysis: string, hasSection: boolean, problems: stri
     return null;
   }
   return reading.score;
-}
-
-function truncate(s: string, max = 40): string {
-  return s.length > max ? `${s.slice(0, max)}…` : s;
 }

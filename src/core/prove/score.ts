@@ -7,6 +7,7 @@
  * output can be long and adversarial, and every scan below is linear.
  */
 import { boxedNumber, findBoxed, type BoxedValue } from './boxed';
+import { truncate } from '../text/truncate';
 
 export const CLOSING_SENTENCE = 'Based on my evaluation, the final overall score should be:';
 
@@ -111,7 +112,7 @@ export function readScore(output: string, scale: ScoreScale): ScoreReading {
     problems.push(`${boxes.length} \\boxed{} values; the ${closing ? 'closing' : 'last'} one was read`);
   const raw = boxedNumber(box.content);
   if (raw === null) {
-    problems.push(`\\boxed{${truncate(box.content)}} is not a number`);
+    problems.push(`\\boxed{${truncate(box.content, 40)}} is not a number`);
     return reading;
   }
   reading.rawScore = raw;
@@ -136,7 +137,3 @@ export function reasonWords(reasons: string, opening?: string): number {
  * writes only its closing line has given a score, not a judgement anyone can check.
  */
 export const MIN_REASON_WORDS = 5;
-
-function truncate(s: string, max = 40): string {
-  return s.length > max ? `${s.slice(0, max)}…` : s;
-}
