@@ -61,10 +61,12 @@ export function loadStageChain(file = resourcePath('prompts', 'code', 'stages.js
  * so that a resumed run never mixes functions reasoned under two versions of the prompts.
  */
 export function stagesDigest(file?: string): string {
-  return createHash('sha256')
-    .update(JSON.stringify(loadStageChain(file)))
-    .digest('hex')
-    .slice(0, 16);
+  return chainDigest(loadStageChain(file));
+}
+
+/** The digest of stage definitions already loaded (the same as `stagesDigest` of their file). */
+export function chainDigest(chain: StageChain): string {
+  return createHash('sha256').update(JSON.stringify(chain)).digest('hex').slice(0, 16);
 }
 
 /** Fills `{{name}}` placeholders; an unknown placeholder is left as it is so a typo shows. */

@@ -8,7 +8,7 @@ import type { ModelBackend } from '../model/types';
 import type { ProveModels, ProveOptionsInput } from '../prove/prove';
 import type { StepScorer } from '../model/stepScorer';
 import { PROMPT_NAMES, promptsDigest } from '../prove/prompts';
-import { stagesDigest } from '../codeReasoning/stages';
+import { chainDigest, loadStageChain } from '../codeReasoning/stages';
 import {
   MISSING_DATA_HINTS,
   readCodeTasks,
@@ -104,6 +104,8 @@ export async function evalTests(
 ): Promise<EvaluationOutcome<TestsMetrics>> {
   const { items: tasks, problems: bad, format } = readCodeTasks(run.data, MISSING_DATA_HINTS.tests);
   const items = select<CodeTask>(tasks, run.limit);
+  // Read once: every item reasons with the definitions whose digest the fingerprint records.
+  const chain = loadStageChain(run.settings.stagesFile);
   // Mutants depend only on the reference code, so they are made once, up front, for every item.
   const mutants: Record<string, Mutant[]> = await pythonMutants(
     Object.fromEntries(items.map((it) => [it.id, it.input.referenceCode])),
@@ -120,7 +122,7 @@ export async function evalTests(
       // The file's content is what decides the results: its digest below, not its path.
       stagesFile: undefined,
       mutantsPerFunction: run.mutantsPerFunction,
-      prompts: stagesDigest(run.settings.stagesFile),
+      prompts: chainDigest(chain),
     },
     items,
     evaluate: (item, signal) =>
@@ -128,6 +130,7 @@ export async function evalTests(
         model: run.model,
         settings: run.settings,
         mutants: mutants[item.id] ?? [],
+        chain,
         signal,
       }),
     describe: describeTestsItem,

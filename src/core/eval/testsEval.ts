@@ -15,7 +15,7 @@ import { findFunctions } from '../codeReasoning/functions';
 import { runFiveStages, type SuiteRunner } from '../codeReasoning/pipeline';
 import type { VerdictStatus } from '../codeReasoning/rewards';
 import { createSandboxSuiteRunner } from '../codeReasoning/sandboxRunner';
-import { loadStageChain } from '../codeReasoning/stages';
+import type { StageChain } from '../codeReasoning/stages';
 import type { ModelBackend } from '../model/types';
 import { runSuite } from '../sandbox/index';
 import type { SandboxTest, TestStatus } from '../sandbox/types';
@@ -31,7 +31,7 @@ export interface TestsEvalSettings {
   perTestTimeoutMs: number;
   memoryMb: number;
   pythonPath?: string;
-  /** Stage definitions to reason with instead of the shipped prompts/code/stages.json. */
+  /** Stage definitions to reason with instead of the shipped prompts/code/stages.json (read once per evaluation). */
   stagesFile?: string;
 }
 
@@ -76,6 +76,8 @@ export interface TestsEvalContext {
   model: ModelBackend;
   settings: TestsEvalSettings;
   mutants: Mutant[];
+  /** The stage definitions to reason with; the shipped ones when absent. */
+  chain?: StageChain;
   signal?: AbortSignal;
 }
 
@@ -136,7 +138,7 @@ export async function evaluateCodeTask(task: CodeTask, ctx: TestsEvalContext): P
     fileSource: task.referenceCode,
     runSuite: suiteRunner,
     referenceMode: 'user',
-    chain: settings.stagesFile ? loadStageChain(settings.stagesFile) : undefined,
+    chain: ctx.chain,
     maxTokens: settings.maxTokens,
     temperature: settings.temperature,
     seed: settings.seed,

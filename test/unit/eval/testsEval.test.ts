@@ -8,7 +8,7 @@ import { outputPaths } from '../../../src/core/eval/evaluation';
 import { pythonMutants } from '../../../src/core/eval/mutants';
 import { evalTests } from '../../../src/core/eval/suites';
 import { evaluateCodeTask } from '../../../src/core/eval/testsEval';
-import { stagesDigest } from '../../../src/core/codeReasoning/stages';
+import { loadStageChain, stagesDigest } from '../../../src/core/codeReasoning/stages';
 import { OnnxBackend } from '../../../src/core/model/onnx/index';
 import { asksForTests, scriptedModel } from '../helpers/scriptedModel';
 import { tinyModelDir } from '../model/tinyModel';
@@ -94,7 +94,7 @@ test('scoring a suite: admitted assertions, valid on the reference, known-wrong 
   assert.notEqual(none.generator.officialStatus, 'passed');
 });
 
-test('a stages file given in the settings is what the test writer is asked, and its digest is in the fingerprint', async () => {
+test('the stage definitions given to an item are what the test writer is asked, and their digest differs from the shipped one', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-eval-stages-'));
   const stages = JSON.parse(fs.readFileSync(path.join(ROOT, 'prompts', 'code', 'stages.json'), 'utf8'));
   stages.stages[0].testFocus = 'only inputs the specification allows';
@@ -102,7 +102,7 @@ test('a stages file given in the settings is what the test writer is asked, and 
   fs.writeFileSync(stagesFile, JSON.stringify(stages));
   const task = readCodeTasks(MBPP).items[3];
   const model = scriptedModel(() => 'Nothing.');
-  await evaluateCodeTask(task, { model, settings: { ...SETTINGS, stagesFile }, mutants: [] });
+  await evaluateCodeTask(task, { model, settings: SETTINGS, mutants: [], chain: loadStageChain(stagesFile) });
   assert.ok(
     model.calls.some((c) => c.prompt.includes('up to 3 small tests of only inputs the specification allows')),
     "the first test writer request carries the file's focus",
