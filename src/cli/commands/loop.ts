@@ -162,19 +162,13 @@ export const loopCommand: CliCommand = {
             'no held-out problem was solved by any of its samples, so no held-out step was labelled';
           const labelled = hasLines(heldOutLabels);
           if (!labelled) notice(`loop evaluate: step AUROC skipped: ${why}.`);
+          const stepAuroc = (scorerArgs: string[], file: string) =>
+            labelled
+              ? childEval(['prm', '--labels', heldOutLabels, ...scorerArgs], path.join(loopDir, file))
+              : { skipped: why };
           return {
-            prmSteps: labelled
-              ? await childEval(
-                  ['prm', '--labels', heldOutLabels, '--prm-dir', prmDir],
-                  path.join(loopDir, 'eval-prm.json'),
-                )
-              : { skipped: why },
-            verifierSteps: labelled
-              ? await childEval(
-                  ['prm', '--labels', heldOutLabels],
-                  path.join(loopDir, 'eval-prm-verifier.json'),
-                )
-              : { skipped: why },
+            prmSteps: await stepAuroc(['--prm-dir', prmDir], 'eval-prm.json'),
+            verifierSteps: await stepAuroc([], 'eval-prm-verifier.json'),
             bestOfN: await bestOfNOnSamples(prmDir, heldOut, loopDir, abort.signal, notice),
           };
         },

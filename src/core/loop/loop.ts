@@ -4,8 +4,9 @@
  * process reward model on every label the workspace holds (people's labels outrank automatic
  * ones), export it to ONNX, and evaluate it on problems held out from everything before: step
  * AUROC on held-out automatic labels against the verifier's log-probabilities, and best-of-N
- * selection by the PRM against self-score, majority vote and a single sample. Every phase is resumable: sampling and labelling are journaled per item, training
- * resumes from its latest checkpoint, finished phases are recorded in `loop.json`.
+ * selection by the PRM against self-score, majority vote and a single sample. Every phase is
+ * resumable: sampling and labelling are journaled per item, training resumes from its latest
+ * checkpoint, finished phases are recorded in `loop.json`.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
