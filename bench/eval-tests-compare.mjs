@@ -2,6 +2,7 @@
 // later one (possibly still under way), compared on the functions both finished.
 //   node bench/eval-tests-compare.mjs BEFORE.items.jsonl AFTER.items.jsonl OUT.json
 import * as fs from 'node:fs';
+import { journalItems } from './journal-items.mjs';
 
 const [beforePath, afterPath, outPath] = process.argv.slice(2);
 if (!outPath) {
@@ -10,12 +11,8 @@ if (!outPath) {
 }
 const items = (file) =>
   new Map(
-    fs
-      .readFileSync(file, 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line))
-      .filter((e) => e.type === 'item' && e.result)
+    journalItems(file)
+      .filter((e) => e.result)
       .map((e) => [e.id, { ...e.result, journalMs: e.ms }]),
   );
 const before = items(beforePath);

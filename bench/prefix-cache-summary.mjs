@@ -2,6 +2,7 @@
 // with the engine's prefix cache and without it.
 //   node bench/prefix-cache-summary.mjs CACHED.json WHOLE.json OUT.json
 import * as fs from 'node:fs';
+import { itemsFileOf, journalItems } from './journal-items.mjs';
 
 const [cachedPath, wholePath, outPath] = process.argv.slice(2);
 if (!outPath) {
@@ -11,12 +12,7 @@ if (!outPath) {
 
 function variant(name, resultPath, description) {
   const result = JSON.parse(fs.readFileSync(resultPath, 'utf8'));
-  const items = fs
-    .readFileSync(resultPath.replace(/\.json$/, '.items.jsonl'), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line))
-    .filter((r) => r.type === 'item');
+  const items = journalItems(itemsFileOf(resultPath));
   const m = result.metrics;
   return {
     variant: name,

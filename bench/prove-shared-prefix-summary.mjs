@@ -2,6 +2,7 @@
 // judge prompts and the ones laid out for a prompt cache, on the same problems and seeds.
 //   node bench/prove-shared-prefix-summary.mjs SHIPPED.json SHARED.json OUT.json
 import * as fs from 'node:fs';
+import { itemsFileOf, journalItems } from './journal-items.mjs';
 
 const [shippedPath, sharedPath, outPath] = process.argv.slice(2);
 if (!outPath) {
@@ -23,12 +24,8 @@ function auroc(points) {
 
 function arm(name, resultPath) {
   const result = JSON.parse(fs.readFileSync(resultPath, 'utf8'));
-  const items = fs
-    .readFileSync(resultPath.replace(/\.json$/, '.items.jsonl'), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line))
-    .filter((r) => r.type === 'item' && r.result?.status === 'completed')
+  const items = journalItems(itemsFileOf(resultPath))
+    .filter((r) => r.result?.status === 'completed')
     .map((r) => r.result);
   const candidates = items.flatMap((r) => r.rounds.flatMap((round) => round.candidates));
   const judged = (key) =>
