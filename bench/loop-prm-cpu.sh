@@ -6,10 +6,10 @@
 # step labels (4 continuations per probed step) on the first 15 held-out problems for step AUROC.
 #
 # Several hours of CPU in all, more than one working session: the run folder,
-# bench/runs/loop-prm-cpu, keeps its journals (samples, labels, label stores, loop.json) in the
-# repository, so the run continues where it stopped on any machine; the trained and exported
-# models stay out of git and are trained again when a folder arrives without them. Rerun this
-# script to continue. When it finishes it copies the report and best-of-N file to
+# bench/runs/loop-prm-cpu, keeps its journals (samples, labels, loop.json) in the repository.
+# Its label stores carry the datasets' problem text and stay local, like the trained and exported
+# models: the run continues where it stopped on this machine, and on another one the loop refuses
+# to train on a store that lacks labels its journal records. Rerun this script to continue. When it finishes it copies the report and best-of-N file to
 # bench/results/loop-prm-cpu.json and bench/results/loop-prm-cpu-best-of-n.json.
 #
 # `--unsolved label` probes the solutions of problems no sample solved as well. That was the loop's only

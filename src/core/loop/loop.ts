@@ -317,12 +317,32 @@ async function labelPhase(
       onProgress: (progress) => o.onEvent?.({ phase: 'label', set, progress }),
     });
     stopIfIncomplete(outcome, `labelling the ${set} solutions`);
-    return items
+    const summaries = items
       .map((it) => journal.finished.get(it.id)?.result)
       .filter((r): r is LabelledSolutionSummary => !!r);
+    const missing = labelsMissingFromStore(summaries, (await store.read()).records);
+    if (missing.length > 0)
+      throw new LoopError(
+        `${missing.length} ${set} solution(s) that ${path.basename(journal.file)} records as labelled have no labels in ${store.dir} (first: ${missing[0]}); training would silently use fewer labels.`,
+        `Put the label store back, or delete ${journal.file} to label those solutions again.`,
+      );
+    return summaries;
   } finally {
     journal.close();
   }
+}
+
+/**
+ * Solutions the label journal counts as labelled whose labels are not in the store: a journal
+ * resumed next to a deleted, moved or freshly cloned store (the stores hold problem text from the
+ * datasets and stay out of git) would otherwise skip them and train on less than it reports.
+ */
+export function labelsMissingFromStore(
+  summaries: LabelledSolutionSummary[],
+  records: { solutionId: string }[],
+): string[] {
+  const stored = new Set(records.map((r) => r.solutionId));
+  return summaries.filter((s) => s.labelled > 0 && !stored.has(s.solutionId)).map((s) => s.solutionId);
 }
 
 /**

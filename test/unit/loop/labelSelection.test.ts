@@ -5,7 +5,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { MathProblem } from '../../../src/core/eval/datasets';
 import { EvalJournal, EvalSettingsError } from '../../../src/core/eval/journal';
-import { labellingFingerprint, problemsToLabel } from '../../../src/core/loop/loop';
+import { LabelStore } from '../../../src/core/labels/store';
+import { stepHash } from '../../../src/core/steps/split';
+import { labellingFingerprint, labelsMissingFromStore, problemsToLabel } from '../../../src/core/loop/loop';
 import type { LabellingSettings, SampledSolution } from '../../../src/core/loop/solutions';
 
 const problem = (id: string): MathProblem => ({ id, problem: `Problem ${id}`, answer: '1' });
@@ -91,4 +93,27 @@ test('a label journal written before the policy existed resumes with label and i
     () => withPolicy('skip'),
     (e: unknown) => e instanceof EvalSettingsError && /unsolved/.test(e.message),
   );
+});
+
+test('solutions the journal counts as labelled but the store lacks are reported, so a resumed loop cannot train on less', async () => {
+  const store = new LabelStore(fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-label-missing-')));
+  const text = 'Step one.';
+  await store.append({
+    problemId: 'a',
+    solutionId: 'a1',
+    stepIndex: 0,
+    stepHash: stepHash(text),
+    stepText: text,
+    rating: 1,
+    source: 'auto-completion',
+  });
+  const summaries = [
+    { solutionId: 'a1', steps: 2, labelled: 1, negative: 0, probes: 4 },
+    // Labelled in an earlier run whose store was deleted: must be reported.
+    { solutionId: 'a2', steps: 3, labelled: 2, negative: 1, probes: 8 },
+    // No step got a label (a solution without steps): nothing to miss.
+    { solutionId: 'a3', steps: 0, labelled: 0, negative: 0, probes: 0 },
+  ];
+  assert.deepEqual(labelsMissingFromStore(summaries, (await store.read()).records), ['a2']);
+  assert.deepEqual(labelsMissingFromStore(summaries.slice(0, 1), (await store.read()).records), []);
 });
