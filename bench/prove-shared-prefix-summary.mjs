@@ -7,7 +7,9 @@ import { itemsFileOf, journalItems } from './journal-items.mjs';
 
 const [firstPath, sharedPath, outPath] = process.argv.slice(2);
 if (!outPath) {
-  console.error('usage: node bench/prove-shared-prefix-summary.mjs INSTRUCTIONS-FIRST.json SHARED.json OUT.json');
+  console.error(
+    'usage: node bench/prove-shared-prefix-summary.mjs INSTRUCTIONS-FIRST.json SHARED.json OUT.json',
+  );
   process.exit(2);
 }
 const round = (x, d) => (x == null ? null : Math.round(x * 10 ** d) / 10 ** d);

@@ -17,8 +17,7 @@ function router(
   let generatorCalls = 0;
   return ({ input }) => {
     const text = promptText(input);
-    if (text.includes('Grade the proof above') || text.includes('check the evaluation'))
-      return [judge(text)];
+    if (text.includes('Grade the proof above') || text.includes('check the evaluation')) return [judge(text)];
     return proofs(generatorCalls++);
   };
 }
