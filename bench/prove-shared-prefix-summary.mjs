@@ -1,15 +1,12 @@
-// Puts two `stepwise eval prove` results side by side (bench/prove-shared-prefix.sh): the judge
-// prompts with their instructions first (shipped until the run showed the gain) and the shipped ones,
-// laid out for a prompt cache, on the same problems and seeds.
-//   node bench/prove-shared-prefix-summary.mjs INSTRUCTIONS-FIRST.json SHARED.json OUT.json
+// Puts two `stepwise eval prove` results side by side (bench/prove-shared-prefix.sh): the shipped
+// judge prompts and the ones laid out for a prompt cache, on the same problems and seeds.
+//   node bench/prove-shared-prefix-summary.mjs SHIPPED.json SHARED.json OUT.json
 import * as fs from 'node:fs';
 import { itemsFileOf, journalItems } from './journal-items.mjs';
 
-const [firstPath, sharedPath, outPath] = process.argv.slice(2);
+const [shippedPath, sharedPath, outPath] = process.argv.slice(2);
 if (!outPath) {
-  console.error(
-    'usage: node bench/prove-shared-prefix-summary.mjs INSTRUCTIONS-FIRST.json SHARED.json OUT.json',
-  );
+  console.error('usage: node bench/prove-shared-prefix-summary.mjs SHIPPED.json SHARED.json OUT.json');
   process.exit(2);
 }
 const round = (x, d) => (x == null ? null : Math.round(x * 10 ** d) / 10 ** d);
@@ -36,7 +33,7 @@ function arm(name, resultPath) {
   const phase = (key) => round(mean(items.map((r) => (r.phaseMs?.[key] ?? 0) / 1000)), 1);
   return {
     arm: name,
-    prompts: name === 'shared-prefix' ? 'prompts/prove (shipped)' : 'bench/prompts/instructions-first',
+    prompts: name === 'shipped' ? 'prompts/prove (shipped)' : 'bench/prompts/shared-prefix',
     model: result.model.name,
     problems: items.length,
     right_answers: items.filter((r) => r.final?.correct).length,
@@ -53,22 +50,22 @@ function arm(name, resultPath) {
   };
 }
 
-const first = arm('instructions-first', firstPath);
+const shipped = arm('shipped', shippedPath);
 const shared = arm('shared-prefix', sharedPath);
 // The generator prompt is the same in both arms: where a problem's first proof gave the same answer
 // in both, the two verifiers judged (almost always) the same proof.
-const paired = [...first.first_rounds]
+const paired = [...shipped.first_rounds]
   .map(([id, a]) => [a, shared.first_rounds.get(id)])
   .filter(([a, b]) => a && b && a.answer === b.answer && a.verifierScore != null && b.verifierScore != null);
 const out = {
   benchmark: 'prove-shared-prefix',
   date: new Date().toISOString(),
-  what: 'stepwise eval prove on the first MATH-500 problems with the default local model (meta-verification on, step scores off, up to 2 rounds), judge prompts with the instructions first against the same prompts with the problem and proof first (shipped)',
-  arms: [first, shared].map(({ first_rounds: _firstRounds, ...rest }) => rest),
+  what: 'stepwise eval prove on the first MATH-500 problems with the default local model (meta-verification on, step scores off, up to 2 rounds), shipped judge prompts against the same prompts with the problem and proof first',
+  arms: [shipped, shared].map(({ first_rounds: _firstRounds, ...rest }) => rest),
   same_first_answer: {
     problems: paired.length,
     mean_verifier_score: {
-      instructions_first: round(mean(paired.map(([a]) => a.verifierScore)), 3),
+      shipped: round(mean(paired.map(([a]) => a.verifierScore)), 3),
       shared_prefix: round(mean(paired.map(([, b]) => b.verifierScore)), 3),
     },
     mean_absolute_difference: round(
@@ -76,11 +73,9 @@ const out = {
       3,
     ),
   },
-  ratio: {
-    seconds_shared_over_instructions_first: round(shared.seconds_per_problem / first.seconds_per_problem, 3),
-  },
+  ratio: { seconds_shared_over_shipped: round(shared.seconds_per_problem / shipped.seconds_per_problem, 3) },
 };
 fs.writeFileSync(outPath, JSON.stringify(out, null, 1) + '\n');
 console.error(
-  `instructions first ${first.seconds_per_problem} s/problem, shared prefix ${shared.seconds_per_problem} s/problem (×${out.ratio.seconds_shared_over_instructions_first}); wrote ${outPath}`,
+  `shipped ${shipped.seconds_per_problem} s/problem, shared-prefix ${shared.seconds_per_problem} s/problem (×${out.ratio.seconds_shared_over_shipped}); wrote ${outPath}`,
 );

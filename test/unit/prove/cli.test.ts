@@ -131,7 +131,7 @@ test('the problem of a proof document is its ## Problem section; a plain file is
 test('calibration summarises the saved runs of a folder: reliability, ECE and AUROC against the answers', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sw-cal-'));
   const backend = new ScriptedBackend(({ input }) =>
-    promptText(input).includes('Grade the proof above')
+    promptText(input).includes('You are grading a proof')
       ? [judgeOutput('0.5')]
       : [generatorOutput('So the answer is $\\boxed{4}$.', '1')],
   );

@@ -17,7 +17,8 @@ function router(
   let generatorCalls = 0;
   return ({ input }) => {
     const text = promptText(input);
-    if (text.includes('Grade the proof above') || text.includes('check the evaluation')) return [judge(text)];
+    if (text.includes('You are grading a proof') || text.includes('check the evaluation'))
+      return [judge(text)];
     return proofs(generatorCalls++);
   };
 }
@@ -107,7 +108,7 @@ test('rewards come from the verifier and the meta-verifier: the honest flawed pr
 test('k verifier passes are averaged into R_Y', async () => {
   let judged = 0;
   const backend = new ScriptedBackend(({ input, options }) => {
-    if (promptText(input).includes('Grade the proof above')) {
+    if (promptText(input).includes('You are grading a proof')) {
       judged++;
       assert.equal(options.n, 2);
       return [judgeOutput('1'), judgeOutput('0')];

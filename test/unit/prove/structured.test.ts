@@ -16,7 +16,7 @@ const PROOF = 'Let a = 2m and b = 2n.\n\nThen a + b = 2(m + n), which is even.';
 const ANALYSIS = 'Both numbers are written as twice an integer and the sum is factored; nothing is missing.';
 
 const isJudge = (text: string) =>
-  text.includes('Grade the proof above') || text.includes('check the evaluation');
+  text.includes('You are grading a proof') || text.includes('check the evaluation');
 
 /** A plan script: generator answers from `generator(call)`, judge verdicts from `judge(prompt)`. */
 function planRouter(
