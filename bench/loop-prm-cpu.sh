@@ -9,8 +9,9 @@
 # bench/runs/loop-prm-cpu, keeps its journals (samples, labels, loop.json) in the repository.
 # Its label stores carry the datasets' problem text and stay local, like the trained and exported
 # models: the run continues where it stopped on this machine, and on another one the loop refuses
-# to train on a store that lacks labels its journal records. Rerun this script to continue. When it finishes it copies the report and best-of-N file to
-# bench/results/loop-prm-cpu.json and bench/results/loop-prm-cpu-best-of-n.json.
+# to train on a store that lacks labels its journal records. Rerun this script to continue. When
+# it finishes it copies the report and best-of-N file to bench/results/loop-prm-cpu.json and
+# bench/results/loop-prm-cpu-best-of-n.json.
 #
 # `--unsolved label` probes the solutions of problems no sample solved as well. That was the loop's only
 # behaviour when this run began; the default is now to skip them (the figure's labels show why: 91 of

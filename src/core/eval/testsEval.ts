@@ -31,7 +31,11 @@ export interface TestsEvalSettings {
   perTestTimeoutMs: number;
   memoryMb: number;
   pythonPath?: string;
-  /** Stage definitions to reason with instead of the shipped prompts/code/stages.json (read once per evaluation). */
+  /**
+   * Stage definitions to reason with instead of the shipped prompts/code/stages.json. `evalTests`
+   * reads the file once and hands every item the result as `TestsEvalContext.chain`;
+   * `evaluateCodeTask` itself does not read it.
+   */
   stagesFile?: string;
 }
 
