@@ -3,10 +3,11 @@ HumanEval functions, against a capable model served by llama-cpp-python's OpenAI
 
 Before the fixes of issue 19 the same run took 505 s for Prove (``--iterations 2 --no-step-scores``)
 and 462 s for the tests (through a proxy that stripped log-probabilities, without which the tests
-run did not finish in 10 minutes). Writes bench/results/capable-endpoint.json.
+run did not finish in 10 minutes). Writes bench/results/capable-endpoint.json, with the seconds and
+tokens each Prove role wrote (how much of the time is decoding no client change can save).
 
     .venv/bin/python bench/capable_endpoint.py --gguf qwen2.5-coder-1.5b-instruct-q4_k_m.gguf \\
-        --tokenizer DIR [--data ../shared/data] [--port 8093]
+        --tokenizer DIR [--data ../shared/data] [--port 8093] [--assertion-grammar auto|expressions|lines]
 
 --tokenizer is a folder with the model's tokenizer_config.json (its chat template): llama-cpp-python's
 server does not expose the template, so the CLI needs it to build prompts for the completions endpoint.
@@ -70,16 +71,28 @@ def run_cli(args: list[str]) -> tuple[float, dict]:
     return seconds, json.loads(done.stdout)
 
 
-def prove_summary(run: dict) -> dict:
-    """What a Prove run did: how it stopped, how it generated, and its final answer against the reference."""
+def prove_summary(run: dict, count_tokens) -> dict:
+    """What a Prove run did: how it stopped, how it generated, its final answer against the
+    reference, and where the time went (seconds and tokens written by each role), which tells
+    how much of it is decoding that no client change can save."""
     final = run.get("final")
     chosen = run["iterations"][final["iteration"]]["candidates"][final["candidate"]] if final else None
+    candidates = [c for it in run["iterations"] for c in it["candidates"]]
+    judges = {"verifier": [c["verifier"] for c in candidates if c["verifier"]], "meta": [c["meta"] for c in candidates if c["meta"]]}
     return {
         "status": run["status"],
         "stopReason": run["stopReason"],
         "rounds": len(run["iterations"]),
         "generation": run["generation"],
         "answerCheck": chosen.get("answerCheck") if chosen else None,
+        "role_s": {
+            "generator": round(sum(it["generateMs"] for it in run["iterations"]) / 1000, 1),
+            **{role: round(sum(j["ms"] for j in js) / 1000, 1) for role, js in judges.items()},
+        },
+        "role_tokens_written": {
+            "generator": sum(count_tokens(c["raw"]) for c in candidates),
+            **{role: sum(count_tokens(p["raw"]) for j in js for p in j["passes"]) for role, js in judges.items()},
+        },
     }
 
 
@@ -103,6 +116,7 @@ def main() -> None:
     parser.add_argument("--data", default=str(ROOT.parent / "shared" / "data"), help="folder with MATH-500.jsonl and HumanEval.jsonl.gz")
     parser.add_argument("--port", type=int, default=8093)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--assertion-grammar", default="auto", choices=["auto", "expressions", "lines"], help="passed to stepwise tests")
     parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "capable-endpoint.json"))
     a = parser.parse_args()
     data = Path(a.data)
@@ -131,6 +145,14 @@ def main() -> None:
         stderr=subprocess.DEVNULL,
     )
     endpoint = ["--endpoint", url, "--model", model, "--tokenizer", a.tokenizer, "--context-window", "8192"]
+
+    def count_tokens(text: str) -> int:
+        """Tokens of a text as the served model counts them (llama-cpp-python's /extras/tokenize)."""
+        body = json.dumps({"input": text}).encode()
+        request = urllib.request.Request(f"http://127.0.0.1:{a.port}/extras/tokenize", body, {"content-type": "application/json"})
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return len(json.load(answer)["tokens"])
+
     try:
         wait_for_server(url)
         load_start = os.getloadavg()[0]
@@ -139,10 +161,10 @@ def main() -> None:
             proofs = []
             for doc in proof_documents(data / "MATH-500.jsonl", 3, folder):
                 seconds, run = run_cli(["prove", str(doc), "--iterations", "2", "--no-step-scores", "--save-dir", str(folder / "runs"), *endpoint])
-                proofs.append({"problem": doc.name, "seconds": round(seconds, 1), **prove_summary(run)})
+                proofs.append({"problem": doc.name, "seconds": round(seconds, 1), **prove_summary(run, count_tokens)})
             tests = []
             for target in function_files(data / "HumanEval.jsonl.gz", 3, folder):
-                seconds, run = run_cli(["tests", target, *endpoint])
+                seconds, run = run_cli(["tests", target, *endpoint, "--assertion-grammar", a.assertion_grammar])
                 tests.append({"function": target.split("::")[1], "seconds": round(seconds, 1), **tests_summary(run)})
     finally:
         server.terminate()
@@ -156,6 +178,7 @@ def main() -> None:
         "machine": {"cores": os.cpu_count(), "platform": platform.platform(), "load_average_1m": {"start": load_start, "end": os.getloadavg()[0]}},
         "model": model,
         "server": "llama-cpp-python OpenAI-compatible server, n_ctx 8192",
+        "assertion_grammar": a.assertion_grammar,
         "before_s": BEFORE,
         "after_s": {"prove_s": round(prove_s, 1), "tests_s": round(tests_s, 1)},
         "speedup": {"prove": round(BEFORE["prove_s"] / prove_s, 2), "tests": round(BEFORE["tests_s"] / tests_s, 2)},

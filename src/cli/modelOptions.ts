@@ -12,11 +12,12 @@ export const MODEL_OPTIONS = {
   model: { type: 'string' },
   'context-window': { type: 'string' },
   tokenizer: { type: 'string' },
+  'assertion-grammar': { type: 'string' },
   'no-prefix-cache': { type: 'boolean' },
 } as const;
 
 export const MODEL_USAGE =
-  '[--model-dir DIR [--variant q4|q8|fp32] [--device auto|cpu|cuda] [--no-prefix-cache] | --endpoint URL --model NAME [--context-window N] [--tokenizer DIR]]  (API key: $STEPWISE_API_KEY)';
+  '[--model-dir DIR [--variant q4|q8|fp32] [--device auto|cpu|cuda] [--no-prefix-cache] | --endpoint URL --model NAME [--context-window N] [--tokenizer DIR] [--assertion-grammar auto|expressions|lines]]  (API key: $STEPWISE_API_KEY)';
 
 type ParsedModelOptions = Partial<Record<Exclude<keyof typeof MODEL_OPTIONS, 'no-prefix-cache'>, string>> & {
   'no-prefix-cache'?: boolean;
@@ -38,6 +39,9 @@ export function modelConfigFrom(
       throw new UsageError(
         `--context-window must be a whole number of tokens (at least 256), not "${window}".`,
       );
+    const grammar = values['assertion-grammar'] ?? 'auto';
+    if (grammar !== 'auto' && grammar !== 'expressions' && grammar !== 'lines')
+      throw new UsageError(`--assertion-grammar must be auto, expressions or lines, not "${grammar}".`);
     return {
       backend: 'openai',
       baseUrl: values.endpoint,
@@ -45,11 +49,12 @@ export function modelConfigFrom(
       apiKey: env.STEPWISE_API_KEY,
       contextWindow,
       tokenizerDir: values.tokenizer,
+      assertionGrammar: grammar,
       // The server's own window is read where it says; otherwise the user hears what was assumed.
       onWarning: (message) => process.stderr.write(`stepwise: ${message}\n`),
     };
   }
-  for (const flag of ['context-window', 'tokenizer'] as const) {
+  for (const flag of ['context-window', 'tokenizer', 'assertion-grammar'] as const) {
     if (values[flag] !== undefined)
       throw new UsageError(`--${flag} is for --endpoint; a local model folder says its own.`);
   }

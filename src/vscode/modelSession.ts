@@ -72,6 +72,7 @@ export class ModelSession implements vscode.Disposable {
         headers: s.openai.headers,
         contextWindow: s.contextWindow || undefined,
         tokenizerDir: s.openai.tokenizerPath || undefined,
+        assertionGrammar: s.openai.assertionGrammar,
         maxOutputTokens: s.maxOutputTokens,
         timeoutMs: s.openai.timeoutMs,
         onWarning: (message) => this.log.warn(message),

@@ -11,6 +11,7 @@ export interface StepwiseSettings {
       headers: Record<string, string>;
       timeoutMs: number;
       tokenizerPath: string;
+      assertionGrammar: 'auto' | 'expressions' | 'lines';
     };
     /** 0: ask the server. */
     contextWindow: number;
@@ -76,6 +77,7 @@ export const MODEL_RELOAD_SETTINGS = [
   'stepwise.model.openai.model',
   'stepwise.model.openai.headers',
   'stepwise.model.openai.tokenizerPath',
+  'stepwise.model.openai.assertionGrammar',
   'stepwise.model.contextWindow',
 ];
 
@@ -101,6 +103,7 @@ export function readSettings(scope?: vscode.ConfigurationScope): StepwiseSetting
         headers: g('model.openai.headers'),
         timeoutMs: g('model.openai.timeoutMs'),
         tokenizerPath: g('model.openai.tokenizerPath'),
+        assertionGrammar: g('model.openai.assertionGrammar'),
       },
       contextWindow: g('model.contextWindow'),
       maxOutputTokens: g('model.maxOutputTokens'),

@@ -25,3 +25,22 @@ test('--no-prefix-cache with an endpoint is a usage error that says why', () => 
     (e: unknown) => e instanceof UsageError && /server keeps its own prompt cache/.test(e.message),
   );
 });
+
+test('--assertion-grammar picks the endpoint grammar, defaults to auto, and is refused elsewhere', () => {
+  const parse = (argv: string[]) => modelConfigFrom(parseWithModel(argv, {}).values, env);
+  const endpoint = ['--endpoint', 'http://127.0.0.1:8080/v1', '--model', 'm'];
+  const grammarOf = (argv: string[]) => {
+    const c = parse(argv);
+    return c.backend === 'openai' ? c.assertionGrammar : undefined;
+  };
+  assert.equal(grammarOf(endpoint), 'auto');
+  assert.equal(grammarOf([...endpoint, '--assertion-grammar', 'lines']), 'lines');
+  assert.throws(
+    () => parse([...endpoint, '--assertion-grammar', 'loose']),
+    (e: unknown) => e instanceof UsageError && /auto, expressions or lines, not "loose"/.test(e.message),
+  );
+  assert.throws(
+    () => parse(['--assertion-grammar', 'lines']),
+    (e: unknown) => e instanceof UsageError && /--assertion-grammar is for --endpoint/.test(e.message),
+  );
+});

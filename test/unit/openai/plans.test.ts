@@ -157,6 +157,41 @@ describe('generation plans on a real llama.cpp server', { skip: unavailable }, (
     assertValidAssertions(lines);
   });
 
+  test('the assertion grammar: the line grammar on llama-cpp-python, the expression grammar where /props answers or when asked', async () => {
+    const sent: string[] = [];
+    const record = (b: Record<string, unknown>) => {
+      if (typeof b.grammar === 'string' && b.grammar.includes('assert')) sent.push(b.grammar);
+      return b;
+    };
+    const plain = await peer(llama, record);
+    const llamaCpp = await peer(llama, record, (path) =>
+      path === '/props' ? { default_generation_settings: { n_ctx: 2048 } } : undefined,
+    );
+    peers.push(plain, llamaCpp);
+    const run = async (origin: string, assertionGrammar?: 'expressions' | 'lines') => {
+      const backend = await OpenAIBackend.connect({
+        baseUrl: origin,
+        model: llama.model,
+        contextWindow: 2048,
+        tokenizerDir: tokenizerDir(),
+        assertionGrammar,
+        // The expression grammar is slow on llama-cpp-python (what the line grammar is for).
+        timeoutMs: 120_000,
+      });
+      const r = await backend.generatePlan(testsPrompt, testsPlan, { temperature: 0 });
+      assertValidAssertions(r.completions[0].segments[1].lines!);
+      return sent.pop()!;
+    };
+    const lineGrammar =
+      /^root ::= \(line "\\n"\)\{1,4\} "\\n"\?\nline ::= "assert " \("not "\)\? "add" "\(" \[\^\\n\]\+\n$/;
+    assert.match(await run(plain.origin), lineGrammar);
+    const expressions = await run(llamaCpp.origin);
+    assert.match(expressions, /^expr ::= /m, 'the expression rules go to llama.cpp');
+    assert.match(await run(plain.origin, 'expressions'), /^expr ::= /m);
+    assert.match(await run(llamaCpp.origin, 'lines'), lineGrammar);
+    assert.equal(sent.length, 0);
+  });
+
   test('cancelling a plan rejects with "aborted" between tokens, and the backend serves the next call', async () => {
     const backend = await OpenAIBackend.connect({
       baseUrl: llama.origin,

@@ -20,7 +20,7 @@ import { StreamAccumulator } from './accumulator';
 import { planContext } from './context';
 import { EndpointClient } from './client';
 import { abortedError, type HttpPolicy } from './http';
-import { EndpointPlans } from './plans';
+import { EndpointPlans, type AssertionGrammarSetting } from './plans';
 import type { StreamedText } from './planRunner';
 import { EchoScorer } from './scorer';
 import { DEFAULT_CONTEXT_WINDOW, ServerProfile, repetitionFields } from './serverProfile';
@@ -49,6 +49,11 @@ export interface OpenAIBackendOptions {
    * for servers that do not expose theirs (plans over chat messages need it).
    */
   tokenizerDir?: string;
+  /**
+   * How much of an assertion line the server's grammar describes: `expressions` (all of it),
+   * `lines` (the opening only, far cheaper on llama-cpp-python), or `auto` (by server). Default auto.
+   */
+  assertionGrammar?: AssertionGrammarSetting;
   /** Answer length when a call does not say. Default 512. */
   maxOutputTokens?: number;
   /** Deadline for the response headers, in ms. Default 60000. */
@@ -148,6 +153,8 @@ export class OpenAIBackend implements ModelBackend {
       }),
       contextWindow: () => this.info.contextWindow,
       renderChat: (messages, signal) => this.profile.chatPrompt(messages, signal),
+      assertionGrammar: options.assertionGrammar ?? 'auto',
+      answersProps: async (signal) => (await this.profile.read(signal)).answersProps,
       where: () => `The endpoint ${this.apiRoot}`,
     });
   }

@@ -19,7 +19,7 @@ import type {
 } from '../plan';
 import { SeededRandom, randomSeed } from '../sampling';
 import type { TokenEvent } from '../types';
-import { assertionGrammar, gbnfLiteral } from './assertionGrammar';
+import { assertionGrammar, gbnfLiteral, type AssertionGrammarDetail } from './assertionGrammar';
 import { renormalise, scoreOptions } from './choiceScore';
 
 /** How assertion lines are constrained on this server. */
@@ -34,6 +34,8 @@ export interface StreamedText {
 export interface EndpointCalls {
   mode: ConstrainedPlanMode;
   grammarField?: GrammarField;
+  /** How much of an assertion line the server's grammar describes (default: all of it). */
+  grammarDetail?: AssertionGrammarDetail;
   contextWindow: number;
   /** Tokens of a text as the server counts them (estimated where it cannot say). */
   countTokens(text: string, signal: AbortSignal): Promise<number>;
@@ -214,7 +216,8 @@ class EndpointRow {
   }
 
   private async assertions(i: number, s: AssertionLines): Promise<SegmentResult> {
-    const grammar = this.calls.mode === 'server-grammar' ? assertionGrammar(s) : undefined;
+    const grammar =
+      this.calls.mode === 'server-grammar' ? assertionGrammar(s, this.calls.grammarDetail) : undefined;
     const field = this.calls.grammarField ?? 'grammar';
     const constraint =
       grammar === undefined

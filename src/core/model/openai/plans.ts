@@ -14,6 +14,7 @@ import {
   type PlanSupport,
 } from '../plan';
 import { ModelError, type ChatMessage, type ModelInput } from '../types';
+import type { AssertionGrammarDetail } from './assertionGrammar';
 import { readTopLogprobs, runEndpointPlan, type EndpointCalls, type GrammarField } from './planRunner';
 
 const PROBE_PROMPT = 'The capital of France is';
@@ -21,10 +22,21 @@ const PROBE_PROMPT = 'The capital of France is';
 const PROBE_TEXT = 'Zq7';
 const PROBE_GRAMMAR = `root ::= "${PROBE_TEXT}"\n`;
 
-type Found = { mode: ConstrainedPlanMode; grammarField?: GrammarField } | { mode: 'none'; reason: string };
+type Found =
+  | { mode: ConstrainedPlanMode; grammarField?: GrammarField; grammarDetail?: AssertionGrammarDetail }
+  | { mode: 'none'; reason: string };
 
-export interface EndpointPlanDeps extends Omit<EndpointCalls, 'mode' | 'grammarField' | 'contextWindow'> {
+/** The assertion grammar a user asks for; `auto` picks by server (see {@link grammarDetailFor}). */
+export type AssertionGrammarSetting = 'auto' | AssertionGrammarDetail;
+
+export interface EndpointPlanDeps extends Omit<
+  EndpointCalls,
+  'mode' | 'grammarField' | 'grammarDetail' | 'contextWindow'
+> {
   contextWindow(): number;
+  assertionGrammar: AssertionGrammarSetting;
+  /** Whether the server answered llama.cpp's `/props`. */
+  answersProps(signal: AbortSignal): Promise<boolean>;
   /** The chat messages as prompt text, or undefined when no chat template is known. */
   renderChat(messages: ChatMessage[], signal: AbortSignal): Promise<string | undefined>;
   where(): string;
@@ -114,8 +126,14 @@ export class EndpointPlans {
           signal,
         );
         const text = (r as { choices?: { text?: unknown }[] })?.choices?.[0]?.text;
-        if (typeof text === 'string' && text.trim() === PROBE_TEXT)
-          return { mode: 'server-grammar', grammarField: field };
+        if (typeof text === 'string' && text.trim() === PROBE_TEXT) {
+          const grammarDetail = grammarDetailFor(
+            this.deps.assertionGrammar,
+            field,
+            field === 'grammar' && (await this.deps.answersProps(signal)),
+          );
+          return { mode: 'server-grammar', grammarField: field, grammarDetail };
+        }
       } catch (err) {
         // A server that refuses the field outright has no such grammar support; anything else is a real failure.
         if (!(err instanceof ModelError && err.code === 'endpoint-unsupported')) throw err;
@@ -123,6 +141,21 @@ export class EndpointPlans {
     }
     return { mode: 'prefix-continuation' };
   }
+}
+
+/**
+ * The assertion grammar to send. Unasked, the full expression grammar goes to servers that check a
+ * grammar cheaply (vLLM's fields, llama.cpp's server, known by its `/props`), and the line grammar
+ * to any other server taking `grammar`, such as llama-cpp-python, which checks every token of the
+ * vocabulary against it at each step.
+ */
+export function grammarDetailFor(
+  setting: AssertionGrammarSetting,
+  field: GrammarField,
+  answersProps: boolean,
+): AssertionGrammarDetail {
+  if (setting !== 'auto') return setting;
+  return field !== 'grammar' || answersProps ? 'expressions' : 'lines';
 }
 
 const noTemplate =

@@ -11,6 +11,8 @@ export interface ServerInfo {
   contextSource?: string;
   /** The chat template the server applies, with the special tokens it references. */
   chatTemplate?: { template: string; specialTokens: Record<string, string> };
+  /** Whether the server answered llama.cpp's `/props` (llama-cpp-python's server does not). */
+  answersProps: boolean;
 }
 
 type Json = Record<string, unknown>;
@@ -59,7 +61,7 @@ export async function readServerInfo(opts: {
     getJson(`${opts.root}/props`, opts.headers, signal),
     getJson(`${opts.apiRoot}/models`, opts.headers, signal),
   ]);
-  const info: ServerInfo = {};
+  const info: ServerInfo = { answersProps: props !== undefined };
   const fromProps = props && contextFromProps(props);
   const fromModels = models && contextFromModels(models, opts.model);
   if (fromProps) Object.assign(info, { contextWindow: fromProps, contextSource: `${opts.root}/props` });
