@@ -89,6 +89,7 @@ def prove_summary(run: dict, count_tokens) -> dict:
             "generator": round(sum(it["generateMs"] for it in run["iterations"]) / 1000, 1),
             **{role: round(sum(j["ms"] for j in js) / 1000, 1) for role, js in judges.items()},
         },
+        "meta_openings": [p["raw"][:300] for j in judges["meta"] for p in j["passes"]],
         "role_tokens_written": {
             "generator": sum(count_tokens(c["raw"]) for c in candidates),
             **{role: sum(count_tokens(p["raw"]) for j in js for p in j["passes"]) for role, js in judges.items()},
@@ -117,6 +118,8 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8093)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--assertion-grammar", default="auto", choices=["auto", "expressions", "lines"], help="passed to stepwise tests")
+    parser.add_argument("--prompts-dir", help="passed to stepwise prove (a variant of the prompt files, as in bench/prompts/)")
+    parser.add_argument("--prove-only", action="store_true", help="skip the tests run")
     parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "capable-endpoint.json"))
     a = parser.parse_args()
     data = Path(a.data)
@@ -144,6 +147,7 @@ def main() -> None:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
+    prompts = ["--prompts-dir", a.prompts_dir] if a.prompts_dir else []
     endpoint = ["--endpoint", url, "--model", model, "--tokenizer", a.tokenizer, "--context-window", "8192"]
 
     def count_tokens(text: str) -> int:
@@ -160,10 +164,10 @@ def main() -> None:
             folder = Path(tmp)
             proofs = []
             for doc in proof_documents(data / "MATH-500.jsonl", 3, folder):
-                seconds, run = run_cli(["prove", str(doc), "--iterations", "2", "--no-step-scores", "--save-dir", str(folder / "runs"), *endpoint])
+                seconds, run = run_cli(["prove", str(doc), "--iterations", "2", "--no-step-scores", "--save-dir", str(folder / "runs"), *prompts, *endpoint])
                 proofs.append({"problem": doc.name, "seconds": round(seconds, 1), **prove_summary(run, count_tokens)})
             tests = []
-            for target in function_files(data / "HumanEval.jsonl.gz", 3, folder):
+            for target in [] if a.prove_only else function_files(data / "HumanEval.jsonl.gz", 3, folder):
                 seconds, run = run_cli(["tests", target, *endpoint, "--assertion-grammar", a.assertion_grammar])
                 tests.append({"function": target.split("::")[1], "seconds": round(seconds, 1), **tests_summary(run)})
     finally:
@@ -179,9 +183,10 @@ def main() -> None:
         "model": model,
         "server": "llama-cpp-python OpenAI-compatible server, n_ctx 8192",
         "assertion_grammar": a.assertion_grammar,
+        "prompts_dir": a.prompts_dir,
         "before_s": BEFORE,
-        "after_s": {"prove_s": round(prove_s, 1), "tests_s": round(tests_s, 1)},
-        "speedup": {"prove": round(BEFORE["prove_s"] / prove_s, 2), "tests": round(BEFORE["tests_s"] / tests_s, 2)},
+        "after_s": {"prove_s": round(prove_s, 1), "tests_s": round(tests_s, 1) if tests else None},
+        "speedup": {"prove": round(BEFORE["prove_s"] / prove_s, 2), "tests": round(BEFORE["tests_s"] / tests_s, 2) if tests else None},
         "prove": proofs,
         "tests": tests,
     }
