@@ -190,6 +190,32 @@ describe('generation plans on a real llama.cpp server', { skip: unavailable }, (
     assert.match(await run(plain.origin, 'expressions'), /^expr ::= /m);
     assert.match(await run(llamaCpp.origin, 'lines'), lineGrammar);
     assert.equal(sent.length, 0);
+
+    // JavaScript's line grammar is one llama.cpp accepts, and what comes back is checked as JavaScript.
+    const js = await OpenAIBackend.connect({
+      baseUrl: plain.origin,
+      model: llama.model,
+      contextWindow: 2048,
+      tokenizerDir: tokenizerDir(),
+    });
+    const jsPlan: PlanSegment[] = [
+      { kind: 'text', text: '```js\n' },
+      {
+        kind: 'assertions',
+        name: 'tests',
+        language: 'javascript',
+        functionName: 'add',
+        maxLines: 2,
+        maxTokensPerLine: 40,
+      },
+    ];
+    const r = await js.generatePlan(testsPrompt, jsPlan, { temperature: 0 });
+    assert.match(
+      sent.pop()!,
+      /^line ::= "assert\." \("deepStrictEqual" \| "strictEqual"\) "\(" "add" "\(" /m,
+    );
+    const check = new AssertionAutomaton({ language: 'javascript', functionName: 'add', maxLines: 2 });
+    for (const line of r.completions[0].segments[1].lines!) assert.equal(check.feed(`${line}\n`), 'ok', line);
   });
 
   test('cancelling a plan rejects with "aborted" between tokens, and the backend serves the next call', async () => {
