@@ -23,6 +23,14 @@ type ParsedModelOptions = Partial<Record<Exclude<keyof typeof MODEL_OPTIONS, 'no
   'no-prefix-cache'?: boolean;
 };
 
+/** `--assertion-grammar` (endpoints only), checked; `auto` when not given. */
+export function assertionGrammarOf(values: ParsedModelOptions): 'auto' | 'expressions' | 'lines' {
+  const grammar = values['assertion-grammar'] ?? 'auto';
+  if (grammar !== 'auto' && grammar !== 'expressions' && grammar !== 'lines')
+    throw new UsageError(`--assertion-grammar must be auto, expressions or lines, not "${grammar}".`);
+  return grammar;
+}
+
 /** The model a command uses: an endpoint when given, else an ONNX folder (the default model). */
 export function modelConfigFrom(
   values: ParsedModelOptions,
@@ -39,9 +47,7 @@ export function modelConfigFrom(
       throw new UsageError(
         `--context-window must be a whole number of tokens (at least 256), not "${window}".`,
       );
-    const grammar = values['assertion-grammar'] ?? 'auto';
-    if (grammar !== 'auto' && grammar !== 'expressions' && grammar !== 'lines')
-      throw new UsageError(`--assertion-grammar must be auto, expressions or lines, not "${grammar}".`);
+    const grammar = assertionGrammarOf(values);
     return {
       backend: 'openai',
       baseUrl: values.endpoint,

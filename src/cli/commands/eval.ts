@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import type { CliCommand } from '../command';
 import { UsageError } from '../command';
-import { MODEL_USAGE, openModel, parseWithModel } from '../modelOptions';
+import { MODEL_USAGE, assertionGrammarOf, openModel, parseWithModel } from '../modelOptions';
 import {
   defaultResultFile,
   outputPaths,
@@ -186,6 +186,7 @@ export const evalCommand: CliCommand = {
             perTestTimeoutMs: 5000,
             memoryMb: 512,
             stagesFile: values.stages,
+            assertionGrammar: model.info.backend === 'openai' ? assertionGrammarOf(values) : undefined,
           },
         });
       } else {

@@ -37,6 +37,11 @@ export interface TestsEvalSettings {
    * `evaluateCodeTask` itself does not read it.
    */
   stagesFile?: string;
+  /**
+   * An endpoint's assertion grammar as asked for (`--assertion-grammar`; the backend reads it from
+   * its own options). Recorded so that a journal is never resumed under another grammar.
+   */
+  assertionGrammar?: 'auto' | 'expressions' | 'lines';
 }
 
 export interface TestsItemResult {

@@ -28,31 +28,28 @@ describe('eval against an endpoint', { skip: unavailable }, () => {
     async () => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-eval-endpoint-'));
       const done: number[] = [];
-      const outcome = await runEvalInChild({
-        command: [
-          process.execPath,
-          '-e',
-          SCRIPT,
-          'eval',
-          'tests',
-          '--data',
-          MBPP,
-          '--limit',
-          '2',
-          '--max-tokens',
-          '16',
-          '--mutants',
-          '2',
-          '--endpoint',
-          server.origin,
-          '--model',
-          server.model,
-          '--concurrency',
-          '2',
-        ],
-        cwd: dir,
-        onProgress: (p) => done.push(p.done),
-      });
+      const command = [
+        process.execPath,
+        '-e',
+        SCRIPT,
+        'eval',
+        'tests',
+        '--data',
+        MBPP,
+        '--limit',
+        '2',
+        '--max-tokens',
+        '16',
+        '--mutants',
+        '2',
+        '--endpoint',
+        server.origin,
+        '--model',
+        server.model,
+        '--concurrency',
+        '2',
+      ];
+      const outcome = await runEvalInChild({ command, cwd: dir, onProgress: (p) => done.push(p.done) });
       assert.equal(outcome.exitCode, 0, outcome.output);
       const result = JSON.parse(fs.readFileSync(outcome.done!.result, 'utf8'));
       assert.equal(result.complete, true);
@@ -61,6 +58,16 @@ describe('eval against an endpoint', { skip: unavailable }, () => {
       assert.equal(result.metrics.functions, 2);
       assert.equal(result.metrics.referencePassRate.k, 2, "the dataset's own tests pass on every reference");
       assert.deepEqual(done, [0, 1, 2]);
+      assert.equal(result.settings.assertionGrammar, 'auto');
+
+      // Resuming the same journal under another assertion grammar would mix two experiments.
+      const other = await runEvalInChild({
+        command: [...command, '--assertion-grammar', 'lines'],
+        cwd: dir,
+        onProgress: () => undefined,
+      });
+      assert.notEqual(other.exitCode, 0);
+      assert.match(other.output, /assertionGrammar: "auto" before, "lines" now/);
     },
   );
 
