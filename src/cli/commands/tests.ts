@@ -3,7 +3,7 @@ import type { CliCommand } from '../command';
 import { UsageError } from '../command';
 import { MODEL_USAGE, openModel, parseWithModel } from '../modelOptions';
 import { findFunctions, languageForFile } from '../../core/codeReasoning/functions';
-import { runFiveStages } from '../../core/codeReasoning/pipeline';
+import { runFiveStages, testWritingText } from '../../core/codeReasoning/pipeline';
 import { createSandboxSuiteRunner } from '../../core/codeReasoning/sandboxRunner';
 import { DEFAULT_AGREEMENT_SAMPLES } from '../../core/codeReasoning/rewards';
 import { DEFAULT_DISK_MB } from '../../core/sandbox/types';
@@ -98,9 +98,7 @@ export const testsCommand: CliCommand = {
           );
         const s = run.scores!;
         const w = run.testWriting;
-        process.stdout.write(
-          `\ntest writer: ${w.mode === 'constrained' ? `assertion-lines plan (${w.planMode})` : `free text, parsed — ${w.fallbackReason}`}\n`,
-        );
+        process.stdout.write(`\ntest writer: ${testWritingText(w)}\n`);
         process.stdout.write(
           `${s.total} tests, ${s.valid} valid (validity ${s.validity.toFixed(2)}); generator reward ${s.generatorReward.toFixed(2)}, test-writer reward ${s.testWriterReward.toFixed(2)}\n${s.referenceReason}\n`,
         );

@@ -59,7 +59,13 @@ export interface FiveStageRun {
   samples?: string[];
   accumulatedSuite: GeneratedTest[];
   /** How the test writer's answers were generated: a plan, or free text with the reason. */
-  testWriting: { mode: 'constrained' | 'free'; planMode: string | null; fallbackReason: string | null };
+  testWriting: {
+    mode: 'constrained' | 'free';
+    planMode: string | null;
+    /** On an endpoint with grammars: the full expression grammar or the line grammar. */
+    assertionGrammar: 'expressions' | 'lines' | null;
+    fallbackReason: string | null;
+  };
   verdicts: (DualVerdict & { userOutput?: string; generatedOutput?: string; inProcess?: boolean })[];
   /** Null when the suite was not executed. */
   scores: SuiteScores | null;
@@ -163,8 +169,13 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
   const support = await resolvePlanSupport(model, opts.constrained ?? true);
   const testWriting: FiveStageRun['testWriting'] =
     support.mode === 'none'
-      ? { mode: 'free', planMode: null, fallbackReason: support.reason }
-      : { mode: 'constrained', planMode: support.mode, fallbackReason: null };
+      ? { mode: 'free', planMode: null, assertionGrammar: null, fallbackReason: support.reason }
+      : {
+          mode: 'constrained',
+          planMode: support.mode,
+          assertionGrammar: support.assertionGrammar ?? null,
+          fallbackReason: null,
+        };
   for (const stage of chain.stages) {
     signal?.throwIfAborted();
     const t0 = Date.now();
@@ -324,4 +335,12 @@ async function complete(
     onToken: (t) => onText(t.text),
   });
   return result.completions[0]?.text ?? '';
+}
+
+/** How the test writer wrote, in words (CLI and panel). */
+export function testWritingText(w: FiveStageRun['testWriting']): string {
+  if (w.mode === 'free') return `free text, parsed — ${w.fallbackReason}`;
+  const grammar =
+    w.assertionGrammar === null ? '' : `, ${w.assertionGrammar === 'lines' ? 'line' : 'expression'} grammar`;
+  return `assertion-lines plan (${w.planMode}${grammar})`;
 }

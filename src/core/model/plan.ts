@@ -115,7 +115,13 @@ export type ConstrainedPlanMode = 'native' | 'server-grammar' | 'prefix-continua
  * How a backend can run plans: where it cannot, `reason` says why in words a person can act on.
  * Endpoints answer for chat-message input (the common case), which needs the model's chat template.
  */
-export type PlanSupport = { mode: ConstrainedPlanMode } | { mode: 'none'; reason: string };
+export type PlanSupport =
+  | {
+      mode: ConstrainedPlanMode;
+      /** On a server with grammars: how much of a test line its grammar describes (see assertionGrammar.ts). */
+      assertionGrammar?: 'expressions' | 'lines';
+    }
+  | { mode: 'none'; reason: string };
 
 /** Options of a plan run: sampling as for generate(), minus what the plan itself decides. */
 export type PlanOptions = Omit<GenerateOptions, 'maxTokens' | 'minTokens' | 'stop' | 'logprobs'>;

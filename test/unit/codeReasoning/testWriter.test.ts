@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { findFunctions } from '../../../src/core/codeReasoning/functions';
-import { runFiveStages, type SuiteRunner } from '../../../src/core/codeReasoning/pipeline';
+import { runFiveStages, testWritingText, type SuiteRunner } from '../../../src/core/codeReasoning/pipeline';
 import { loadStageChain } from '../../../src/core/codeReasoning/stages';
 import { writeStageTests } from '../../../src/core/codeReasoning/testWriter';
 import { lastMessage, ScriptedBackend } from '../prove/scriptedBackend';
@@ -99,7 +99,12 @@ test('five stages: each stage’s tests are parsed first, none twice, at most th
     fileSource: SOURCE,
     runSuite,
   });
-  assert.deepEqual(run.testWriting, { mode: 'constrained', planMode: 'native', fallbackReason: null });
+  assert.deepEqual(run.testWriting, {
+    mode: 'constrained',
+    planMode: 'native',
+    assertionGrammar: null,
+    fallbackReason: null,
+  });
   for (const stage of run.stages) {
     assert.ok(stage.tests.length <= stage.stage.testBudget);
     assert.equal(stage.testWriter.constrained, true);
@@ -163,4 +168,24 @@ test('a test writer task with {{existing_tests}} is shown the suite so far; the 
     /^Already in the suite:\nassert add\(1, 2\) == 3\nassert add\(0, 0\) == 0\n\nNow write tests/,
   );
   for (const task of await run(shipped)) assert.doesNotMatch(task, /existing_tests|Already in the suite/);
+});
+
+test('the run says how its tests were written: plan, server grammar, or why it fell back to free text', () => {
+  const constrained = { mode: 'constrained', fallbackReason: null } as const;
+  assert.equal(
+    testWritingText({ ...constrained, planMode: 'server-grammar', assertionGrammar: 'lines' }),
+    'assertion-lines plan (server-grammar, line grammar)',
+  );
+  assert.equal(
+    testWritingText({ ...constrained, planMode: 'server-grammar', assertionGrammar: 'expressions' }),
+    'assertion-lines plan (server-grammar, expression grammar)',
+  );
+  assert.equal(
+    testWritingText({ ...constrained, planMode: 'native', assertionGrammar: null }),
+    'assertion-lines plan (native)',
+  );
+  assert.equal(
+    testWritingText({ mode: 'free', planMode: null, assertionGrammar: null, fallbackReason: 'no grammar' }),
+    'free text, parsed — no grammar',
+  );
 });

@@ -135,7 +135,7 @@ describe('generation plans on a real llama.cpp server', { skip: unavailable }, (
       contextWindow: 2048,
       tokenizerDir: tokenizerDir(),
     });
-    assert.deepEqual(await backend.planSupport(), { mode: 'server-grammar' });
+    assert.deepEqual(await backend.planSupport(), { mode: 'server-grammar', assertionGrammar: 'lines' });
     const r = await backend.generatePlan(prove, provePlan, { temperature: 0 });
     assert.equal(r.mode, 'server-grammar');
     const c = r.completions[0];
@@ -159,6 +159,7 @@ describe('generation plans on a real llama.cpp server', { skip: unavailable }, (
 
   test('the assertion grammar: the line grammar on llama-cpp-python, the expression grammar where /props answers or when asked', async () => {
     const sent: string[] = [];
+    const chosen: (string | undefined)[] = [];
     const record = (b: Record<string, unknown>) => {
       if (typeof b.grammar === 'string' && b.grammar.includes('assert')) sent.push(b.grammar);
       return b;
@@ -180,6 +181,8 @@ describe('generation plans on a real llama.cpp server', { skip: unavailable }, (
       });
       const r = await backend.generatePlan(testsPrompt, testsPlan, { temperature: 0 });
       assertValidAssertions(r.completions[0].segments[1].lines!);
+      const support = await backend.planSupport();
+      chosen.push(support.mode === 'server-grammar' ? support.assertionGrammar : undefined);
       return sent.pop()!;
     };
     const lineGrammar =
@@ -190,6 +193,8 @@ describe('generation plans on a real llama.cpp server', { skip: unavailable }, (
     assert.match(await run(plain.origin, 'expressions'), /^expr ::= /m);
     assert.match(await run(llamaCpp.origin, 'lines'), lineGrammar);
     assert.equal(sent.length, 0);
+    // What the run reports (the tests panel and CLI say which grammar held the lines).
+    assert.deepEqual(chosen, ['lines', 'expressions', 'expressions', 'lines']);
 
     // JavaScript's line grammar is one llama.cpp accepts, and what comes back is checked as JavaScript.
     const js = await OpenAIBackend.connect({

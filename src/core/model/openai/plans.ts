@@ -54,7 +54,9 @@ export class EndpointPlans {
     if ((await this.deps.renderChat([{ role: 'user', content: 'x' }], signal)) === undefined) {
       return { mode: 'none', reason: noTemplate };
     }
-    return { mode: found.mode };
+    return found.grammarDetail
+      ? { mode: found.mode, assertionGrammar: found.grammarDetail }
+      : { mode: found.mode };
   }
 
   async run(

@@ -6,6 +6,7 @@ import { sandboxPython } from '../../python';
 import { readSettings } from '../../settings';
 import {
   runFiveStages,
+  testWritingText,
   type FiveStageEvent,
   type FiveStageRun,
   type SuiteRunner,
@@ -237,8 +238,8 @@ function toView(run: FiveStageRun, previous: CodeRunView): CodeRunView {
     generatedCode: run.generatedCode,
     testWriting:
       run.testWriting.mode === 'constrained'
-        ? `assertion-lines plan (${run.testWriting.planMode}): one assertion per line, at most each stage's budget`
-        : `free text, parsed — ${run.testWriting.fallbackReason}`,
+        ? `${testWritingText(run.testWriting)}: one assertion per line, at most each stage's budget`
+        : testWritingText(run.testWriting),
     verdicts: run.verdicts.map((v) => ({
       ...v,
       source: sources.get(v.name) ?? '',
