@@ -48,6 +48,8 @@ suite('Improve the Model from Annotations', () => {
         'the new PRM is the step scorer',
       );
       // Best-of-N on the held-out problem was measured for every selection the report compares.
+      // The report says whether the new PRM measured better than the scorer it would replace.
+      assert.equal(typeof outcome.recommended, 'boolean', 'loop-report.json carries a verdict');
       for (const [name, value] of Object.entries(outcome.accuracy ?? {}))
         assert.ok(value !== null && value >= 0 && value <= 1, `${name} accuracy ${value}`);
       // The automatic labels went into the workspace's store, marked as automatic.

@@ -83,6 +83,26 @@ def test_few_labelled_solutions_all_train(tmp_path, tiny_base, trl_labels):
     assert not any(k.startswith("before/") for k in events[-1]["metrics"])
 
 
+def test_held_out_solutions_come_from_problems_never_trained_on(tmp_path, tiny_base):
+    """Several solutions per problem, as the loop labels them: the before/after AUROC must be read on
+    problems the PRM never saw, not on siblings of its training solutions."""
+    from stepwise_trainer.jobs.prm import split_by_problem
+
+    prompts = [f"problem {i // 4}" for i in range(40)]
+    held, train = split_by_problem(prompts, 0.2, seed=3, min_solutions=10)
+    assert len(held) >= 8 and len(held) + len(train) == 40
+    assert not {prompts[i] for i in held} & {prompts[i] for i in train}
+    assert split_by_problem(prompts, 0.2, seed=3, min_solutions=10) == (held, train)
+
+    rows = [{"prompt": p, "completions": ["1 + 1 = 2.", "So 2."], "labels": [True, i % 2 == 0]} for i, p in enumerate(prompts)]
+    data = tmp_path / "labels.trl.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    code, events, stderr = train_prm(tmp_path / "run", tiny_base, data, max_steps="1")
+    assert code == 0, stderr[-2000:]
+    first = next(e for e in events if e["type"] == "progress")
+    assert first["message"].startswith(f"{len(train)} training and {len(held)} held-out solutions (2 held-out problems)"), first["message"]
+
+
 def test_bad_options_end_with_an_error_event(tmp_path):
     code, events, _ = run_job("prm", "--data", str(tmp_path / "missing.jsonl"))
     assert code == 2

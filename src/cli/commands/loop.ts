@@ -7,8 +7,9 @@ import { readMathProblems, requireDataFile } from '../../core/eval/datasets';
 import { runEvalInChild } from '../../core/eval/childProcess';
 import { progressLine, type EvalProgress } from '../../core/eval/runner';
 import { loopFolder } from '../../core/loop/folders';
-import { scoreHeldOutSamples, summarizeBestOfN } from '../../core/loop/bestOfN';
+import { scoreHeldOutSamples, summarizeBestOfN, type LoopBestOfN } from '../../core/loop/bestOfN';
 import { LoopError, runLoop, type LoopEvent } from '../../core/loop/loop';
+import { loopVerdict } from '../../core/loop/verdict';
 import type { SampledSolution } from '../../core/loop/solutions';
 import type { MathProblem } from '../../core/eval/datasets';
 import { OnnxPrmScorer } from '../../core/model/onnx/prmScorer';
@@ -175,10 +176,17 @@ export const loopCommand: CliCommand = {
         signal: abort.signal,
         onEvent,
       });
-      const summary = { command: `stepwise ${['loop', ...argv].join(' ')}`, loopDir, ...outcome };
+      const bestOfN = (outcome.state.evaluate?.bestOfN as BestOfNRecord | undefined)?.metrics?.bestOfN;
+      const verdict = loopVerdict(
+        path.join(loopDir, 'eval-prm.json'),
+        path.join(loopDir, 'eval-prm-verifier.json'),
+        bestOfN,
+      );
+      const summary = { command: `stepwise ${['loop', ...argv].join(' ')}`, loopDir, verdict, ...outcome };
       const result = path.join(loopDir, 'loop-report.json');
       fs.writeFileSync(result, JSON.stringify(summary, null, 2) + '\n');
       process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+      notice(verdict.summary);
       if (progressMode === 'json') emit({ type: 'done', ...loopDone(loopDir, result, false) });
       return 0;
     } catch (e) {
@@ -220,6 +228,13 @@ function withLevels(items: MathProblem[], levels: string | undefined): MathProbl
   return kept;
 }
 
+/** What the evaluate phase records of best-of-N (`best-of-n.json` holds the samples too). */
+interface BestOfNRecord {
+  kind: 'loop-best-of-n';
+  result: string;
+  metrics: { bestOfN: LoopBestOfN };
+}
+
 /**
  * Best-of-N by the new PRM on the held-out samples, against self-score, majority vote and one
  * sample, written to `best-of-n.json` with each choice's samples, so the figure can be checked.
@@ -230,7 +245,7 @@ async function bestOfNOnSamples(
   loopDir: string,
   signal: AbortSignal,
   notice: (message: string) => void,
-): Promise<Record<string, unknown>> {
+): Promise<BestOfNRecord> {
   const prm = await OnnxPrmScorer.load({ modelDir: prmDir });
   try {
     const scored = await scoreHeldOutSamples(prm, heldOut.problems, heldOut.samples, {

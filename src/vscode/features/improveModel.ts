@@ -7,10 +7,13 @@ import type { EvalReportPanels } from './evalReport';
 import { generatorArgs, runCliWithProgress } from './evalRun';
 import { trainerPython } from './trainEnvironment';
 import { loopFolder } from '../../core/loop/folders';
+import type { ScorerVerdict } from '../../core/loop/verdict';
 
 /** What `stepwise loop` writes to loop-report.json (the parts the editor reads). */
 interface LoopReport {
   loopDir: string;
+  /** Whether the new PRM measured better than the current scorer (reports before it lack this). */
+  verdict?: Pick<ScorerVerdict, 'use' | 'summary'>;
   state: {
     export?: { onnxDir: string };
     evaluate?: {
@@ -78,6 +81,8 @@ export interface ImproveOutcome {
   stepAuroc?: { prm: number | null; verifier: number | null };
   /** Final-answer accuracy on the held-out problems: best-of-N by the new PRM, by self-score, one sample. */
   accuracy?: { prm: number | null; single: number | null; self: number | null };
+  /** The loop's recommendation: the new PRM measured better on held-out data than what it replaces. */
+  recommended?: boolean;
 }
 
 /**
@@ -181,6 +186,7 @@ function summarise(report: LoopReport, file: string): ImproveOutcome {
       single: selections.single?.value ?? null,
       self: selections.self?.value ?? null,
     },
+    recommended: report.verdict?.use,
   };
 }
 
@@ -196,10 +202,13 @@ async function offer(
   adopt: boolean | undefined,
 ): Promise<void> {
   const prmDir = result.prmDir;
-  const message =
-    `Stepwise: the new process reward model scores held-out steps with AUROC ${fixed(result.stepAuroc?.prm)} ` +
-    `(the verifier: ${fixed(result.stepAuroc?.verifier)}); best-of-N by it answers ${percent(result.accuracy?.prm)} ` +
-    `of held-out problems right (one sample: ${percent(result.accuracy?.single)}, self-score: ${percent(result.accuracy?.self)}).`;
+  const figures =
+    `Step AUROC on held-out steps ${fixed(result.stepAuroc?.prm)} (the verifier: ${fixed(result.stepAuroc?.verifier)}); ` +
+    `best-of-N by it answers ${percent(result.accuracy?.prm)} of held-out problems right ` +
+    `(one sample: ${percent(result.accuracy?.single)}, self-score: ${percent(result.accuracy?.self)}).`;
+  const message = report.verdict
+    ? `Stepwise: ${report.verdict.summary} ${figures}`
+    : `Stepwise: the new process reward model. ${figures}`;
   ctx.log.info(`${message} Loop folder: ${report.loopDir}`);
   const use = async () => {
     if (!prmDir) return;
@@ -210,12 +219,18 @@ async function offer(
   if (adopt === false) return;
   // The step-AUROC scoreboard of the new PRM; best-of-N is in the loop folder's best-of-n.json.
   const stepReport = path.join(report.loopDir, 'eval-prm.json');
-  const choice = await vscode.window.showInformationMessage(
-    message,
-    ...(prmDir ? ['Use as Step Scorer'] : []),
-    'Open Report',
-  );
-  if (choice === 'Use as Step Scorer') await use();
+  // A PRM that measured worse is still offered, but not as the first choice.
+  const notBetter = report.verdict?.use === false;
+  const useLabel = notBetter ? 'Use Anyway' : 'Use as Step Scorer';
+  const actions = prmDir
+    ? notBetter
+      ? ['Open Report', useLabel]
+      : [useLabel, 'Open Report']
+    : ['Open Report'];
+  const choice = notBetter
+    ? await vscode.window.showWarningMessage(message, ...actions)
+    : await vscode.window.showInformationMessage(message, ...actions);
+  if (choice === useLabel) await use();
   else if (choice === 'Open Report' && fs.existsSync(stepReport)) panels.show(stepReport);
 }
 
