@@ -21,6 +21,7 @@ import { runTrainer, type TrainerRun } from '../trainer/run';
 import {
   SAMPLING_PLAN,
   labelSolution,
+  restoredLabels,
   sampleSolutions,
   type LabelledSolutionSummary,
   type LabellingSettings,
@@ -320,10 +321,31 @@ async function labelPhase(
     const summaries = items
       .map((it) => journal.finished.get(it.id)?.result)
       .filter((r): r is LabelledSolutionSummary => !!r);
-    const missing = labelsMissingFromStore(summaries, (await store.read()).records);
+    let missing = labelsMissingFromStore(summaries, (await store.read()).records);
+    if (missing.length > 0) {
+      // A lost store (another machine, a fresh clone) is rebuilt from the journal, not relabelled for hours.
+      const inputs = new Map(items.map((it) => [it.id, it.input]));
+      const byId = new Map(summaries.map((r) => [r.solutionId, r]));
+      let restored = 0;
+      for (const id of missing) {
+        const input = inputs.get(id);
+        const labels =
+          input &&
+          restoredLabels(input.problem, input.solution, byId.get(id)!, o.labelling, o.generator.info.name);
+        if (!labels) continue;
+        for (const label of labels) await store.append(label);
+        restored++;
+      }
+      o.onEvent?.({
+        phase: 'label',
+        set,
+        message: `restored the labels of ${restored} of ${missing.length} ${set} solution(s) missing from ${store.dir} from ${path.basename(journal.file)}`,
+      });
+      missing = labelsMissingFromStore(summaries, (await store.read()).records);
+    }
     if (missing.length > 0)
       throw new LoopError(
-        `${missing.length} ${set} solution(s) that ${path.basename(journal.file)} records as labelled have no labels in ${store.dir} (first: ${missing[0]}); training would silently use fewer labels.`,
+        `${missing.length} ${set} solution(s) that ${path.basename(journal.file)} records as labelled have no labels in ${store.dir}, and their steps no longer match the journal (first: ${missing[0]}); training would silently use fewer labels.`,
         `Put the label store back, or delete ${journal.file} to label those solutions again.`,
       );
     return summaries;

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { answersEquivalent, finalBoxedAnswer } from '../eval/answers';
 import type { MathProblem } from '../eval/datasets';
-import { completionLabels, type StepSearch } from '../labels/auto/completion';
+import { completionLabels, type StepEstimate, type StepSearch } from '../labels/auto/completion';
 import { modelContinuationProbe } from '../labels/auto/modelProbe';
 import type { LabelStore, NewLabel } from '../labels/store';
 import type { ModelBackend } from '../model/types';
@@ -97,6 +97,11 @@ export interface LabellingSettings {
   promptDir?: string;
 }
 
+/** A step label's rating and evidence as the label journal records it; `restored`: rebuilt from counts. */
+export type RecordedEstimate = Pick<StepEstimate, 'rating' | 'samples' | 'successes'> & {
+  evidence: StepEstimate['evidence'] | 'restored';
+};
+
 export interface LabelledSolutionSummary {
   solutionId: string;
   steps: number;
@@ -104,6 +109,12 @@ export interface LabelledSolutionSummary {
   negative: number;
   /** Continuations sampled to find the labels. */
   probes: number;
+  /**
+   * Each labelled step's rating and evidence, in step order: with the sampled solution and the
+   * problem, enough to restore the labels when the store is lost (journals older than this field
+   * have only the counts, which still fix the ratings: see `restoredLabels`).
+   */
+  estimates?: RecordedEstimate[];
 }
 
 /**
@@ -138,32 +149,79 @@ export async function labelSolution(
     probe,
     { samplesPerStep: s.samplesPerStep, search: s.search, signal },
   );
-  for (const e of estimates) {
-    const label: NewLabel = {
-      problemId: problem.id,
-      problemText: e.index === 0 ? problem.problem : undefined,
-      solutionId: solution.solutionId,
-      stepIndex: e.index,
-      stepHash: steps[e.index].hash,
-      stepText: e.text,
-      rating: e.rating,
-      source: 'auto-completion',
-      labeller: generator.info.name,
-      meta: {
-        evidence: e.evidence,
-        samples: e.samples,
-        successes: e.successes,
-        search: s.search,
-        referenceAnswer: problem.answer,
-      },
-    };
+  const recorded = estimates.map(({ rating, evidence, samples, successes }) => ({
+    rating,
+    evidence,
+    samples,
+    successes,
+  }));
+  for (const label of completionLabelRecords(problem, solution, recorded, s, generator.info.name))
     await store.append(label);
-  }
   return {
     solutionId: solution.solutionId,
     steps: steps.length,
     labelled: estimates.length,
     negative: estimates.filter((e) => e.rating === -1).length,
     probes: estimates.filter((e) => e.evidence === 'sampled').length,
+    estimates: recorded,
   };
+}
+
+/** The store records of one solution's completion labels, step i from `estimates[i]`. */
+function completionLabelRecords(
+  problem: MathProblem,
+  solution: SampledSolution,
+  estimates: RecordedEstimate[],
+  s: LabellingSettings,
+  labeller: string,
+  restored = false,
+): NewLabel[] {
+  const steps = splitSteps(solution.text);
+  return estimates.map((e, index) => ({
+    problemId: problem.id,
+    problemText: index === 0 ? problem.problem : undefined,
+    solutionId: solution.solutionId,
+    stepIndex: index,
+    stepHash: steps[index].hash,
+    stepText: steps[index].text,
+    rating: e.rating,
+    source: 'auto-completion',
+    labeller,
+    meta: {
+      evidence: e.evidence,
+      ...(e.evidence === 'restored' ? {} : { samples: e.samples, successes: e.successes }),
+      search: s.search,
+      referenceAnswer: problem.answer,
+      ...(restored ? { restoredFrom: 'label journal' } : {}),
+    },
+  }));
+}
+
+/**
+ * A solution's completion labels rebuilt from its label journal entry, for a store that was lost
+ * (the stores hold problem text and stay out of git, the journals do not). Both searches label
+ * steps 0..k, every one positive but the last, which is negative when the solution has an error;
+ * so the counts fix the ratings even where a journal predates `estimates`, though not how many
+ * continuations succeeded (those labels say `restored`). Null when the solution no longer splits
+ * into the steps the journal counted.
+ */
+export function restoredLabels(
+  problem: MathProblem,
+  solution: SampledSolution,
+  summary: LabelledSolutionSummary,
+  s: LabellingSettings,
+  labeller: string,
+): NewLabel[] | null {
+  const steps = splitSteps(solution.text).length;
+  if (steps !== summary.steps || summary.labelled > steps || summary.negative > 1) return null;
+  const estimates =
+    summary.estimates ??
+    Array.from({ length: summary.labelled }, (_, i) => ({
+      rating: i === summary.labelled - 1 && summary.negative === 1 ? (-1 as const) : (1 as const),
+      evidence: 'restored' as const,
+      samples: 0,
+      successes: 0,
+    }));
+  if (estimates.length !== summary.labelled) return null;
+  return completionLabelRecords(problem, solution, estimates, s, labeller, true);
 }

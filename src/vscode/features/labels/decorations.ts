@@ -11,6 +11,8 @@ function automaticEvidence(meta: Record<string, unknown> | undefined, source: st
   const samples = typeof meta?.samples === 'number' ? meta.samples : undefined;
   const successes = typeof meta?.successes === 'number' ? meta.successes : undefined;
   const votes = Array.isArray(meta?.votes) ? meta.votes.length : undefined;
+  if (source === 'auto-completion' && meta?.evidence === 'restored')
+    return "restored from the loop's label journal, which did not record how many continuations reached the answer";
   if (source === 'auto-completion')
     return samples
       ? `${successes}/${samples} continuations from this step reached the reference answer`
