@@ -18,7 +18,9 @@ def output(self_score: str, solution: str = "Let n be even, n = 2k, so n^2 = 4k^
     )
 
 
-@pytest.mark.parametrize("module", [stepwise_trainer.rewards, stepwise_trainer.algorithms, stepwise_trainer.sandbox, stepwise_trainer.jobs.sft_format, stepwise_trainer.jobs.prm])
+@pytest.mark.parametrize(
+    "module", [stepwise_trainer.rewards, stepwise_trainer.algorithms, stepwise_trainer.sandbox, stepwise_trainer.jobs.sft_format, stepwise_trainer.jobs.prm]
+)
 def test_doctest_examples_hold(module):
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0

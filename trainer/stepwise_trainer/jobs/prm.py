@@ -132,9 +132,7 @@ def run(cfg: PrmConfig, events: EventWriter) -> dict[str, float]:
     random.Random(cfg.seed).shuffle(train)
     world = int(os.environ.get("WORLD_SIZE", "1"))
     problems = len({rows[i]["prompt"] for i in held_idx})
-    events.progress(
-        0, cfg.max_steps, f"{len(train)} training and {len(held_out)} held-out solutions ({problems} held-out problems); {world} process(es)"
-    )
+    events.progress(0, cfg.max_steps, f"{len(train)} training and {len(held_out)} held-out solutions ({problems} held-out problems); {world} process(es)")
 
     model = load_token_classifier(cfg.base_model, TRAINED_DTYPE)
     model.config.pad_token_id = tokenizer.pad_token_id
