@@ -93,7 +93,7 @@ function compare(
   difference: number,
   interval: { low: number; high: number } | null,
 ): Comparison {
-  // Differences this small are rounding (AUROC is reported to two places; accuracy moves in whole problems).
+  // Any difference counts (the tolerance only absorbs floating-point error); `clear` says whether it is more than noise.
   const outcome: ComparisonOutcome = difference > 1e-9 ? 'better' : difference < -1e-9 ? 'worse' : 'tie';
   const clear = !!interval && (interval.low > 0 || interval.high < 0);
   return { against, measure, difference, interval, outcome, clear };
