@@ -26,16 +26,7 @@ MODEL=$(node dist/cli.js models list --json |
 if (m?.state !== "installed") { console.error(`${process.argv[1]} is not installed: run bash scripts/setup.sh`); process.exit(2); }
 console.log(m.dir)' qwen2.5-coder-0.5b-instruct)
 mkdir -p "$RUN"
-node -e '
-const fs = require("fs");
-const rows = fs.readFileSync(process.argv[1], "utf8").split("\n").filter(Boolean);
-const level = (l) => JSON.parse(l).level;
-const easy = rows.filter((l) => level(l) <= 2);
-const three = rows.filter((l) => level(l) === 3);
-if (easy.length !== 133) throw new Error(`expected 133 level 1-2 problems in ${process.argv[1]}, found ${easy.length}`);
-fs.writeFileSync(process.argv[2], [...easy.slice(0, 33), ...three, ...easy.slice(33)].join("\n") + "\n");
-' "$DATA" "$RUN/problems.jsonl"
-TRAIN=$((33 + $(node -e 'console.log(require("fs").readFileSync(process.argv[1], "utf8").split("\n").filter((l) => l && JSON.parse(l).level === 3).length)' "$DATA")))
+TRAIN=$(node bench/loop-solved-problems.mjs "$DATA" "$RUN/problems.jsonl")
 for journal in sample-train.jsonl sample-held-out.jsonl; do
   [ -f "$RUN/$journal" ] || cp "$FIRST/$journal" "$RUN/$journal"
 done

@@ -8,8 +8,8 @@
 # Several hours of CPU in all, more than one working session: the run folder,
 # bench/runs/loop-prm-cpu, keeps its journals (samples, labels, loop.json) in the repository.
 # Its label stores carry the datasets' problem text and stay local, like the trained and exported
-# models: the run continues where it stopped on this machine, and on another one the loop refuses
-# to train on a store that lacks labels its journal records. Rerun this script to continue. When
+# models: the run continues where it stopped on this machine, and on another one the loop rebuilds
+# the label stores from the journals and trains again. Rerun this script to continue. When
 # it finishes it copies the report and best-of-N file to bench/results/loop-prm-cpu.json and
 # bench/results/loop-prm-cpu-best-of-n.json.
 #

@@ -16,7 +16,7 @@ import { OnnxPrmScorer } from '../../core/model/onnx/prmScorer';
 import { findPackageRoot } from '../../core/resources';
 import { findTrainerPython } from '../../core/trainer/python';
 
-const USAGE = `stepwise loop [--data MATH.jsonl] [--levels 1,2] [--workspace DIR] [--out DIR] [--train N] [--held-out N] [--held-out-labels N] [--solutions N] [--samples-per-step N] [--search first-error|every-step] [--unsolved skip|label] [--max-tokens N] [--self-eval-max-tokens N] [--base-model M] [--trainer-args "..."] [--python PATH] [--progress text|json] ${MODEL_USAGE}`;
+const USAGE = `stepwise loop [--data MATH.jsonl] [--levels 1,2] [--workspace DIR] [--out DIR] [--train N] [--held-out N] [--held-out-labels N] [--solutions N] [--samples-per-step N] [--search first-error|every-step] [--unsolved skip|label] [--max-tokens N] [--self-eval-max-tokens N] [--base-model M] [--trainer-args "..."] [--python PATH] [--label-only] [--progress text|json] ${MODEL_USAGE}`;
 
 const OPTIONS = {
   data: { type: 'string' },
@@ -37,6 +37,7 @@ const OPTIONS = {
   python: { type: 'string' },
   seed: { type: 'string' },
   progress: { type: 'string' },
+  'label-only': { type: 'boolean' },
 } as const;
 
 function whole(value: string | undefined, name: string, fallback: number, min = 1): number {
@@ -83,7 +84,9 @@ export const loopCommand: CliCommand = {
     const heldOutLabelProblems = whole(values['held-out-labels'], 'held-out-labels', heldOutProblems);
     const seed = whole(values.seed, 'seed', 0, 0);
     const items = withLevels(readMathProblems(data).items, values.levels);
-    const python = values.python ?? (await findTrainerPython({ repositoryRoot: root }));
+    // --label-only: sample and label on a machine without the trainer; train later with the same command.
+    const labelOnly = values['label-only'] === true;
+    const python = labelOnly ? '' : (values.python ?? (await findTrainerPython({ repositoryRoot: root })));
     const generator = await openModel(values);
     const cli = [process.execPath, path.join(root, 'dist', 'cli.js')];
     const modelArgs = [
@@ -127,6 +130,7 @@ export const loopCommand: CliCommand = {
     };
     try {
       const outcome = await runLoop({
+        labelOnly,
         workspace,
         loopDir,
         problems: items,
@@ -177,16 +181,23 @@ export const loopCommand: CliCommand = {
         onEvent,
       });
       const bestOfN = (outcome.state.evaluate?.bestOfN as BestOfNRecord | undefined)?.metrics?.bestOfN;
-      const verdict = loopVerdict(
-        path.join(loopDir, 'eval-prm.json'),
-        path.join(loopDir, 'eval-prm-verifier.json'),
-        bestOfN,
-      );
+      const verdict = labelOnly
+        ? undefined
+        : loopVerdict(
+            path.join(loopDir, 'eval-prm.json'),
+            path.join(loopDir, 'eval-prm-verifier.json'),
+            bestOfN,
+          );
       const summary = { command: `stepwise ${['loop', ...argv].join(' ')}`, loopDir, verdict, ...outcome };
-      const result = path.join(loopDir, 'loop-report.json');
+      // A label-only run is not a finished loop: without loop-report.json its folder is the one the
+      // next run (without --label-only) continues in.
+      const result = path.join(loopDir, labelOnly ? 'label-report.json' : 'loop-report.json');
       fs.writeFileSync(result, JSON.stringify(summary, null, 2) + '\n');
       process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
-      notice(verdict.summary);
+      notice(
+        verdict?.summary ??
+          `Sampled and labelled; the training labels are in ${path.join(workspace, '.stepwise', 'labels')}. Run the same command without --label-only to train, export and evaluate.`,
+      );
       if (progressMode === 'json') emit({ type: 'done', ...loopDone(loopDir, result, false) });
       return 0;
     } catch (e) {

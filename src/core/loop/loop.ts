@@ -64,6 +64,11 @@ export interface LoopOptions {
     prmDir: string;
     heldOut: { problems: MathProblem[]; samples: SampledSolution[][] };
   }): Promise<Record<string, unknown>>;
+  /**
+   * Stop once the solutions are sampled and labelled: label on one machine and train on another
+   * (a GPU one), or gather labels from several runs into one workspace first.
+   */
+  labelOnly?: boolean;
   signal?: AbortSignal;
   onEvent?(e: LoopEvent): void;
 }
@@ -162,7 +167,7 @@ export async function runLoop(o: LoopOptions): Promise<LoopOutcome> {
     heldOutStore,
   );
 
-  if (!state.train) {
+  if (!state.train && !o.labelOnly) {
     o.onEvent?.({ phase: 'train', message: 'training the process reward model on the workspace labels' });
     const runDir = path.join(o.loopDir, 'prm');
     const data = await prepareTrainingData('prm', o.workspace, runDir);
@@ -186,7 +191,7 @@ export async function runLoop(o: LoopOptions): Promise<LoopOutcome> {
       train: { runDir, finalDir: done.output, examples: data.count, metrics: done.metrics },
     });
   }
-  if (!state.export && state.train) {
+  if (!state.export && state.train && !o.labelOnly) {
     o.onEvent?.({ phase: 'export', message: 'exporting the PRM to ONNX and checking it against PyTorch' });
     const out = path.join(o.loopDir, 'prm-onnx');
     const run = await trainerJob(o, 'export', [
@@ -205,7 +210,7 @@ export async function runLoop(o: LoopOptions): Promise<LoopOutcome> {
       );
     save({ ...state, export: { onnxDir: done.onnx ?? out } });
   }
-  if (!state.evaluate && state.export) {
+  if (!state.evaluate && state.export && !o.labelOnly) {
     o.onEvent?.({ phase: 'evaluate', message: 'evaluating the PRM on the held-out problems' });
     const heldOutLabels = path.join(o.loopDir, 'held-out-labels', 'labels.jsonl');
     save({

@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { builtTestModelDir } from '../../testModel';
 
 // `stepwise loop` through the module the CLI registers, in its own process, as a user runs it.
 const RUNNER = `
@@ -107,4 +108,87 @@ test('a wrong --unsolved is refused with the two choices before any model loads'
   assert.equal(r.status, 2, r.stderr);
   assert.match(r.stderr, /--unsolved must be skip or label/);
   assert.ok(!fs.existsSync(path.join(dir, '.stepwise')), 'nothing was written to the workspace');
+});
+
+test('--label-only samples and labels with the model, needs no trainer, and a rerun without it goes on to train', async () => {
+  const model = builtTestModelDir();
+  if (!model) return assert.fail('the test model is not built: run bash scripts/setup.sh');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-loop-label-only-'));
+  const data = path.join(dir, 'problems.jsonl');
+  fs.writeFileSync(
+    data,
+    ['What is $2+3$?', 'What is $4+4$?']
+      .map((problem, i) => JSON.stringify({ problem, answer: ['5', '8'][i] }) + '\n')
+      .join(''),
+  );
+  const run = (...extra: string[]) =>
+    spawnSync(
+      process.execPath,
+      [
+        '-e',
+        RUNNER,
+        '--',
+        '--data',
+        data,
+        '--workspace',
+        dir,
+        '--train',
+        '1',
+        '--held-out',
+        '1',
+        '--solutions',
+        '1',
+        '--unsolved',
+        'label',
+        '--max-tokens',
+        '24',
+        '--self-eval-max-tokens',
+        '8',
+        '--model-dir',
+        model,
+        '--variant',
+        'fp32',
+        ...extra,
+      ],
+      { encoding: 'utf8' },
+    );
+  // A trainer that does not exist: --label-only must not look for it.
+  let r = run('--label-only', '--python', path.join(dir, 'no-python'));
+  assert.equal(r.status, 0, r.stderr);
+  const loops = fs.readdirSync(path.join(dir, '.stepwise', 'loop'));
+  assert.equal(loops.length, 1);
+  const loopDir = path.join(dir, '.stepwise', 'loop', loops[0]);
+  assert.ok(!fs.existsSync(path.join(loopDir, 'loop-report.json')), 'the loop is not finished');
+  const report = JSON.parse(fs.readFileSync(path.join(loopDir, 'label-report.json'), 'utf8'));
+  assert.equal(report.sampled.train, 1);
+  assert.equal(report.labelled.train.length, 1);
+  assert.ok(
+    report.labelled.train[0].estimates,
+    'the label journal keeps each step label for a later restore',
+  );
+  assert.equal(report.state.train, undefined, 'nothing was trained');
+  assert.equal(report.verdict, undefined);
+  assert.match(r.stderr, /without --label-only to train/);
+  const labels = fs
+    .readFileSync(path.join(dir, '.stepwise', 'labels', 'labels.jsonl'), 'utf8')
+    .trim()
+    .split('\n');
+  assert.equal(labels.length, report.labelled.train[0].labelled);
+  // The same command without it resumes past sampling and labelling and goes on to the trainer.
+  r = run('--python', path.join(dir, 'no-python'));
+  assert.notEqual(r.status, 0);
+  assert.match(r.stderr, /no-python/);
+  assert.deepEqual(
+    fs.readdirSync(path.join(dir, '.stepwise', 'loop')),
+    loops,
+    'it continued in the same loop folder',
+  );
+  assert.equal(
+    fs
+      .readFileSync(path.join(dir, '.stepwise', 'labels', 'labels.jsonl'), 'utf8')
+      .trim()
+      .split('\n').length,
+    labels.length,
+    'nothing was labelled again',
+  );
 });
