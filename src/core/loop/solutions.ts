@@ -12,7 +12,7 @@ import type { LabelStore, NewLabel } from '../labels/store';
 import type { ModelBackend } from '../model/types';
 import { answerFromPlan, finalAnswerLine, generatorPlan } from '../prove/generate';
 import { loadPrompt, renderPrompt } from '../prove/prompts';
-import { splitSteps } from '../steps/split';
+import { splitSteps, type Step } from '../steps/split';
 
 export interface SampledSolution {
   solutionId: string;
@@ -155,7 +155,7 @@ export async function labelSolution(
     samples,
     successes,
   }));
-  for (const label of completionLabelRecords(problem, solution, recorded, s, generator.info.name))
+  for (const label of completionLabelRecords(problem, solution, steps, recorded, s, generator.info.name))
     await store.append(label);
   return {
     solutionId: solution.solutionId,
@@ -171,12 +171,12 @@ export async function labelSolution(
 function completionLabelRecords(
   problem: MathProblem,
   solution: SampledSolution,
+  steps: readonly Step[],
   estimates: RecordedEstimate[],
   s: LabellingSettings,
   labeller: string,
   restored = false,
 ): NewLabel[] {
-  const steps = splitSteps(solution.text);
   return estimates.map((e, index) => ({
     problemId: problem.id,
     problemText: index === 0 ? problem.problem : undefined,
@@ -212,8 +212,8 @@ export function restoredLabels(
   s: LabellingSettings,
   labeller: string,
 ): NewLabel[] | null {
-  const steps = splitSteps(solution.text).length;
-  if (steps !== summary.steps || summary.labelled > steps || summary.negative > 1) return null;
+  const steps = splitSteps(solution.text);
+  if (steps.length !== summary.steps || summary.labelled > steps.length || summary.negative > 1) return null;
   const estimates =
     summary.estimates ??
     Array.from({ length: summary.labelled }, (_, i) => ({
@@ -223,5 +223,5 @@ export function restoredLabels(
       successes: 0,
     }));
   if (estimates.length !== summary.labelled) return null;
-  return completionLabelRecords(problem, solution, estimates, s, labeller, true);
+  return completionLabelRecords(problem, solution, steps, estimates, s, labeller, true);
 }
