@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import random
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,6 +71,7 @@ def split_by_problem(prompts: list[str], fraction: float, seed: int, min_solutio
     if len(prompts) < max(2, min_solutions) or len(problems) < 2:
         return [], list(range(len(prompts)))
     random.Random(seed).shuffle(problems)
+    sizes = Counter(prompts)
     wanted = max(1, int(len(prompts) * fraction))
     held: set[str] = set()
     count = 0
@@ -78,7 +80,7 @@ def split_by_problem(prompts: list[str], fraction: float, seed: int, min_solutio
         if count >= wanted:
             break
         held.add(problem)
-        count += prompts.count(problem)
+        count += sizes[problem]
     return [i for i, p in enumerate(prompts) if p in held], [i for i, p in enumerate(prompts) if p not in held]
 
 
