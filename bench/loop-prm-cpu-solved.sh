@@ -21,10 +21,8 @@ ROOT=$PWD
 source bench/math-data.sh
 FIRST=$ROOT/bench/runs/loop-prm-cpu
 RUN=$ROOT/bench/runs/loop-prm-cpu-solved
-MODEL=$(node dist/cli.js models list --json |
-  node -e 'const m = JSON.parse(require("fs").readFileSync(0, "utf8")).find((r) => r.id === process.argv[1]);
-if (m?.state !== "installed") { console.error(`${process.argv[1]} is not installed: run bash scripts/setup.sh`); process.exit(2); }
-console.log(m.dir)' qwen2.5-coder-0.5b-instruct)
+# shellcheck source=bench/default-model.sh
+source bench/default-model.sh
 mkdir -p "$RUN"
 TRAIN=$(node bench/loop-solved-problems.mjs "$DATA" "$RUN/problems.jsonl")
 for journal in sample-train.jsonl sample-held-out.jsonl; do

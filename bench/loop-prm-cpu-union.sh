@@ -16,10 +16,8 @@ ROOT=$PWD
 source bench/math-data.sh
 WORK=$ROOT/.cache/bench/loop-prm-cpu-union
 UNION=$WORK/union
-MODEL=$(node dist/cli.js models list --json |
-  node -e 'const m = JSON.parse(require("fs").readFileSync(0, "utf8")).find((r) => r.id === process.argv[1]);
-if (m?.state !== "installed") { console.error(`${process.argv[1]} is not installed: run bash scripts/setup.sh`); process.exit(2); }
-console.log(m.dir)' qwen2.5-coder-0.5b-instruct)
+# shellcheck source=bench/default-model.sh
+source bench/default-model.sh
 TRAINER=(--base-model "$MODEL" --trainer-args="--lora-r 16 --max-steps 60 --save-steps 20 --batch-size 4")
 mkdir -p "$WORK/first" "$UNION"
 SOLVED_TRAIN=$(node bench/loop-solved-problems.mjs "$DATA" "$WORK/solved-problems.jsonl")

@@ -24,10 +24,8 @@ ROOT=$PWD
 # shellcheck source=bench/math-data.sh
 source bench/math-data.sh
 RUN=$ROOT/bench/runs/loop-prm-cpu
-MODEL=$(node dist/cli.js models list --json |
-  node -e 'const m = JSON.parse(require("fs").readFileSync(0, "utf8")).find((r) => r.id === process.argv[1]);
-if (m?.state !== "installed") { console.error(`${process.argv[1]} is not installed: run bash scripts/setup.sh`); process.exit(2); }
-console.log(m.dir)' qwen2.5-coder-0.5b-instruct)
+# shellcheck source=bench/default-model.sh
+source bench/default-model.sh
 mkdir -p "$RUN"
 node dist/cli.js loop --data "$DATA" --levels 1,2 --workspace "$RUN" --out "$RUN" \
   --train 33 --held-out 100 --held-out-labels 15 --solutions 4 --samples-per-step 4 --unsolved label \
