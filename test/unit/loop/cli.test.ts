@@ -16,26 +16,23 @@ loopCommand.run(process.argv.slice(1)).then((code) => { process.exitCode = code;
 });
 `;
 
+/** Runs `stepwise loop` with these options; "--" keeps them the command's, not node's. */
+const loopCli = (...options: string[]) =>
+  spawnSync(process.execPath, ['-e', RUNNER, '--', ...options], { encoding: 'utf8' });
+
 test('a wrong --progress is refused before any model or trainer is looked for', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-loop-cli-'));
   const data = path.join(dir, 'problems.jsonl');
   fs.writeFileSync(data, JSON.stringify({ problem: 'What is $2+3$?', answer: '5' }) + '\n');
-  const r = spawnSync(
-    process.execPath,
-    [
-      '-e',
-      RUNNER,
-      '--', // the rest are the command's options, not node's
-      '--data',
-      data,
-      '--workspace',
-      dir,
-      '--progress',
-      'xml',
-      '--model-dir',
-      path.join(dir, 'none'),
-    ],
-    { encoding: 'utf8' },
+  const r = loopCli(
+    '--data',
+    data,
+    '--workspace',
+    dir,
+    '--progress',
+    'xml',
+    '--model-dir',
+    path.join(dir, 'none'),
   );
   assert.equal(r.status, 2, r.stderr);
   assert.match(r.stderr, /--progress must be text or json/);
@@ -55,23 +52,7 @@ test('--levels keeps the problems of those MATH levels, and refuses levels the d
       .join(''),
   );
   const run = (levels: string) =>
-    spawnSync(
-      process.execPath,
-      [
-        '-e',
-        RUNNER,
-        '--',
-        '--data',
-        data,
-        '--workspace',
-        dir,
-        '--levels',
-        levels,
-        '--model-dir',
-        path.join(dir, 'none'),
-      ],
-      { encoding: 'utf8' },
-    );
+    loopCli('--data', data, '--workspace', dir, '--levels', levels, '--model-dir', path.join(dir, 'none'));
   let r = run('5');
   assert.equal(r.status, 2, r.stderr);
   assert.match(r.stderr, /--levels 5: the data has no problem of those levels/);
@@ -88,22 +69,15 @@ test('a wrong --unsolved is refused with the two choices before any model loads'
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-loop-cli-'));
   const data = path.join(dir, 'problems.jsonl');
   fs.writeFileSync(data, JSON.stringify({ problem: 'What is $2+3$?', answer: '5' }) + '\n');
-  const r = spawnSync(
-    process.execPath,
-    [
-      '-e',
-      RUNNER,
-      '--',
-      '--data',
-      data,
-      '--workspace',
-      dir,
-      '--unsolved',
-      'drop',
-      '--model-dir',
-      path.join(dir, 'none'),
-    ],
-    { encoding: 'utf8' },
+  const r = loopCli(
+    '--data',
+    data,
+    '--workspace',
+    dir,
+    '--unsolved',
+    'drop',
+    '--model-dir',
+    path.join(dir, 'none'),
   );
   assert.equal(r.status, 2, r.stderr);
   assert.match(r.stderr, /--unsolved must be skip or label/);
@@ -122,35 +96,28 @@ test('--label-only samples and labels with the model, needs no trainer, and a re
       .join(''),
   );
   const run = (...extra: string[]) =>
-    spawnSync(
-      process.execPath,
-      [
-        '-e',
-        RUNNER,
-        '--',
-        '--data',
-        data,
-        '--workspace',
-        dir,
-        '--train',
-        '1',
-        '--held-out',
-        '1',
-        '--solutions',
-        '1',
-        '--unsolved',
-        'label',
-        '--max-tokens',
-        '24',
-        '--self-eval-max-tokens',
-        '8',
-        '--model-dir',
-        model,
-        '--variant',
-        'fp32',
-        ...extra,
-      ],
-      { encoding: 'utf8' },
+    loopCli(
+      '--data',
+      data,
+      '--workspace',
+      dir,
+      '--train',
+      '1',
+      '--held-out',
+      '1',
+      '--solutions',
+      '1',
+      '--unsolved',
+      'label',
+      '--max-tokens',
+      '24',
+      '--self-eval-max-tokens',
+      '8',
+      '--model-dir',
+      model,
+      '--variant',
+      'fp32',
+      ...extra,
     );
   // A trainer that does not exist: --label-only must not look for it.
   let r = run('--label-only', '--python', path.join(dir, 'no-python'));
