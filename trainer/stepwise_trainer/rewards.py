@@ -147,7 +147,17 @@ RewardFunction = Callable[..., list]
 """TRL's reward contract: ``(prompts, completions, **columns) -> [float | None, ...]``, one per completion."""
 
 Verifier = Callable[[str, str], float]
-"""(problem, proof) -> score in [0, 1]."""
+"""(problem, proof) -> score in [0, 1]. A verifier may also have ``batch([(problem, proof), ...])``."""
+
+
+def grade_all(verifier: Verifier, pairs: list[tuple[str, str]]) -> list[float]:
+    """Grades of every (problem, proof): in batches where the verifier has a ``batch`` method, else one at a time.
+
+    >>> grade_all(lambda problem, proof: len(proof) / 10, [("p", "ab"), ("q", "abcd")])
+    [0.2, 0.4]
+    """
+    batch = getattr(verifier, "batch", None)
+    return list(batch(pairs)) if callable(batch) else [verifier(problem, proof) for problem, proof in pairs]
 
 
 def make_self_verification_reward(verifier: Verifier, meta_verifier: Callable[[str, str, str], float] | None = None, alpha: float = ALPHA, beta: float = BETA):
@@ -165,15 +175,17 @@ def make_self_verification_reward(verifier: Verifier, meta_verifier: Callable[[s
         # around the problem; the verifier and meta-verifier must judge the proof against the
         # problem alone, so the `problem` column wins where the data has one.
         problems = list(problem) if problem is not None else [completion_text(p) for p in prompts]
+        parsed = [parse_proof_output(completion_text(c)) for c in completions]
+        # Only proofs in the format are graded (R_format = 0 zeroes the rest), all of them at once.
+        graded = [i for i, p in enumerate(parsed) if p.format_reward]
+        grades = dict(zip(graded, grade_all(verifier, [(problems[i], parsed[i].proof) for i in graded]), strict=True))
         rewards = []
-        for problem_text, completion in zip(problems, completions, strict=True):
-            parsed = parse_proof_output(completion_text(completion))
-            if not parsed.format_reward:
+        for i, (problem_text, p) in enumerate(zip(problems, parsed, strict=True)):
+            if i not in grades:
                 rewards.append(0.0)
                 continue
-            r_y = verifier(problem_text, parsed.proof)
-            r_meta = meta_verifier(problem_text, parsed.proof, parsed.self_analysis) if meta_verifier else 1.0
-            rewards.append(self_verification_reward(1, r_y, parsed.self_score, r_meta, alpha, beta))
+            r_meta = meta_verifier(problem_text, p.proof, p.self_analysis) if meta_verifier else 1.0
+            rewards.append(self_verification_reward(1, grades[i], p.self_score, r_meta, alpha, beta))
         return rewards
 
     self_verification.__name__ = "self_verification"

@@ -68,3 +68,46 @@ def test_the_trained_reward_is_the_design_reward_not_plus_the_format_reward(tmp_
     step = next(m for m in logged if "reward" in m and "rewards/completion_length/mean" in m)
     assert step["rewards/<lambda>/mean"] == 1.0
     assert step["reward"] == pytest.approx(step["rewards/self_verification/mean"] + step["rewards/completion_length/mean"], abs=1e-4)
+
+
+def test_held_out_problems_sampled_together_keep_each_completion_with_its_problem(tmp_path, tiny_base):
+    """--eval-batch-size samples several held-out problems in one generation; each problem's K completions
+    must be graded against that problem. At a near-zero temperature sampling is greedy, so every
+    completion must equal its own prompt's greedy completion alone."""
+    from stepwise_trainer.generation import complete_batch
+    from stepwise_trainer.models import load_causal_lm, load_tokenizer
+    from stepwise_trainer.prompts import generator_prompt
+
+    data = tmp_path / "problems.jsonl"
+    data.write_text(json.dumps({"problem": "Prove that 0 = 0."}) + "\n")
+    cfg = grpo.GrpoConfig(
+        base_model=str(tiny_base),
+        data=str(data),
+        output_dir=str(tmp_path / "run"),
+        **{**TINY_RL, "max_completion_length": 6},
+        temperature=1e-6,
+        eval_batch_size=2,
+        device="cpu",
+    )
+    tokenizer, model = load_tokenizer(str(tiny_base)), load_causal_lm(str(tiny_base), torch.float32)
+    problems = ["Prove that 1 = 1.", "Let x be a real number with x^2 = 4 and x > 0. Find x.", "Compute 3 * 7."]
+    seen: list[tuple[str, str]] = []
+
+    def recording(prompts, completions, problem, **_):
+        seen.extend(zip(problem, [completion_text(c) for c in completions], strict=True))
+        return [0.5] * len(completions)
+
+    figures = grpo.held_out_reward(model, tokenizer, problems, cfg, recording, lambda i: None)
+    assert figures == {"heldout_reward": 0.5, "heldout_format_rate": 0.0}
+    greedy = {
+        p: complete_batch(
+            model,
+            tokenizer,
+            [tokenizer.apply_chat_template([{"role": "user", "content": generator_prompt(p)}], tokenize=False, add_generation_prompt=True)],
+            max_new_tokens=6,
+            do_sample=False,
+        )[0]
+        for p in problems
+    }
+    assert [p for p, _ in seen] == [p for p in problems for _ in range(cfg.num_generations)]
+    assert all(text == greedy[p] for p, text in seen), seen

@@ -4,6 +4,7 @@ import doctest
 
 import pytest
 import stepwise_trainer.algorithms
+import stepwise_trainer.generation
 import stepwise_trainer.jobs.prm
 import stepwise_trainer.jobs.sft_format
 import stepwise_trainer.rewards
@@ -19,7 +20,15 @@ def output(self_score: str, solution: str = "Let n be even, n = 2k, so n^2 = 4k^
 
 
 @pytest.mark.parametrize(
-    "module", [stepwise_trainer.rewards, stepwise_trainer.algorithms, stepwise_trainer.sandbox, stepwise_trainer.jobs.sft_format, stepwise_trainer.jobs.prm]
+    "module",
+    [
+        stepwise_trainer.rewards,
+        stepwise_trainer.algorithms,
+        stepwise_trainer.generation,
+        stepwise_trainer.sandbox,
+        stepwise_trainer.jobs.sft_format,
+        stepwise_trainer.jobs.prm,
+    ],
 )
 def test_doctest_examples_hold(module):
     result = doctest.testmod(module)

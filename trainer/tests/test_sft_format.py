@@ -81,14 +81,14 @@ def test_batched_greedy_completions_match_one_at_a_time(tiny_base):
     """The held-out check batches prompts of different lengths with left padding; each row must get
     the completion it gets alone, or the batch size would change the reported rates."""
     import torch
-    from stepwise_trainer.jobs.sft_format import greedy_batch
+    from stepwise_trainer.generation import complete_batch
     from stepwise_trainer.models import load_causal_lm, load_tokenizer
 
     tokenizer = load_tokenizer(str(tiny_base))
     model = load_causal_lm(str(tiny_base), torch.float32)
     prompts = ["Prove that 1 + 1 = 2.", "Let x be a real number with x^2 = 4 and x > 0. Find x, showing each step.", "Compute 3 * 7."]
-    alone = [greedy_batch(model, tokenizer, [p], 12, "cpu")[0] for p in prompts]
-    assert greedy_batch(model, tokenizer, prompts, 12, "cpu") == alone
+    alone = [complete_batch(model, tokenizer, [p], max_new_tokens=12, do_sample=False)[0] for p in prompts]
+    assert complete_batch(model, tokenizer, prompts, max_new_tokens=12, do_sample=False) == alone
     assert all(alone), "every prompt got a completion"
     assert len({len(tokenizer(p)["input_ids"]) for p in prompts}) == 3, "the batch needs padding, or it tests nothing"
     assert tokenizer.padding_side == load_tokenizer(str(tiny_base)).padding_side, "the tokenizer's padding side is restored"

@@ -39,3 +39,18 @@ def test_local_verifier_gives_the_expected_grade_where_parsing_gives_nothing(tin
     grade = verify("Prove that 1 = 1.", "Both sides are the same number.")
     assert 0.0 < grade < 1.0
     assert verify("Prove that 1 = 1.", "Both sides are the same number.") == pytest.approx(grade), "greedy analysis: the same grade twice"
+
+
+def test_batched_grades_equal_grades_one_at_a_time(tiny):
+    """GRPO grades a step's completions together; proofs of different lengths are left-padded, and each
+    must get the grade it gets alone, or the batch size would change the reward."""
+    model, tok = tiny
+    pairs = [
+        ("Prove that 1 = 1.", "Both sides are the same number."),
+        ("Show 2 + 2 = 4.", "Add two and two, counting on: three, four. So it is four."),
+        ("x", "y"),
+    ]
+    verify = local_verifier(model, tok, max_new_tokens=8, batch_size=2)
+    alone = [verify(problem, proof) for problem, proof in pairs]
+    assert verify.batch(pairs) == pytest.approx(alone, abs=1e-5)
+    assert len(set(round(g, 6) for g in alone)) == 3, "the proofs should get different grades, or the order is not checked"

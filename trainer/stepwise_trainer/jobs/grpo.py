@@ -16,6 +16,7 @@ from typing import Any
 
 from ..config import CommonConfig, ConfigError
 from ..events import EventWriter
+from ..generation import chunks, complete_batch
 from ..models import TRAINED_DTYPE, load_causal_lm, load_tokenizer, pick_device
 from ..prompts import generator_prompt
 from ..rewards import ALPHA, BETA, RewardFunction, format_reward, make_self_verification_reward
@@ -44,6 +45,8 @@ class GrpoConfig(CommonConfig):
             "With --verifier self the judge trains too; give a separate verifier for a fixed one."
         },
     )
+    verifier_batch_size: int = field(default=16, metadata={"help": "Proofs a local verifier grades together (left-padded); raise it on a GPU."})
+    eval_batch_size: int = field(default=1, metadata={"help": "Held-out problems sampled together (left-padded); raise it on a GPU."})
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -59,6 +62,8 @@ class GrpoConfig(CommonConfig):
                 f"batch_size × gradient_accumulation_steps ({effective}) must be divisible by num_generations ({self.num_generations}): "
                 f"each problem's {self.num_generations} completions must land in the same batch. Try --batch-size {self.num_generations}."
             )
+        if self.eval_batch_size < 1 or self.verifier_batch_size < 1:
+            raise ConfigError("eval_batch_size and verifier_batch_size must be at least 1.")
         if abs(self.alpha + self.beta - 1) > 1e-6:
             raise ConfigError(f"alpha + beta must be 1 (got {self.alpha} + {self.beta}).")
 
@@ -82,10 +87,10 @@ def run(cfg: GrpoConfig, events: EventWriter, extra_rewards: Sequence[RewardFunc
     if cfg.verifier.startswith("http"):
         verifier = endpoint_verifier(cfg.verifier, cfg.verifier_model)
     elif cfg.verifier == "self":
-        verifier = local_verifier(model, tokenizer)
+        verifier = local_verifier(model, tokenizer, batch_size=cfg.verifier_batch_size)
     else:
-        verifier = local_verifier(load_causal_lm(cfg.verifier, dtype).to(device), load_tokenizer(cfg.verifier))
-    reward = make_self_verification_reward(lambda problem, proof: verifier(problem, proof), alpha=cfg.alpha, beta=cfg.beta)
+        verifier = local_verifier(load_causal_lm(cfg.verifier, dtype).to(device), load_tokenizer(cfg.verifier), batch_size=cfg.verifier_batch_size)
+    reward = make_self_verification_reward(verifier, alpha=cfg.alpha, beta=cfg.beta)
     held_out = held_out_problems(cfg, {r["problem"] for r in rows}, events)
 
     def measuring(when: str) -> Callable[[int], None]:
@@ -142,7 +147,8 @@ def held_out_reward(
     model: Any, tokenizer: Any, problems: list[str], cfg: GrpoConfig, reward: RewardFunction, on_problem: Callable[[int], None]
 ) -> dict[str, float]:
     """Mean design reward and R_format rate of K completions per problem, sampled as in training (same
-    temperature and length) from --seed, so the before and after figures draw the same random stream."""
+    temperature and length) from --seed, so the before and after figures draw the same random stream.
+    --eval-batch-size problems are sampled together; the batches are the same before and after."""
     import torch
 
     model.eval()
@@ -150,23 +156,23 @@ def held_out_reward(
     rewards: list[float] = []
     formats: list[float] = []
     with torch.no_grad():
-        for i, problem in enumerate(problems):
-            on_problem(i)
-            prompt = [{"role": "user", "content": generator_prompt(problem)}]
-            ids = tokenizer(tokenizer.apply_chat_template(prompt, tokenize=False, add_generation_prompt=True), return_tensors="pt").to(model.device)
-            out = model.generate(
-                **ids,
+        for start, batch in zip(range(0, len(problems), cfg.eval_batch_size), chunks(problems, cfg.eval_batch_size), strict=True):
+            on_problem(start)
+            prompts = [[{"role": "user", "content": generator_prompt(problem)}] for problem in batch]
+            texts = complete_batch(
+                model,
+                tokenizer,
+                [tokenizer.apply_chat_template(p, tokenize=False, add_generation_prompt=True) for p in prompts],
                 do_sample=True,
                 temperature=cfg.temperature,
                 max_new_tokens=cfg.max_completion_length,
                 num_return_sequences=cfg.num_generations,
-                pad_token_id=tokenizer.pad_token_id,
             )
-            start = ids["input_ids"].shape[1]
-            completions = [[{"role": "assistant", "content": tokenizer.decode(o[start:], skip_special_tokens=True)}] for o in out]
-            prompts = [prompt] * len(completions)
-            rewards += reward(prompts, completions, problem=[problem] * len(completions))
-            formats += format_reward(prompts, completions)
+            # complete_batch keeps each prompt's K completions together, in prompt order.
+            repeated = [i for i in range(len(batch)) for _ in range(cfg.num_generations)]
+            completions = [[{"role": "assistant", "content": t}] for t in texts]
+            rewards += reward([prompts[i] for i in repeated], completions, problem=[batch[i] for i in repeated])
+            formats += format_reward([prompts[i] for i in repeated], completions)
     n = max(1, len(rewards))
     return {"heldout_reward": sum(rewards) / n, "heldout_format_rate": sum(formats) / n}
 

@@ -25,6 +25,7 @@ import torch
 from ..algorithms import auroc
 from ..config import CommonConfig, ConfigError
 from ..events import EventWriter, is_secondary_process
+from ..generation import chunks, complete_batch
 from ..models import TRAINED_DTYPE, load_causal_lm, load_tokenizer, pick_device
 from ..prompts import generator_prompt
 from ..rewards import CLOSING, OPENING, _boxed, parse_proof_output
@@ -130,27 +131,11 @@ def same_answer(answer: str, reference: str) -> bool:
     return _plain_answer(answer) == _plain_answer(reference)
 
 
-@torch.no_grad()
-def greedy_batch(model: Any, tokenizer: Any, prompts: list[str], max_new_tokens: int, device: str) -> list[str]:
-    """Greedy completions of chat prompts generated together. Prompts are padded on the left so
-    every row's next token comes right after its own prompt; one at a time, a GPU spends the
-    held-out check waiting on Python between tokens."""
-    padding_side = tokenizer.padding_side
-    tokenizer.padding_side = "left"
-    try:
-        batch = tokenizer(prompts, return_tensors="pt", padding=True).to(device)
-        out = model.generate(**batch, max_new_tokens=max_new_tokens, do_sample=False, pad_token_id=tokenizer.pad_token_id)
-        return tokenizer.batch_decode(out[:, batch["input_ids"].shape[1] :], skip_special_tokens=True)
-    finally:
-        tokenizer.padding_side = padding_side
-
-
 def held_out_check(
     model: Any,
     tokenizer: Any,
     rows: list[dict[str, Any]],
     max_new_tokens: int,
-    device: str,
     batch_size: int = 1,
     on_batch: Callable[[int], None] | None = None,
     record: str | None = None,
@@ -167,10 +152,11 @@ def held_out_check(
         for row in rows
     ]
     outputs: list[str] = []
-    for start in range(0, len(prompts), batch_size):
-        if on_batch:
-            on_batch(start)
-        outputs += greedy_batch(model, tokenizer, prompts[start : start + batch_size], max_new_tokens, device)
+    with torch.no_grad():
+        for start, batch in zip(range(0, len(prompts), batch_size), chunks(prompts, batch_size), strict=True):
+            if on_batch:
+                on_batch(start)
+            outputs += complete_batch(model, tokenizer, batch, max_new_tokens=max_new_tokens, do_sample=False)
     formatted, right, self_scores, kept = 0, [], [], []
     for row, output in zip(rows, outputs, strict=True):
         parsed = parse_proof_output(output)
@@ -199,6 +185,18 @@ def held_out_check(
     return out_metrics
 
 
+def held_out_split(rows: list[dict[str, Any]], n: int, seed: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The ``n`` held-out problems and the pool the examples come from: a seeded shuffle, so a later
+    job (GRPO on the result) can measure on the same held-out problems.
+
+    >>> held_out_split([{"i": i} for i in range(5)], 2, 0)
+    ([{'i': 2}, {'i': 1}], [{'i': 0}, {'i': 4}, {'i': 3}])
+    """
+    shuffled = list(rows)
+    random.Random(seed).shuffle(shuffled)
+    return shuffled[:n], shuffled[n:]
+
+
 def run(cfg: SftFormatConfig, events: EventWriter) -> dict[str, float]:
     from datasets import Dataset
     from trl import SFTConfig, SFTTrainer
@@ -207,9 +205,7 @@ def run(cfg: SftFormatConfig, events: EventWriter) -> dict[str, float]:
     tokenizer = load_tokenizer(cfg.base_model)
     with open(cfg.math_data, encoding="utf-8") as f:
         rows = [json.loads(line) for line in f if line.strip()]
-    rng = random.Random(cfg.seed)
-    rng.shuffle(rows)
-    held_out, pool = rows[: cfg.eval_problems], rows[cfg.eval_problems :]
+    held_out, pool = held_out_split(rows, cfg.eval_problems, cfg.seed)
     examples = build_examples(pool, cfg.examples, cfg.seed, fits=lambda ex: token_length(tokenizer, ex) <= cfg.max_length)
     if len(examples) < cfg.examples:
         log.warning("only %d examples fit in --max-length %d tokens (asked for %d)", len(examples), cfg.max_length, cfg.examples)
@@ -222,7 +218,7 @@ def run(cfg: SftFormatConfig, events: EventWriter) -> dict[str, float]:
     def check(model: Any, step: int, when: str) -> dict[str, float]:
         os.makedirs(cfg.output_dir, exist_ok=True)
         record = os.path.join(cfg.output_dir, f"held-out-{when}.jsonl")
-        return held_out_check(model, tokenizer, held_out, cfg.eval_max_new_tokens, device, cfg.eval_batch_size, checking(step, when), record)
+        return held_out_check(model, tokenizer, held_out, cfg.eval_max_new_tokens, cfg.eval_batch_size, checking(step, when), record)
 
     before = {f"before/{k}": v for k, v in check(model, 0, "before").items()}
     events.metric(0, before)
