@@ -62,6 +62,31 @@ def test_examples_teach_format_and_honest_scores():
         assert last == f"Final answer: $\\boxed{{{boxed}}}$"
 
 
+def test_an_altered_answer_is_never_a_training_target():
+    """An honest-wrong example teaches the evaluation that catches the altered answer, not the altered
+    answer itself: its Solution is prompt, and only the Self Evaluation is completion (the loss)."""
+    from stepwise_trainer.jobs.sft_format import build_examples, training_text
+    from stepwise_trainer.models import load_tokenizer
+
+    tokenizer = load_tokenizer("smollm2")
+    rows = [{"problem": f"What is {i}+1?", "solution": f"We add: $\\boxed{{{i + 1}}}$.", "answer": str(i + 1)} for i in range(4)]
+    examples = build_examples(rows, 4, seed=0)
+    texts = [training_text(tokenizer, ex) for ex in examples]
+    for ex, text in zip(examples, texts, strict=True):
+        generation_prompt = tokenizer.apply_chat_template(ex["prompt"], tokenize=False, add_generation_prompt=True)
+        answer = text["completion"] if ex["correct"] else text["prompt"]
+        boxed = re.search(r"\\boxed\{(\d+)\}", answer).group(1)
+        assert text["prompt"] + text["completion"] == tokenizer.apply_chat_template(ex["prompt"] + ex["completion"], tokenize=False).rstrip("\n")
+        assert text["completion"].endswith(tokenizer.eos_token), "the model learns to end its turn"
+        if ex["correct"]:
+            assert text["prompt"] == generation_prompt
+            assert text["completion"].startswith("## Solution")
+        else:
+            assert text["prompt"].startswith(generation_prompt) and f"\\boxed{{{boxed}}}" in text["prompt"]
+            assert text["completion"].startswith("## Self Evaluation") and f"\\boxed{{{boxed}}}" not in text["completion"]
+    assert sorted(ex["correct"] for ex in examples) == [False, False, True, True]
+
+
 def test_examples_longer_than_the_training_length_are_left_out():
     """A truncated example would teach an output that stops before its self-evaluation."""
     from stepwise_trainer.jobs.sft_format import build_examples, token_length

@@ -16,7 +16,7 @@ import { OnnxPrmScorer } from '../../core/model/onnx/prmScorer';
 import { findPackageRoot } from '../../core/resources';
 import { findTrainerPython } from '../../core/trainer/python';
 
-const USAGE = `stepwise loop [--data MATH.jsonl] [--levels 1,2] [--workspace DIR] [--out DIR] [--train N] [--held-out N] [--held-out-labels N] [--solutions N] [--samples-per-step N] [--search first-error|every-step] [--unsolved skip|label] [--max-tokens N] [--self-eval-max-tokens N] [--base-model M] [--trainer-args "..."] [--python PATH] [--label-only] [--progress text|json] ${MODEL_USAGE}`;
+const USAGE = `stepwise loop [--data MATH.jsonl] [--levels 1,2] [--workspace DIR] [--out DIR] [--train N] [--held-out N] [--held-out-labels N] [--solutions N] [--samples-per-step N] [--search first-error|every-step] [--unsolved skip|label] [--max-tokens N] [--self-eval-max-tokens N] [--base-model M] [--current-prm DIR] [--trainer-args "..."] [--python PATH] [--label-only] [--progress text|json] ${MODEL_USAGE}`;
 
 const OPTIONS = {
   data: { type: 'string' },
@@ -33,6 +33,7 @@ const OPTIONS = {
   'max-tokens': { type: 'string' },
   'self-eval-max-tokens': { type: 'string' },
   'base-model': { type: 'string' },
+  'current-prm': { type: 'string' },
   'trainer-args': { type: 'string' },
   python: { type: 'string' },
   seed: { type: 'string' },
@@ -84,6 +85,12 @@ export const loopCommand: CliCommand = {
     const heldOutLabelProblems = whole(values['held-out-labels'], 'held-out-labels', heldOutProblems);
     const seed = whole(values.seed, 'seed', 0, 0);
     const items = withLevels(readMathProblems(data).items, values.levels);
+    // The PRM in use (the editor passes stepwise.prm.modelPath): the new one must beat it to be recommended.
+    const currentPrm = values['current-prm'] === undefined ? undefined : path.resolve(values['current-prm']);
+    if (currentPrm !== undefined && !fs.existsSync(path.join(currentPrm, 'stepwise_export.json')))
+      throw new UsageError(
+        `--current-prm ${currentPrm} is not an exported PRM folder (it has no stepwise_export.json); pass the folder "Use as Step Scorer" set, or leave the option out to compare with the verifier only.`,
+      );
     // --label-only: sample and label on a machine without the trainer; train later with the same command.
     const labelOnly = values['label-only'] === true;
     const python = labelOnly ? '' : (values.python ?? (await findTrainerPython({ repositoryRoot: root })));
@@ -174,7 +181,20 @@ export const loopCommand: CliCommand = {
           return {
             prmSteps: await stepAuroc(['--prm-dir', prmDir], 'eval-prm.json'),
             verifierSteps: await stepAuroc([], 'eval-prm-verifier.json'),
-            bestOfN: await bestOfNOnSamples(prmDir, heldOut, loopDir, abort.signal, notice),
+            ...(currentPrm && path.resolve(prmDir) !== currentPrm
+              ? {
+                  currentPrm,
+                  currentPrmSteps: await stepAuroc(['--prm-dir', currentPrm], 'eval-prm-current.json'),
+                }
+              : {}),
+            bestOfN: await bestOfNOnSamples(
+              prmDir,
+              heldOut,
+              loopDir,
+              abort.signal,
+              notice,
+              currentPrm === path.resolve(prmDir) ? undefined : currentPrm,
+            ),
           };
         },
         signal: abort.signal,
@@ -187,6 +207,8 @@ export const loopCommand: CliCommand = {
             path.join(loopDir, 'eval-prm.json'),
             path.join(loopDir, 'eval-prm-verifier.json'),
             bestOfN,
+            // The PRM the evaluation compared with, which a resumed loop keeps from its first run.
+            outcome.state.evaluate?.currentPrm ? path.join(loopDir, 'eval-prm-current.json') : undefined,
           );
       const summary = { command: `stepwise ${['loop', ...argv].join(' ')}`, loopDir, verdict, ...outcome };
       // A label-only run is not a finished loop: without loop-report.json its folder is the one the
@@ -256,29 +278,41 @@ async function bestOfNOnSamples(
   loopDir: string,
   signal: AbortSignal,
   notice: (message: string) => void,
+  currentPrmDir?: string,
 ): Promise<BestOfNRecord> {
-  const prm = await OnnxPrmScorer.load({ modelDir: prmDir });
-  try {
-    const scored = await scoreHeldOutSamples(prm, heldOut.problems, heldOut.samples, {
-      signal,
-      onProblem: (done, total) => {
-        if (done % 10 === 0 || done === total)
-          notice(`loop evaluate: PRM-scored the samples of ${done}/${total} held-out problems`);
-      },
-    });
-    const metrics = { bestOfN: summarizeBestOfN(scored, prm.info) };
-    const file = path.join(loopDir, 'best-of-n.json');
-    const record = {
-      kind: 'loop-best-of-n',
-      prmDir,
-      metrics,
-      items: heldOut.problems.map((p, i) => ({ id: p.id, reference: p.answer, samples: scored[i] })),
-    };
-    fs.writeFileSync(file, JSON.stringify(record, null, 2) + '\n');
-    return { kind: 'loop-best-of-n', result: file, metrics };
-  } finally {
-    await prm.dispose();
+  const score = async (dir: string, which: string) => {
+    const prm = await OnnxPrmScorer.load({ modelDir: dir });
+    try {
+      const scored = await scoreHeldOutSamples(prm, heldOut.problems, heldOut.samples, {
+        signal,
+        onProblem: (done, total) => {
+          if (done % 10 === 0 || done === total)
+            notice(`loop evaluate: ${which} scored the samples of ${done}/${total} held-out problems`);
+        },
+      });
+      return { scored, info: prm.info };
+    } finally {
+      await prm.dispose();
+    }
+  };
+  const { scored, info } = await score(prmDir, 'the new PRM');
+  if (currentPrmDir) {
+    const current = await score(currentPrmDir, 'the current PRM');
+    scored.forEach((row, p) =>
+      row.forEach((s, i) => (s.currentPrmScore = current.scored[p][i]?.prmScore ?? null)),
+    );
   }
+  const metrics = { bestOfN: summarizeBestOfN(scored, info) };
+  const file = path.join(loopDir, 'best-of-n.json');
+  const record = {
+    kind: 'loop-best-of-n',
+    prmDir,
+    ...(currentPrmDir ? { currentPrmDir } : {}),
+    metrics,
+    items: heldOut.problems.map((p, i) => ({ id: p.id, reference: p.answer, samples: scored[i] })),
+  };
+  fs.writeFileSync(file, JSON.stringify(record, null, 2) + '\n');
+  return { kind: 'loop-best-of-n', result: file, metrics };
 }
 
 /** The `done` event of `--progress json`, in the shape `stepwise eval` uses (ChildEvalDone). */

@@ -1,6 +1,7 @@
 /**
  * Best-of-N on the loop's held-out samples: the same N solutions of each problem are chosen from
- * by every selector (the new PRM, the generator's self-score, majority vote, the first sample), so
+ * by every selector (the new PRM, the generator's self-score, majority vote, the first sample, and
+ * the PRM in use before the loop when there is one), so
  * the comparison is paired: a difference between two selectors is a difference on the same
  * candidates, and its interval comes from resampling problems (paired percentile bootstrap).
  */
@@ -23,6 +24,8 @@ export interface ScoredSample {
   selfScore: number | null;
   /** The PRM's solution score: the product of its step probabilities, as Prove ranks by. */
   prmScore: number | null;
+  /** The same score by the PRM in use before the loop (`stepwise.prm.modelPath`), when there is one. */
+  currentPrmScore?: number | null;
 }
 
 export interface PairedDifference {
@@ -39,11 +42,13 @@ export interface LoopBestOfN {
   problems: number;
   candidates: number;
   scorer: StepScorer['info'];
-  selections: Record<LoopSelection, Proportion>;
+  /** `currentPrm`: picks by the PRM in use before the loop, when its scores were given. */
+  selections: Record<LoopSelection, Proportion> & { currentPrm?: Proportion };
   differences: {
     prmVsSelf: PairedDifference;
     prmVsSingle: PairedDifference;
     prmVsMajority: PairedDifference;
+    prmVsCurrent?: PairedDifference;
   };
 }
 
@@ -103,19 +108,31 @@ export function summarizeBestOfN(
     stepScore: rows.map((c) => argmax(c, 'stepScore')?.correct ?? false),
     oracle: rows.map((c) => c.some((x) => x.correct)),
   };
-  const selections = Object.fromEntries(
+  const selections: LoopBestOfN['selections'] = Object.fromEntries(
     Object.entries(picks).map(([name, flags]) => [name, proportion(flags)]),
   ) as Record<LoopSelection, Proportion>;
+  const differences: LoopBestOfN['differences'] = {
+    prmVsSelf: pairedDifference(picks.stepScore, picks.self, seed),
+    prmVsSingle: pairedDifference(picks.stepScore, picks.single, seed),
+    prmVsMajority: pairedDifference(picks.stepScore, picks.majority, seed),
+  };
+  if (scored.some((row) => row.some((s) => s.currentPrmScore !== undefined))) {
+    const current = scored.map(
+      (row) =>
+        argmax(
+          row.map((s) => ({ ...asOutcome(s), stepScore: s.currentPrmScore ?? null })),
+          'stepScore',
+        )?.correct ?? false,
+    );
+    selections.currentPrm = proportion(current);
+    differences.prmVsCurrent = pairedDifference(picks.stepScore, current, seed);
+  }
   return {
     problems: scored.length,
     candidates: Math.max(0, ...scored.map((r) => r.length)),
     scorer,
     selections,
-    differences: {
-      prmVsSelf: pairedDifference(picks.stepScore, picks.self, seed),
-      prmVsSingle: pairedDifference(picks.stepScore, picks.single, seed),
-      prmVsMajority: pairedDifference(picks.stepScore, picks.majority, seed),
-    },
+    differences,
   };
 }
 

@@ -113,18 +113,27 @@ function describe(c: Comparison): string {
 /**
  * The recommendation from a loop's held-out measurements. `stepAuroc` is the PRM against the
  * verifier on the held-out labels (absent when no held-out step was labelled); `bestOfN` the
- * paired selections on the held-out samples.
+ * paired selections on the held-out samples. `current` is present when a PRM was in use before
+ * the loop: then the new one must beat that PRM's step AUROC and lose no pick to it, since it is
+ * what would be replaced; its comparison with the verifier is still shown but does not decide.
  */
 export function scorerVerdict(measured: {
   stepAuroc?: PairedAuroc | null;
+  current?: { stepAuroc?: PairedAuroc | null };
   bestOfN?: Pick<LoopBestOfN, 'differences'> | null;
 }): ScorerVerdict {
   const comparisons: Comparison[] = [];
   const missing: string[] = [];
-  const s = measured.stepAuroc;
-  if (s && s.difference !== null)
-    comparisons.push(compare('the verifier', 'step AUROC', s.difference, s.interval));
-  else missing.push('step AUROC against the verifier (no held-out steps with both right and wrong labels)');
+  const current = measured.current;
+  const inUse = current ? 'the current PRM' : 'the verifier';
+  const steps = (against: string, p: PairedAuroc | null | undefined, required: boolean) => {
+    if (p && p.difference !== null)
+      comparisons.push(compare(against, 'step AUROC', p.difference, p.interval));
+    else if (required)
+      missing.push(`step AUROC against ${against} (no held-out steps with both right and wrong labels)`);
+  };
+  if (current) steps('the current PRM', current.stepAuroc, true);
+  steps('the verifier', measured.stepAuroc, !current);
   const d = measured.bestOfN?.differences;
   const pick = (name: string, diff: PairedDifference | undefined) =>
     diff
@@ -132,17 +141,19 @@ export function scorerVerdict(measured: {
       : missing.push(`best-of-N accuracy against ${name}`);
   pick('the self-score pick', d?.prmVsSelf);
   pick('a single sample', d?.prmVsSingle);
-  const auroc = comparisons.find((c) => c.measure === 'step AUROC');
-  const lost = comparisons.filter((c) => c.outcome === 'worse');
+  if (current) pick("the current PRM's pick", d?.prmVsCurrent);
+  const auroc = comparisons.find((c) => c.measure === 'step AUROC' && c.against === inUse);
+  const counted = comparisons.filter((c) => !(current && c.against === 'the verifier'));
+  const lost = counted.filter((c) => c.outcome === 'worse');
   const use = !!auroc && auroc.outcome === 'better' && lost.length === 0 && missing.length === 0;
   let summary: string;
   if (use) {
-    const noisy = comparisons.some((c) => !c.clear);
+    const noisy = counted.some((c) => !c.clear);
     summary = `Use the new PRM: ${comparisons.map(describe).join('; ')}.${noisy ? ' Some gains are within noise; more held-out problems would tell.' : ''}`;
   } else {
-    const deciding = lost.length ? lost : comparisons.filter((c) => c.outcome !== 'better');
+    const deciding = lost.length ? lost : counted.filter((c) => c.outcome !== 'better');
     const why = [...deciding.map(describe), ...missing.map((m) => `not measured: ${m}`)];
-    summary = `Keep the current step scorer: the new PRM is not better on held-out data (${why.join('; ')}).`;
+    summary = `Keep ${current ? 'the current PRM' : 'the current step scorer'}: the new PRM is not better on held-out data (${why.join('; ')}).`;
   }
   return { use, comparisons, summary, missing };
 }
@@ -160,15 +171,24 @@ function stepItems(resultFile: string): StepItems | null {
 
 /**
  * The verdict on a finished loop from its folder's files: the `eval prm` journals of the PRM and
- * the verifier (`eval-prm.json`, `eval-prm-verifier.json`) and the best-of-N figures the loop's
- * evaluate phase recorded.
+ * the verifier (`eval-prm.json`, `eval-prm-verifier.json`), of the PRM in use before the loop when
+ * there was one (`currentResult`), and the best-of-N figures the loop's evaluate phase recorded.
  */
 export function loopVerdict(
   prmResult: string,
   verifierResult: string,
   bestOfN: Pick<LoopBestOfN, 'differences'> | null | undefined,
+  currentResult?: string,
 ): ScorerVerdict {
   const prm = stepItems(prmResult);
   const verifier = stepItems(verifierResult);
-  return scorerVerdict({ stepAuroc: prm && verifier ? pairedStepAuroc(prm, verifier) : null, bestOfN });
+  const current = currentResult === undefined ? null : stepItems(currentResult);
+  return scorerVerdict({
+    stepAuroc: prm && verifier ? pairedStepAuroc(prm, verifier) : null,
+    current:
+      currentResult === undefined
+        ? undefined
+        : { stepAuroc: prm && current ? pairedStepAuroc(prm, current) : null },
+    bestOfN,
+  });
 }

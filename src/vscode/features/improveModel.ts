@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { StepwiseContext } from '../context';
-import { updateSettings } from '../settings';
+import { readSettings, updateSettings } from '../settings';
 import type { EvalReportPanels } from './evalReport';
 import { generatorArgs, runCliWithProgress } from './evalRun';
 import { trainerPython } from './trainEnvironment';
@@ -19,6 +19,8 @@ interface LoopReport {
     evaluate?: {
       prmSteps?: EvalFile;
       verifierSteps?: EvalFile;
+      /** Present when a PRM was in use before the loop (stepwise.prm.modelPath). */
+      currentPrmSteps?: EvalFile;
       bestOfN?: EvalFile;
     };
   };
@@ -77,10 +79,16 @@ export interface ImproveOutcome {
   cancelled: boolean;
   report?: string;
   prmDir?: string;
-  /** Step AUROC of the new PRM and of the verifier's log-probabilities on the held-out labels. */
-  stepAuroc?: { prm: number | null; verifier: number | null };
-  /** Final-answer accuracy on the held-out problems: best-of-N by the new PRM, by self-score, one sample. */
-  accuracy?: { prm: number | null; single: number | null; self: number | null };
+  /**
+   * Step AUROC of the new PRM and of the verifier's log-probabilities on the held-out labels, and
+   * of the PRM in use before the loop when there was one.
+   */
+  stepAuroc?: { prm: number | null; verifier: number | null; current?: number | null };
+  /**
+   * Final-answer accuracy on the held-out problems: best-of-N by the new PRM, by self-score, one
+   * sample, and by the PRM in use before the loop when there was one.
+   */
+  accuracy?: { prm: number | null; single: number | null; self: number | null; current?: number | null };
   /** The loop's recommendation: the new PRM measured better on held-out data than what it replaces. */
   recommended?: boolean;
 }
@@ -142,6 +150,7 @@ export function registerImproveModel(ctx: StepwiseContext, panels: EvalReportPan
         ...(given.unsolved ? ['--unsolved', given.unsolved] : []),
         ...(given.maxTokens ? ['--max-tokens', String(given.maxTokens)] : []),
         ...(given.baseModel ? ['--base-model', given.baseModel] : []),
+        ...currentPrmArgs(ctx),
         ...(await generatorArgs(ctx)),
       ];
       const outcome = await runCliWithProgress(
@@ -180,11 +189,15 @@ function summarise(report: LoopReport, file: string): ImproveOutcome {
     stepAuroc: {
       prm: evaluate.prmSteps?.metrics?.stepRoc?.auroc ?? null,
       verifier: evaluate.verifierSteps?.metrics?.stepRoc?.auroc ?? null,
+      ...(evaluate.currentPrmSteps
+        ? { current: evaluate.currentPrmSteps.metrics?.stepRoc?.auroc ?? null }
+        : {}),
     },
     accuracy: {
       prm: selections.stepScore?.value ?? null,
       single: selections.single?.value ?? null,
       self: selections.self?.value ?? null,
+      ...(selections.currentPrm ? { current: selections.currentPrm.value } : {}),
     },
     recommended: report.verdict?.use,
   };
@@ -202,10 +215,13 @@ async function offer(
   adopt: boolean | undefined,
 ): Promise<void> {
   const prmDir = result.prmDir;
+  const hasCurrent = result.stepAuroc?.current !== undefined || result.accuracy?.current !== undefined;
   const figures =
-    `Step AUROC on held-out steps ${fixed(result.stepAuroc?.prm)} (the verifier: ${fixed(result.stepAuroc?.verifier)}); ` +
+    `Step AUROC on held-out steps ${fixed(result.stepAuroc?.prm)} (the verifier: ${fixed(result.stepAuroc?.verifier)}` +
+    `${hasCurrent ? `, the current PRM: ${fixed(result.stepAuroc?.current)}` : ''}); ` +
     `best-of-N by it answers ${percent(result.accuracy?.prm)} of held-out problems right ` +
-    `(one sample: ${percent(result.accuracy?.single)}, self-score: ${percent(result.accuracy?.self)}).`;
+    `(one sample: ${percent(result.accuracy?.single)}, self-score: ${percent(result.accuracy?.self)}` +
+    `${hasCurrent ? `, the current PRM: ${percent(result.accuracy?.current)}` : ''}).`;
   const message = report.verdict
     ? `Stepwise: ${report.verdict.summary} ${figures}`
     : `Stepwise: the new process reward model. ${figures}`;
@@ -232,6 +248,21 @@ async function offer(
     : await vscode.window.showInformationMessage(message, ...actions);
   if (choice === useLabel) await use();
   else if (choice === 'Open Report' && fs.existsSync(stepReport)) panels.show(stepReport);
+}
+
+/**
+ * The step scorer in use (stepwise.prm.modelPath) as the loop's baseline: a new PRM is recommended
+ * only when it beats that one. A setting that names no exported PRM is left out, with a note in the
+ * log, so the loop compares with the verifier instead of failing after hours of sampling.
+ */
+function currentPrmArgs(ctx: StepwiseContext): string[] {
+  const current = readSettings().prm.modelPath.trim();
+  if (!current) return [];
+  if (fs.existsSync(path.join(current, 'stepwise_export.json'))) return ['--current-prm', current];
+  ctx.log.warn(
+    `stepwise.prm.modelPath (${current}) is not an exported PRM; the loop compares the new PRM with the verifier only.`,
+  );
+  return [];
 }
 
 /** A MATH-style problems file, chosen by the user. */

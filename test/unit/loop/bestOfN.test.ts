@@ -37,6 +37,34 @@ test('every selector chooses among the same samples: the PRM, self-score, majori
   assert.ok(Math.abs(s.differences.prmVsSelf.difference - 2 / 3) < 1e-12);
 });
 
+test('with the scores of the PRM in use, its picks join the comparison on the same samples', () => {
+  const withCurrent = (s: ScoredSample, current: number | null): ScoredSample => ({
+    ...s,
+    currentPrmScore: current,
+  });
+  const problems: ScoredSample[][] = [
+    // The new PRM finds the right sample; the current one picks a wrong one.
+    [withCurrent(sample('1', false, 1, 0.1), 0.9), withCurrent(sample('2', true, 0.2, 0.9), 0.1)],
+    // Both find it.
+    [withCurrent(sample('5', true, 0.5, 0.8), 0.7), withCurrent(sample('6', false, 0.9, 0.1), 0.2)],
+    // Only the current one finds it.
+    [withCurrent(sample('7', false, 1, 0.9), 0.3), withCurrent(sample('8', true, 0.1, 0.2), 0.6)],
+  ];
+  const s = summarizeBestOfN(problems, INFO);
+  assert.equal(s.selections.currentPrm?.k, 2);
+  assert.equal(s.selections.stepScore.k, 2);
+  assert.equal(s.differences.prmVsCurrent?.onlyFirst, 1);
+  assert.equal(s.differences.prmVsCurrent?.onlySecond, 1);
+  assert.equal(s.differences.prmVsCurrent?.difference, 0);
+  // Without them, nothing is claimed about a PRM that was not measured.
+  const without = summarizeBestOfN(
+    problems.map((row) => row.map(({ currentPrmScore: _, ...rest }) => rest)),
+    INFO,
+  );
+  assert.equal(without.selections.currentPrm, undefined);
+  assert.equal(without.differences.prmVsCurrent, undefined);
+});
+
 test('the paired interval covers the difference, and is a point when the two selectors agree everywhere', () => {
   const a = Array.from({ length: 100 }, (_, i) => i % 3 === 0);
   const b = Array.from({ length: 100 }, (_, i) => i % 5 === 0);

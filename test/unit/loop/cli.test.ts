@@ -84,6 +84,29 @@ test('a wrong --unsolved is refused with the two choices before any model loads'
   assert.ok(!fs.existsSync(path.join(dir, '.stepwise')), 'nothing was written to the workspace');
 });
 
+test('a --current-prm that is not an exported PRM is refused before any model loads', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-loop-cli-'));
+  const data = path.join(dir, 'problems.jsonl');
+  fs.writeFileSync(data, JSON.stringify({ problem: 'What is $2+3$?', answer: '5' }) + '\n');
+  fs.mkdirSync(path.join(dir, 'not-a-prm'));
+  const r = loopCli(
+    '--data',
+    data,
+    '--workspace',
+    dir,
+    '--current-prm',
+    path.join(dir, 'not-a-prm'),
+    '--model-dir',
+    path.join(dir, 'none'),
+  );
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(
+    r.stderr,
+    /--current-prm .*not-a-prm is not an exported PRM folder \(it has no stepwise_export\.json\)/,
+  );
+  assert.ok(!fs.existsSync(path.join(dir, '.stepwise')), 'nothing was written to the workspace');
+});
+
 test('--label-only samples and labels with the model, needs no trainer, and a rerun without it goes on to train', async () => {
   const model = builtTestModelDir();
   if (!model) return assert.fail('the test model is not built: run bash scripts/setup.sh');

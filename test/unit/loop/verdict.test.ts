@@ -101,3 +101,66 @@ test('a PRM below the verifier, or below the self-score pick, is not recommended
   assert.equal(tie.use, false);
   assert.match(tie.summary, /step AUROC \+0\.000 against the verifier/);
 });
+
+test('with a PRM already in use, the new one must beat that PRM, not only the verifier', () => {
+  const bestOfN = (current: [number, number]) => ({
+    differences: {
+      prmVsSelf: selections(right(20), right(15)),
+      prmVsSingle: selections(right(20), right(18)),
+      prmVsMajority: selections(right(20), right(20)),
+      prmVsCurrent: selections(right(current[0]), right(current[1])),
+    },
+  });
+  // Better than the verifier, worse than the PRM in use: keep that PRM.
+  const behindCurrent = scorerVerdict({
+    stepAuroc: pairedStepAuroc(seeing, blind),
+    current: { stepAuroc: pairedStepAuroc(blind, seeing) },
+    bestOfN: bestOfN([20, 20]),
+  });
+  assert.equal(behindCurrent.use, false);
+  assert.match(
+    behindCurrent.summary,
+    /^Keep the current PRM: .*step AUROC −0\.\d{3} against the current PRM/,
+  );
+  assert.doesNotMatch(
+    behindCurrent.summary,
+    /against the verifier/,
+    'the verifier comparison, won, does not decide',
+  );
+
+  // Better than the PRM in use on steps and picks: use it, whatever the verifier comparison says.
+  const ahead = scorerVerdict({
+    stepAuroc: pairedStepAuroc(seeing, seeing),
+    current: { stepAuroc: pairedStepAuroc(seeing, blind) },
+    bestOfN: bestOfN([20, 17]),
+  });
+  assert.equal(ahead.use, true, ahead.summary);
+  assert.deepEqual(
+    ahead.comparisons.map((c) => [c.against, c.outcome]),
+    [
+      ['the current PRM', 'better'],
+      ['the verifier', 'tie'],
+      ['the self-score pick', 'better'],
+      ['a single sample', 'better'],
+      ["the current PRM's pick", 'better'],
+    ],
+  );
+
+  // Ahead on steps but picking worse than the PRM in use: keep it.
+  const worsePicks = scorerVerdict({
+    stepAuroc: pairedStepAuroc(seeing, blind),
+    current: { stepAuroc: pairedStepAuroc(seeing, blind) },
+    bestOfN: bestOfN([18, 20]),
+  });
+  assert.equal(worsePicks.use, false);
+  assert.match(worsePicks.summary, /best-of-N accuracy −2 points against the current PRM's pick/);
+
+  // The comparison with the PRM in use could not be made (no scores): no recommendation.
+  const unmeasured = scorerVerdict({
+    stepAuroc: pairedStepAuroc(seeing, blind),
+    current: { stepAuroc: null },
+    bestOfN: bestOfN([20, 17]),
+  });
+  assert.equal(unmeasured.use, false);
+  assert.match(unmeasured.summary, /not measured: step AUROC against the current PRM/);
+});

@@ -32,6 +32,7 @@ from ..rewards import CLOSING, OPENING, _boxed, parse_proof_output
 from .common import finish, lora_for, merge_lora_for_generation, progress_callbacks, run_training, trainer_arguments
 
 JOB = "sft-format"
+SELF_EVALUATION = "## Self Evaluation"
 log = logging.getLogger(__name__)
 DEFAULT_MATH = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "shared", "data", "MATH-500.jsonl")
 
@@ -81,8 +82,28 @@ def format_example(problem: str, solution: str, correct: bool, answer: str) -> d
     # it); the example closes with the answer its solution boxes, right or wrong.
     boxes = _boxed(solution)
     final = f"\n\nFinal answer: $\\boxed{{{boxes[-1]}}}$" if boxes else ""
-    completion = f"## Solution\n{solution.strip()}{final}\n\n## Self Evaluation\n{analysis}\n\n{CLOSING} \\boxed{{{score}}}"
-    return {"prompt": [{"role": "user", "content": generator_prompt(problem)}], "completion": [{"role": "assistant", "content": completion}]}
+    completion = f"## Solution\n{solution.strip()}{final}\n\n{SELF_EVALUATION}\n{analysis}\n\n{CLOSING} \\boxed{{{score}}}"
+    return {
+        "prompt": [{"role": "user", "content": generator_prompt(problem)}],
+        "completion": [{"role": "assistant", "content": completion}],
+        "correct": correct,
+    }
+
+
+def training_text(tokenizer: Any, example: dict[str, Any]) -> dict[str, str]:
+    """The example as the prompt and completion text the loss is split on (the loss falls on the
+    completion only). An honest-correct example trains its whole answer. An honest-wrong one trains
+    only its Self Evaluation: its Solution, whose answer was altered on purpose, moves into the prompt.
+    Trained on, that Solution taught the model to box a different answer than its own work gave and
+    then score itself 0: 32 of 50 held-out outputs after 240 steps on an H200, with 2 of 50 answers right.
+    """
+    full = tokenizer.apply_chat_template(example["prompt"] + example["completion"], tokenize=False)
+    prompt = tokenizer.apply_chat_template(example["prompt"], tokenize=False, add_generation_prompt=True)
+    if not full.startswith(prompt):
+        raise ValueError("the chat template renders the conversation differently from its prompt; the loss cannot be split")
+    split = len(prompt) if example["correct"] else full.rindex(SELF_EVALUATION)
+    # The turn ends with the end-of-turn token; a newline after it is not the model's to write.
+    return {"prompt": full[:split], "completion": full[split:].rstrip("\n")}
 
 
 def build_examples(rows: list[dict[str, Any]], n: int, seed: int, fits: Callable[[dict[str, Any]], bool] | None = None) -> list[dict[str, Any]]:
@@ -105,7 +126,8 @@ def build_examples(rows: list[dict[str, Any]], n: int, seed: int, fits: Callable
 
 
 def token_length(tokenizer: Any, example: dict[str, Any]) -> int:
-    return len(tokenizer.apply_chat_template(example["prompt"] + example["completion"], tokenize=True, return_dict=True)["input_ids"])
+    text = training_text(tokenizer, example)
+    return len(tokenizer(text["prompt"] + text["completion"], add_special_tokens=False)["input_ids"])
 
 
 def _plain_answer(text: str) -> str:
@@ -226,7 +248,7 @@ def run(cfg: SftFormatConfig, events: EventWriter) -> dict[str, float]:
     trainer = SFTTrainer(
         model=model,
         args=args,
-        train_dataset=Dataset.from_list(examples),
+        train_dataset=Dataset.from_list([training_text(tokenizer, ex) for ex in examples]),
         processing_class=tokenizer,
         peft_config=lora_for(cfg),
         callbacks=progress_callbacks(events, cfg, JOB),
