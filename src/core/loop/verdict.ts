@@ -5,6 +5,8 @@
  * candidates. A model that loses any of them would make the product worse where it is used, so it
  * is recommended only when it wins the first and loses neither of the others; each comparison
  * also says whether its 95 % interval excludes zero, since small held-out sets often cannot tell.
+ * When a PRM is already in use, it replaces the verifier as the bar, and its picks join the
+ * best-of-N comparisons.
  */
 import * as fs from 'node:fs';
 import { outputPaths } from '../eval/evaluation';

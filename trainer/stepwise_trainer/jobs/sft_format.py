@@ -33,6 +33,7 @@ from .common import finish, lora_for, merge_lora_for_generation, progress_callba
 
 JOB = "sft-format"
 SELF_EVALUATION = "## Self Evaluation"
+WORK_GIVES = "the work gives"
 log = logging.getLogger(__name__)
 DEFAULT_MATH = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "shared", "data", "MATH-500.jsonl")
 
@@ -76,7 +77,7 @@ def format_example(problem: str, solution: str, correct: bool, answer: str) -> d
         analysis = f"{OPENING} each step follows from the previous one and the final answer {answer} is justified; I found no gap."
         score = "1"
     else:
-        analysis = f"{OPENING} the steps before the end are sound, but the final answer does not follow from them: the work gives {answer}, so the boxed answer is wrong."
+        analysis = f"{OPENING} the steps before the end are sound, but the final answer does not follow from them: {WORK_GIVES} {answer}, so the boxed answer is wrong."
         score = "0"
     # The prompt asks the Solution to close with a "Final answer:" line (the editor's plan writes
     # it); the example closes with the answer its solution boxes, right or wrong.
@@ -142,6 +143,20 @@ def _plain_answer(text: str) -> str:
         return text
 
 
+def contradicts_itself(proof: str, analysis: str) -> bool:
+    r"""Whether a self-evaluation in the honest-wrong examples' words names another answer than the
+    one the Solution boxes: a model that writes an answer it knows is wrong, to score it 0.
+
+    >>> contradicts_itself(r"so $\boxed{8}$", "the work gives 7, so the boxed answer is wrong.")
+    True
+    >>> contradicts_itself(r"so $\boxed{7}$", "the work gives 7, so the boxed answer is wrong."), contradicts_itself(r"$\boxed{7}$", "no gap")
+    (False, False)
+    """
+    said = re.search(rf"{WORK_GIVES} (.+?), so the boxed answer is wrong", analysis, re.S)
+    boxes = _boxed(proof)
+    return bool(said and boxes and not same_answer(said.group(1), boxes[-1]))
+
+
 def same_answer(answer: str, reference: str) -> bool:
     r"""Whether two boxed answers match after normalising (see _plain_answer).
 
@@ -179,10 +194,12 @@ def held_out_check(
             if on_batch:
                 on_batch(start)
             outputs += complete_batch(model, tokenizer, batch, max_new_tokens=max_new_tokens, do_sample=False)
-    formatted, right, self_scores, kept = 0, [], [], []
+    formatted, contradictions, right, self_scores, kept = 0, 0, [], [], []
     for row, output in zip(rows, outputs, strict=True):
         parsed = parse_proof_output(output)
         formatted += parsed.format_reward
+        contradicts = contradicts_itself(parsed.proof, parsed.self_analysis)
+        contradictions += contradicts
         answers = _boxed(parsed.proof)
         right.append(int(bool(answers) and same_answer(answers[-1], str(row.get("answer", "")))))
         self_scores.append(0.0 if parsed.self_score is None else parsed.self_score)
@@ -194,13 +211,16 @@ def held_out_check(
                 "format": parsed.format_reward,
                 "right": right[-1],
                 "self_score": parsed.self_score,
+                "contradicts": contradicts,
             }
         )
     if record and not is_secondary_process():
         with open(record, "w", encoding="utf-8") as f:
             f.writelines(json.dumps(k) + "\n" for k in kept)
     n = max(1, len(rows))
-    out_metrics = {"format_rate": formatted / n, "answer_accuracy": sum(right) / n}
+    # contradiction_rate: outputs whose self-evaluation says the work gives another answer than the
+    # one boxed (an H200 run of the first recipe: 32 of 50).
+    out_metrics = {"format_rate": formatted / n, "answer_accuracy": sum(right) / n, "contradiction_rate": contradictions / n}
     separation = auroc(self_scores, right)
     if separation is not None:
         out_metrics["self_score_auroc"] = separation
