@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs the trainer's sft-format job on the default model (SmolLM2-135M-Instruct) with a few
-# hundred format examples built from MATH-500, and writes the format-correctness rate of greedy
-# outputs on held-out problems before and after to bench/results/sft-format.json.
+# Runs the trainer's sft-format job on SmolLM2-135M-Instruct (small enough for full fine-tuning on
+# this CPU; the default model's LoRA run needs a GPU: bench/loop-train-gpu.sh) with a few hundred
+# format examples built from MATH-500, and writes the format-correctness rate of greedy outputs on
+# held-out problems before and after to bench/results/sft-format.json.
 # MATH-500 is read from $STEPWISE_DATA_DIR (default ../shared/data); the run folder is kept in
 # .cache/bench/sft-format for inspection. CPU: about 50 minutes on 2 cores.
 set -euo pipefail
@@ -26,13 +27,13 @@ events = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 done = next(e for e in events if e["type"] == "done")
 losses = [e["data"]["loss"] for e in events if e["type"] == "metric" and "loss" in e["data"]]
 result = {
-    "benchmark": "sft-format on the default model: format-correctness rate of greedy outputs on held-out MATH-500 problems",
+    "benchmark": "sft-format on SmolLM2-135M: format-correctness rate of greedy outputs on held-out MATH-500 problems",
     "model": "SmolLM2-135M-Instruct (full fine-tuning, CPU fp32)",
     "args": sys.argv[3],
     "format_rate_before": done["metrics"]["before/format_rate"],
     "format_rate_after": done["metrics"]["after/format_rate"],
     # Answer accuracy and the self-score AUROC joined the job's held-out check later; older runs lack them.
-    **{f"{k}_{when}": done["metrics"].get(f"{when}/{k}") for k in ("answer_accuracy", "self_score_auroc") for when in ("before", "after")},
+    **{f"{k}_{when}": done["metrics"].get(f"{when}/{k}") for k in ("answer_accuracy", "self_score_auroc", "contradiction_rate") for when in ("before", "after")},
     "examples": done["metrics"]["examples"],
     "first_loss": losses[0] if losses else None,
     "last_loss": losses[-1] if losses else None,
