@@ -13,6 +13,7 @@ import { loopVerdict } from '../../core/loop/verdict';
 import type { SampledSolution } from '../../core/loop/solutions';
 import type { MathProblem } from '../../core/eval/datasets';
 import { OnnxPrmScorer } from '../../core/model/onnx/prmScorer';
+import { readPrmReport } from '../../core/model/onnx/prmReport';
 import { findPackageRoot } from '../../core/resources';
 import { findTrainerPython } from '../../core/trainer/python';
 
@@ -87,10 +88,15 @@ export const loopCommand: CliCommand = {
     const items = withLevels(readMathProblems(data).items, values.levels);
     // The PRM in use (the editor passes stepwise.prm.modelPath): the new one must beat it to be recommended.
     const currentPrm = values['current-prm'] === undefined ? undefined : path.resolve(values['current-prm']);
-    if (currentPrm !== undefined && !fs.existsSync(path.join(currentPrm, 'stepwise_export.json')))
-      throw new UsageError(
-        `--current-prm ${currentPrm} is not an exported PRM folder (it has no stepwise_export.json); pass the folder "Use as Step Scorer" set, or leave the option out to compare with the verifier only.`,
-      );
+    if (currentPrm !== undefined) {
+      try {
+        readPrmReport(currentPrm);
+      } catch (e) {
+        throw new UsageError(
+          `--current-prm ${currentPrm} is not an exported PRM folder: ${(e as Error).message} Pass the folder "Use as Step Scorer" set, or leave the option out to compare with the verifier only.`,
+        );
+      }
+    }
     // --label-only: sample and label on a machine without the trainer; train later with the same command.
     const labelOnly = values['label-only'] === true;
     const python = labelOnly ? '' : (values.python ?? (await findTrainerPython({ repositoryRoot: root })));
@@ -174,6 +180,8 @@ export const loopCommand: CliCommand = {
             'no held-out problem was solved by any of its samples, so no held-out step was labelled';
           const labelled = hasLines(heldOutLabels);
           if (!labelled) notice(`loop evaluate: step AUROC skipped: ${why}.`);
+          // A PRM compared with itself tells nothing: the current one counts only when it is another.
+          const baseline = currentPrm === path.resolve(prmDir) ? undefined : currentPrm;
           const stepAuroc = (scorerArgs: string[], file: string) =>
             labelled
               ? childEval(['prm', '--labels', heldOutLabels, ...scorerArgs], path.join(loopDir, file))
@@ -181,20 +189,13 @@ export const loopCommand: CliCommand = {
           return {
             prmSteps: await stepAuroc(['--prm-dir', prmDir], 'eval-prm.json'),
             verifierSteps: await stepAuroc([], 'eval-prm-verifier.json'),
-            ...(currentPrm && path.resolve(prmDir) !== currentPrm
+            ...(baseline
               ? {
-                  currentPrm,
-                  currentPrmSteps: await stepAuroc(['--prm-dir', currentPrm], 'eval-prm-current.json'),
+                  currentPrm: baseline,
+                  currentPrmSteps: await stepAuroc(['--prm-dir', baseline], 'eval-prm-current.json'),
                 }
               : {}),
-            bestOfN: await bestOfNOnSamples(
-              prmDir,
-              heldOut,
-              loopDir,
-              abort.signal,
-              notice,
-              currentPrm === path.resolve(prmDir) ? undefined : currentPrm,
-            ),
+            bestOfN: await bestOfNOnSamples(prmDir, heldOut, loopDir, abort.signal, notice, baseline),
           };
         },
         signal: abort.signal,

@@ -183,14 +183,13 @@ export function loopVerdict(
   currentResult?: string,
 ): ScorerVerdict {
   const prm = stepItems(prmResult);
-  const verifier = stepItems(verifierResult);
-  const current = currentResult === undefined ? null : stepItems(currentResult);
+  const against = (file: string) => {
+    const other = stepItems(file);
+    return prm && other ? pairedStepAuroc(prm, other) : null;
+  };
   return scorerVerdict({
-    stepAuroc: prm && verifier ? pairedStepAuroc(prm, verifier) : null,
-    current:
-      currentResult === undefined
-        ? undefined
-        : { stepAuroc: prm && current ? pairedStepAuroc(prm, current) : null },
+    stepAuroc: against(verifierResult),
+    current: currentResult === undefined ? undefined : { stepAuroc: against(currentResult) },
     bestOfN,
   });
 }

@@ -7,6 +7,7 @@ import type { EvalReportPanels } from './evalReport';
 import { generatorArgs, runCliWithProgress } from './evalRun';
 import { trainerPython } from './trainEnvironment';
 import { loopFolder } from '../../core/loop/folders';
+import { readPrmReport } from '../../core/model/onnx/prmReport';
 import type { ScorerVerdict } from '../../core/loop/verdict';
 
 /** What `stepwise loop` writes to loop-report.json (the parts the editor reads). */
@@ -258,11 +259,15 @@ async function offer(
 function currentPrmArgs(ctx: StepwiseContext): string[] {
   const current = readSettings().prm.modelPath.trim();
   if (!current) return [];
-  if (fs.existsSync(path.join(current, 'stepwise_export.json'))) return ['--current-prm', current];
-  ctx.log.warn(
-    `stepwise.prm.modelPath (${current}) is not an exported PRM; the loop compares the new PRM with the verifier only.`,
-  );
-  return [];
+  try {
+    readPrmReport(current);
+    return ['--current-prm', current];
+  } catch (e) {
+    ctx.log.warn(
+      `stepwise.prm.modelPath is not an exported PRM (${(e as Error).message}); the loop compares the new PRM with the verifier only.`,
+    );
+    return [];
+  }
 }
 
 /** A MATH-style problems file, chosen by the user. */

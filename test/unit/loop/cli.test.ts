@@ -102,9 +102,31 @@ test('a --current-prm that is not an exported PRM is refused before any model lo
   assert.equal(r.status, 2, r.stderr);
   assert.match(
     r.stderr,
-    /--current-prm .*not-a-prm is not an exported PRM folder \(it has no stepwise_export\.json\)/,
+    /--current-prm .*not-a-prm is not an exported PRM folder: .*holds no verified export \(stepwise_export\.json is missing\)/,
   );
   assert.ok(!fs.existsSync(path.join(dir, '.stepwise')), 'nothing was written to the workspace');
+  // A generator's export has the same report file: it is refused too, by what the report says.
+  const generator = path.join(dir, 'generator');
+  fs.mkdirSync(generator);
+  fs.writeFileSync(
+    path.join(generator, 'stepwise_export.json'),
+    JSON.stringify({ format: 'onnx', verified: true }),
+  );
+  const g = loopCli(
+    '--data',
+    data,
+    '--workspace',
+    dir,
+    '--current-prm',
+    generator,
+    '--model-dir',
+    path.join(dir, 'none'),
+  );
+  assert.equal(g.status, 2, g.stderr);
+  assert.match(
+    g.stderr,
+    /--current-prm .*generator is not an exported PRM folder: generator is a generator export, not a process reward model/,
+  );
 });
 
 test('--label-only samples and labels with the model, needs no trainer, and a rerun without it goes on to train', async () => {

@@ -171,8 +171,9 @@ def held_out_reward(
             # complete_batch keeps each prompt's K completions together, in prompt order.
             repeated = [i for i in range(len(batch)) for _ in range(cfg.num_generations)]
             completions = [[{"role": "assistant", "content": t}] for t in texts]
-            rewards += reward([prompts[i] for i in repeated], completions, problem=[batch[i] for i in repeated])
-            formats += format_reward([prompts[i] for i in repeated], completions)
+            their_prompts = [prompts[i] for i in repeated]
+            rewards += reward(their_prompts, completions, problem=[batch[i] for i in repeated])
+            formats += format_reward(their_prompts, completions)
     n = max(1, len(rewards))
     return {"heldout_reward": sum(rewards) / n, "heldout_format_rate": sum(formats) / n}
 

@@ -11,9 +11,7 @@ import * as ort from 'onnxruntime-node';
 import { ModelError } from '../types';
 import { openInferenceSession, type DeviceChoice } from './inferenceSession';
 import { readJson } from './modelFolder';
-
-export const PRM_TASK = 'token-classification-prm';
-const REPORT_FILE = 'stepwise_export.json';
+import { PRM_EXPORT_HINT, readPrmReport, type PrmReport } from './prmReport';
 
 export interface PrmLoadOptions {
   modelDir: string;
@@ -26,53 +24,6 @@ export interface PrmInfo {
   name: string;
   device: 'cpu' | 'cuda';
   contextWindow: number;
-}
-
-const EXPORT_HINT =
-  "Export the trained PRM with the trainer (python -m stepwise_trainer export --model RUN/final --output-dir DIR), or accept 'Use as Step Scorer' after a prm training run, and point stepwise.prm.modelPath at that folder.";
-
-interface PrmReport {
-  stepSeparator: string;
-  correctLabel: number;
-  numLabels: number;
-  files: Record<string, string>;
-}
-
-function readReport(dir: string): PrmReport {
-  if (!existsSync(join(dir, REPORT_FILE))) {
-    throw new ModelError(
-      `${dir} holds no verified export (${REPORT_FILE} is missing), so it cannot be used as a process reward model.`,
-      'model-folder',
-      EXPORT_HINT,
-    );
-  }
-  const report = readJson(join(dir, REPORT_FILE));
-  if (report.task !== PRM_TASK) {
-    throw new ModelError(
-      `${basename(dir)} is a ${typeof report.task === 'string' ? report.task : 'generator'} export, not a process reward model.`,
-      'model-folder',
-      EXPORT_HINT,
-    );
-  }
-  const numLabels = Number(report.num_labels);
-  const correctLabel = Number(report.correct_label);
-  if (
-    typeof report.step_separator !== 'string' ||
-    !Number.isInteger(numLabels) ||
-    !Number.isInteger(correctLabel) ||
-    correctLabel < 0 ||
-    correctLabel >= numLabels ||
-    !report.files ||
-    typeof report.files !== 'object'
-  ) {
-    throw new ModelError(`${REPORT_FILE} in ${dir} is incomplete.`, 'model-folder', EXPORT_HINT);
-  }
-  return {
-    stepSeparator: report.step_separator,
-    correctLabel,
-    numLabels,
-    files: report.files as Record<string, string>,
-  };
 }
 
 export class PrmEngine {
@@ -89,10 +40,10 @@ export class PrmEngine {
       throw new ModelError(
         `The process reward model folder ${dir} does not exist.`,
         'model-folder',
-        EXPORT_HINT,
+        PRM_EXPORT_HINT,
       );
     }
-    const report = readReport(dir);
+    const report = readPrmReport(dir);
     const variant = options.variant ?? 'fp32';
     const file = report.files[variant];
     if (!file || !existsSync(join(dir, file))) {
@@ -155,7 +106,7 @@ export class PrmEngine {
       throw new ModelError(
         `The PRM graph gives ${labels} labels per token; its export report says ${this.report.numLabels}.`,
         'model-shape',
-        EXPORT_HINT,
+        PRM_EXPORT_HINT,
       );
     }
     const data = logits.data as Float32Array;
