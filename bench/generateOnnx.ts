@@ -107,6 +107,9 @@ async function agree(modelDir: string, request: AgreeRequest) {
         maxTokens: request.new_tokens,
         temperature: 0,
         repetition: { noRepeatNgram: 0 },
+        // Token by token as llama.cpp decodes: a two-token lookahead pass rounds int8 activations
+        // differently, and near ties then part where plain decoding would not.
+        lookahead: false,
       })
     ).completions[0];
     const own = completion.tokens.map((t) => t.id!);

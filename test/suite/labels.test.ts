@@ -94,6 +94,27 @@ suite('Step labels', () => {
     }
   });
 
+  test('two quick toggles of stop-at-first-error leave it as it was', async () => {
+    await activateStepwise();
+    const setting = () =>
+      vscode.workspace.getConfiguration('stepwise').get<boolean>('labels.stopAtFirstError');
+    const before = setting();
+    try {
+      // Not awaited one by one, as a double key press: the second must see the first's write.
+      await Promise.all([
+        vscode.commands.executeCommand('stepwise.label.toggleStopAtFirstError'),
+        vscode.commands.executeCommand('stepwise.label.toggleStopAtFirstError'),
+      ]);
+      assert.equal(setting(), before);
+      await vscode.commands.executeCommand('stepwise.label.toggleStopAtFirstError');
+      assert.equal(setting(), !before);
+    } finally {
+      await vscode.workspace
+        .getConfiguration('stepwise')
+        .update('labels.stopAtFirstError', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+
   test('editing a labelled step marks its label stale', async () => {
     await activateStepwise();
     const file = path.join(workspaceRoot(), 'proofs', 'sum-of-odd-numbers.md');

@@ -17,8 +17,16 @@ export const tests: UiTest[] = [
       await wb.page.locator('.activitybar [aria-label*="Stepwise"]').first().click();
       // Two toggles leave the setting as it was and two notifications behind. Their toasts hide
       // by themselves after a few seconds, so the notification center is what shows them.
+      // Each toggle's toast is awaited before the next: a second toggle that reads the setting
+      // before the first has written it says the same thing, and identical notifications are one.
+      const toggleToast = (state: RegExp) =>
+        wb.page.locator('.notification-toast', { hasText: state }).first();
       await wb.runCommand('Stepwise: Toggle "Stop at First Error" Labelling');
+      const first = toggleToast(/labelling is (on|off)\./);
+      await first.waitFor({ timeout: 10_000 });
+      const wasOn = /labelling is on\./.test(await first.innerText());
       await wb.runCommand('Stepwise: Toggle "Stop at First Error" Labelling');
+      await toggleToast(wasOn ? /labelling is off\./ : /labelling is on\./).waitFor({ timeout: 10_000 });
       // Model work still running, as a spec that timed out leaves it: its progress notification
       // cannot be cleared, only cancelled.
       await wb.runCommand('Stepwise: Generate Practice Set');

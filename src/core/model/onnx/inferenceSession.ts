@@ -55,7 +55,14 @@ async function createCpu(
   base: ort.InferenceSession.SessionOptions,
 ): Promise<ort.InferenceSession> {
   try {
-    return await ort.InferenceSession.create(modelFile, { ...base, executionProviders: ['cpu'] });
+    // Without the arena, activations are plain allocations freed after each pass: the arena keeps
+    // the chunks of the longest prompt's pass for the session's life (measured on the default model:
+    // 15–30 MB lower peak resident memory, the same decode speed).
+    return await ort.InferenceSession.create(modelFile, {
+      ...base,
+      executionProviders: ['cpu'],
+      enableCpuMemArena: false,
+    });
   } catch (e) {
     throw new ModelError(
       `onnxruntime could not load ${modelFile}: ${(e as Error).message}`,

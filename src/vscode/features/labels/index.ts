@@ -131,12 +131,19 @@ export function registerLabels(ctx: StepwiseContext): PanelLabelling {
     vscode.window.setStatusBarMessage(`Stepwise: label of step ${restored.stepIndex + 1} undone`, 3000);
     return restored;
   });
-  ctx.command('stepwise.label.toggleStopAtFirstError', async () => {
-    const next = !readSettings().labels.stopAtFirstError;
-    await updateSettings({ 'labels.stopAtFirstError': next }, vscode.ConfigurationTarget.Workspace);
-    void vscode.window.showInformationMessage(
-      `Stepwise: "stop at first error" labelling is ${next ? 'on' : 'off'}.`,
-    );
+  // Toggles run one after another: a second one that read the setting before the first had
+  // written it would write the same value, and two quick toggles would leave it flipped.
+  let toggling: Promise<unknown> = Promise.resolve();
+  ctx.command('stepwise.label.toggleStopAtFirstError', () => {
+    const toggle = toggling.then(async () => {
+      const next = !readSettings().labels.stopAtFirstError;
+      await updateSettings({ 'labels.stopAtFirstError': next }, vscode.ConfigurationTarget.Workspace);
+      void vscode.window.showInformationMessage(
+        `Stepwise: "stop at first error" labelling is ${next ? 'on' : 'off'}.`,
+      );
+    });
+    toggling = toggle.catch(() => undefined);
+    return toggle;
   });
 
   // Hover actions on every step: label it without leaving the mouse.
