@@ -15,10 +15,9 @@ export const tests: UiTest[] = [
       await wb.runCommand('View: Split Editor');
       await wb.runCommand('Stepwise: Show Log');
       await wb.page.locator('.activitybar [aria-label*="Stepwise"]').first().click();
-      // Two toggles leave the setting as it was and two notifications behind. Their toasts hide
-      // by themselves after a few seconds, so the notification center is what shows them.
-      // Each toggle's toast is awaited before the next: a second toggle that reads the setting
-      // before the first has written it says the same thing, and identical notifications are one.
+      // Two toggles leave the setting as it was and two notifications behind, the second saying
+      // the opposite of the first. Their toasts hide by themselves after a few seconds, so the
+      // notification center is what shows them.
       const toggleToast = (state: RegExp) =>
         wb.page.locator('.notification-toast', { hasText: state }).first();
       await wb.runCommand('Stepwise: Toggle "Stop at First Error" Labelling');

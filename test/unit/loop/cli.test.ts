@@ -89,16 +89,18 @@ test('a --current-prm that is not an exported PRM is refused before any model lo
   const data = path.join(dir, 'problems.jsonl');
   fs.writeFileSync(data, JSON.stringify({ problem: 'What is $2+3$?', answer: '5' }) + '\n');
   fs.mkdirSync(path.join(dir, 'not-a-prm'));
-  const r = loopCli(
-    '--data',
-    data,
-    '--workspace',
-    dir,
-    '--current-prm',
-    path.join(dir, 'not-a-prm'),
-    '--model-dir',
-    path.join(dir, 'none'),
-  );
+  const withCurrentPrm = (folder: string) =>
+    loopCli(
+      '--data',
+      data,
+      '--workspace',
+      dir,
+      '--current-prm',
+      folder,
+      '--model-dir',
+      path.join(dir, 'none'),
+    );
+  const r = withCurrentPrm(path.join(dir, 'not-a-prm'));
   assert.equal(r.status, 2, r.stderr);
   assert.match(
     r.stderr,
@@ -112,16 +114,7 @@ test('a --current-prm that is not an exported PRM is refused before any model lo
     path.join(generator, 'stepwise_export.json'),
     JSON.stringify({ format: 'onnx', verified: true }),
   );
-  const g = loopCli(
-    '--data',
-    data,
-    '--workspace',
-    dir,
-    '--current-prm',
-    generator,
-    '--model-dir',
-    path.join(dir, 'none'),
-  );
+  const g = withCurrentPrm(generator);
   assert.equal(g.status, 2, g.stderr);
   assert.match(
     g.stderr,
