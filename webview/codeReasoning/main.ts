@@ -28,7 +28,7 @@ details.stage summary .name { font-weight: 600; }
 td.status { font-weight: 600; }
 .passed { color: var(--vscode-testing-iconPassed); }
 .failed, .error { color: var(--vscode-testing-iconFailed); }
-.timeout, .uncollectable { color: var(--vscode-editorWarning-foreground); }
+.timeout, .uncollectable, .flaky { color: var(--vscode-editorWarning-foreground); }
 tr.invalid td.name { text-decoration: line-through; opacity: 0.7; }
 button { font: inherit; padding: 4px 14px; border: none; border-radius: 2px; cursor: pointer; color: var(--vscode-button-foreground); background: var(--vscode-button-background); }
 button.secondary { color: var(--vscode-button-secondaryForeground); background: var(--vscode-button-secondaryBackground); }
@@ -52,6 +52,7 @@ const VERDICT_TEXT: Record<string, string> = {
   error: '✗ error',
   timeout: '⏱ timeout',
   uncollectable: '⚠ does not collect',
+  flaky: '⚠ flaky',
 };
 
 function pct(x: number): string {

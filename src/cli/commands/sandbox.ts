@@ -9,7 +9,7 @@ import { parseAssertionLines, type RejectedLine } from '../../core/codeReasoning
 import { findFunctions } from '../../core/codeReasoning/functions';
 
 const USAGE =
-  'stepwise sandbox --code FILE (--assertions FILE [--function NAME] | --tests FILE) [--lang python|javascript|typescript] [--timeout-ms N] [--suite-timeout-ms N] [--memory-mb N] [--disk-mb N] [--python PATH] [--json]';
+  'stepwise sandbox --code FILE (--assertions FILE [--function NAME] | --tests FILE) [--lang python|javascript|typescript] [--timeout-ms N] [--suite-timeout-ms N] [--memory-mb N] [--disk-mb N] [--python PATH] [--runs N] [--json]';
 
 function languageOf(file: string): SandboxLanguage | undefined {
   const ext = path.extname(file);
@@ -51,7 +51,8 @@ async function functionUnderTest(code: string, language: SandboxLanguage, given?
  * Runs tests against a code file in the sandbox. `--assertions` lines (`assert f(x) == y`) are
  * judged by the oracle runner in the host, out of reach of the code under test: those verdicts
  * are forge-proof (`inProcess: false`) and are what the trainer rewards. `--tests` files (pytest
- * functions, node:test calls) run in-process (`inProcess: true`). Exit code 0 whenever the
+ * functions, node:test calls) run in-process (`inProcess: true`). The code runs the assertions'
+ * calls `--runs` times (default 2); a test with two verdicts is `flaky`. Exit code 0 whenever the
  * sandbox itself worked, whatever the tests did.
  */
 export const sandboxCommand: CliCommand = {
@@ -72,6 +73,7 @@ export const sandboxCommand: CliCommand = {
         'memory-mb': { type: 'string' },
         'disk-mb': { type: 'string' },
         python: { type: 'string' },
+        runs: { type: 'string' },
         json: { type: 'boolean' },
       },
       false,
@@ -101,7 +103,8 @@ export const sandboxCommand: CliCommand = {
       const parsed = await parseAssertionLines(read(values.assertions), language, fn);
       rejected = parsed.rejected;
       for (const t of parsed.tests) lines.set(t.name, t.line);
-      result = await runAssertions({ language, code, tests: parsed.tests, ...limits });
+      const runs = positiveInt(values.runs, 'runs');
+      result = await runAssertions({ language, code, tests: parsed.tests, runs, ...limits });
     } else {
       const tests: SandboxTest[] = await extractTests(read(String(values.tests)), language, 0);
       if (!tests.length) {
@@ -144,7 +147,7 @@ export const sandboxCommand: CliCommand = {
         ? 'Verdicts came from inside the process under test (in-process): they could be forged.'
         : 'Verdicts were judged by the host, out of reach of the code under test.';
       process.stdout.write(
-        `\n${s.passed} passed, ${s.failed} failed, ${s.error} errors, ${s.timeout} timed out, ${s.uncollectable} uncollectable\n${trust}\n${result.isolation.summary}\n`,
+        `\n${s.passed} passed, ${s.failed} failed, ${s.error} errors, ${s.timeout} timed out, ${s.uncollectable} uncollectable${s.flaky ? `, ${s.flaky} flaky` : ''}\n${trust}\n${result.isolation.summary}\n`,
       );
     }
     return 0;

@@ -9,8 +9,10 @@
  * The reference is the user's function unless real consensus says otherwise (chooseReference);
  * tests the user's function fails are disagreements to review, with their evidence.
  */
+import type { TestStatus } from '../sandbox/types';
 
-export type VerdictStatus = 'passed' | 'failed' | 'error' | 'timeout' | 'uncollectable';
+/** A test's verdict, as the sandbox gives it. */
+export type VerdictStatus = TestStatus;
 
 export interface DualVerdict {
   name: string;

@@ -75,23 +75,39 @@ export function selectToken(
   random: SeededRandom,
   banned?: ReadonlySet<number>,
 ): number {
-  const masked = banned && banned.size > 0 ? maskTokens(row, banned) : row;
-  if (!(params.temperature > 0)) return argmax(masked);
-
-  const vocab = masked.length;
-  let max = -Infinity;
-  for (let i = 0; i < vocab; i++) if (masked[i] > max) max = masked[i];
-  const inverse = 1 / params.temperature;
-  const weights = new Float64Array(vocab);
-  let sum = 0;
-  for (let i = 0; i < vocab; i++) {
-    weights[i] = Math.exp((masked[i] - max) * inverse);
-    sum += weights[i];
+  const bans = banned && banned.size > 0 ? banned : undefined;
+  if (!(params.temperature > 0)) {
+    // Banned tokens seldom win: take the plain argmax and mask only when it is banned.
+    const best = argmax(row);
+    return bans?.has(best) ? argmax(maskTokens(row, bans)) : best;
   }
 
+  const vocab = row.length;
   const cut =
     (params.topK !== undefined && params.topK > 0 && params.topK < vocab) ||
     (params.topP !== undefined && params.topP > 0 && params.topP < 1);
+  // Top-k and top-p choose among the allowed tokens only (the rare case: masked on a copy).
+  if (bans && cut) return selectToken(maskTokens(row, bans), params, random);
+  let max = -Infinity;
+  for (let i = 0; i < vocab; i++) if (row[i] > max) max = row[i];
+  const inverse = 1 / params.temperature;
+  // One buffer for every call: a fresh vocabulary-sized array per sampled token (1.2 MB on the
+  // default model's 151,936 tokens) would be garbage for the collector at decoding speed.
+  const weights = scratchWeights(vocab);
+  let sum = 0;
+  for (let i = 0; i < vocab; i++) {
+    weights[i] = Math.exp((row[i] - max) * inverse);
+    sum += weights[i];
+  }
+  if (bans) {
+    for (const id of bans) if (id >= 0 && id < vocab) weights[id] = 0;
+    // Summed again rather than reduced: subtracting a dominant banned weight loses the rest's digits.
+    sum = 0;
+    for (let i = 0; i < vocab; i++) sum += weights[i];
+    // Everything allowed underflowed beside a banned favourite: sample from the masked row instead.
+    if (!(sum > 0)) return selectToken(maskTokens(row, bans), params, random);
+  }
+
   if (!cut) {
     // The common case without cuts: one scan over the unnormalised weights.
     let u = random.next() * sum;
@@ -99,7 +115,7 @@ export function selectToken(
       u -= weights[i];
       if (u < 0) return i;
     }
-    return argmax(masked);
+    return bans ? argmax(maskTokens(row, bans)) : argmax(row);
   }
 
   for (let i = 0; i < vocab; i++) weights[i] /= sum;
@@ -112,6 +128,13 @@ export function selectToken(
     if (u < 0) return i;
   }
   return candidates[0];
+}
+
+let scratch = new Float64Array(0);
+
+function scratchWeights(length: number): Float64Array {
+  if (scratch.length < length) scratch = new Float64Array(length);
+  return scratch.subarray(0, length);
 }
 
 function maskTokens(row: ArrayLike<number>, banned: ReadonlySet<number>): Float32Array {

@@ -145,6 +145,7 @@ export function summarize(verdicts: TestVerdict[], started: number): SuiteResult
     error: 0,
     timeout: 0,
     uncollectable: 0,
+    flaky: 0,
     total: verdicts.length,
     durationMs: Date.now() - started,
   };

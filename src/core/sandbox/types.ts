@@ -5,7 +5,11 @@ export const DEFAULT_DISK_MB = 256;
 
 export type SandboxLanguage = 'python' | 'javascript' | 'typescript';
 
-export type TestStatus = 'passed' | 'failed' | 'error' | 'timeout' | 'uncollectable';
+/**
+ * `flaky`: an assertion test whose call completed in two runs of the code with two verdicts
+ * (passed in one, failed in the other); it is neither a pass nor a failure.
+ */
+export type TestStatus = 'passed' | 'failed' | 'error' | 'timeout' | 'uncollectable' | 'flaky';
 
 export interface SandboxTest {
   name: string;

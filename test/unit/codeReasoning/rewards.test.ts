@@ -50,6 +50,19 @@ test('no valid tests: generator reward is 0.5', () => {
   assert.equal(s.generatorReward, 0.5);
 });
 
+test('a flaky verdict is neither a valid test nor a pass of the generated code', () => {
+  const s = scoreSuite(
+    [v('a', 'flaky', 'passed'), v('b', 'passed', 'flaky'), v('c', 'passed', 'passed')],
+    'user',
+  );
+  assert.equal(s.valid, 2, 'a is not valid: it is flaky on the reference');
+  assert.equal(s.generatorPassRateValid, 0.5, 'of b and c, only c passes reliably on the generated code');
+  assert.deepEqual(
+    s.disagreements.map((d) => [d.name, d.onUser]),
+    [['a', 'flaky']],
+  );
+});
+
 const sampled = (name: string, onUser: VerdictStatus, samples: VerdictStatus[]): DualVerdict => ({
   name,
   stage: 1,

@@ -33,6 +33,47 @@ test('banned tokens (EOS before minTokens) are never chosen', () => {
     assert.notEqual(selectToken([0, 10, 2], { temperature: 1 }, r, new Set([1])), 1);
 });
 
+test('a banned token changes sampling exactly as masking it out of the row would', () => {
+  // The ban is applied to the weights rather than to a copy of the row: the draws must be the
+  // ones a masked row gives, token for token, for the same random stream.
+  const row = [1.5, 3, 0.2, 2.9, -1, 2.5];
+  const masked = [1.5, -Infinity, 0.2, 2.9, -Infinity, 2.5];
+  const banned = new Set([1, 4]);
+  const a = new SeededRandom(11);
+  const b = new SeededRandom(11);
+  for (let i = 0; i < 2000; i++) {
+    assert.equal(
+      selectToken(row, { temperature: 0.8 }, a, banned),
+      selectToken(masked, { temperature: 0.8 }, b),
+    );
+  }
+  // With a top-k cut the k tokens are the k best allowed ones.
+  const seen = new Set<number>();
+  const r = new SeededRandom(5);
+  for (let i = 0; i < 500; i++) seen.add(selectToken(row, { temperature: 5, topK: 2 }, r, banned));
+  assert.deepEqual([...seen].sort(), [3, 5]);
+});
+
+test('a banned favourite that outweighs every other token by far still leaves an allowed pick', () => {
+  // exp(-2000) underflows: every allowed weight is 0 beside the banned one.
+  const r = new SeededRandom(2);
+  for (let i = 0; i < 50; i++) {
+    const token = selectToken([0, 2000, -3], { temperature: 1 }, r, new Set([1]));
+    assert.ok(token === 0 || token === 2, `picked ${token}`);
+  }
+  assert.equal(selectToken([0, 2000, -3], { temperature: 0 }, r, new Set([1])), 0);
+});
+
+test('sampling over a smaller vocabulary after a larger one reads only its own weights', () => {
+  const r = new SeededRandom(9);
+  selectToken(
+    Array.from({ length: 1000 }, () => 50),
+    { temperature: 1 },
+    r,
+  );
+  for (let i = 0; i < 200; i++) assert.ok(selectToken([0, 1, 2], { temperature: 1 }, r) < 3);
+});
+
 test('top-k keeps only the k most probable tokens', () => {
   const r = new SeededRandom(3);
   const logits = [5, 4, 3, 2, 1, 0];

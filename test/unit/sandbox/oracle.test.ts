@@ -120,6 +120,39 @@ test('typescript: the code and the expected values run with their types stripped
   assert.deepEqual(statuses, ['passed', 'failed']);
 });
 
+test('a call whose result changes from run to run makes its test flaky, not passed or failed', async () => {
+  // Each call draws a fresh random bit, so each test passes in a run with probability 1/2: over
+  // 20 tests, two runs of the code give some test two verdicts unless 2^-20 luck strikes.
+  const cases = [
+    {
+      language: 'python' as const,
+      code: 'import random\ndef f(i):\n    return random.getrandbits(1)\n',
+      line: (i: number) => `assert f(${i}) == 0`,
+    },
+    {
+      language: 'javascript' as const,
+      code: 'function f(i) {\n  return Math.random() < 0.5 ? 0 : 1;\n}\n',
+      line: (i: number) => `assert.strictEqual(f(${i}), 0);`,
+    },
+  ];
+  for (const { language, code, line } of cases) {
+    const lines = Array.from({ length: 20 }, (_, i) => line(i));
+    const { tests } = await parseAssertionLines(lines.join('\n'), language, 'f');
+    const twice = await runAssertions({ language, code, tests });
+    const flaky = twice.verdicts.filter((v) => v.status === 'flaky');
+    assert.ok(flaky.length > 0, `${language}: no test was flaky`);
+    assert.ok(twice.verdicts.every((v) => ['passed', 'failed', 'flaky'].includes(v.status)));
+    assert.equal(twice.summary.flaky, flaky.length);
+    assert.match(
+      flaky[0].output,
+      /^Flaky: (passed|failed) in one run of the code and (passed|failed) in another/,
+    );
+    // One run cannot tell: every test is judged on its single result.
+    const once = await runAssertions({ language, code, tests, runs: 1 });
+    assert.ok(once.verdicts.every((v) => v.status === 'passed' || v.status === 'failed'));
+  }
+});
+
 test('a function named test_* is never collected as a test on the in-process path (issue 19)', async () => {
   const r = await runSuite({
     language: 'python',

@@ -183,3 +183,24 @@ export function judge(
   }
   return { status: 'error', output: `Unknown check ${test.check}.` };
 }
+
+/**
+ * Whether the call ran to an end in its sandbox (a value or an exception), so that its verdicts
+ * in two runs can be compared.
+ */
+export function completed(call: CallOutcome): boolean {
+  return call.kind === 'returned' || call.kind === 'raised';
+}
+
+/**
+ * The verdict of a test whose call completed in two runs of the code (the first and run
+ * `againRun`) with two verdicts: neither counts, since the result depends on the run (random
+ * numbers, the clock, a set's order under Python's per-process string hashing).
+ */
+export function flakyJudgement(first: Judgement, again: Judgement, againRun = 2): Judgement {
+  const told = (j: Judgement) => (j.output ? `${j.status}: ${j.output}` : j.status);
+  return {
+    status: 'flaky',
+    output: `Flaky: ${first.status} in one run of the code and ${again.status} in another, so this test cannot be relied on (the result changes from run to run).\nRun 1 ${told(first)}\nRun ${againRun} ${told(again)}`,
+  };
+}

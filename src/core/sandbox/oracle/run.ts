@@ -11,10 +11,18 @@ import { cap, resolvePython, summarize } from '../run';
 import { ESM_SYNTAX } from '../javascript';
 import { runnableExpression, runnableJs } from '../typescript';
 import { DEFAULT_DISK_MB, type SandboxLanguage, type SuiteResult, type TestVerdict } from '../types';
-import { callOutcome, expectedOutcome, judge, type CallOutcome, type ExpectedOutcome } from './judge';
+import {
+  callOutcome,
+  completed,
+  expectedOutcome,
+  flakyJudgement,
+  judge,
+  type CallOutcome,
+  type ExpectedOutcome,
+} from './judge';
 import { JS_CALLS_HARNESS, JS_ENCODER, JS_EXPECTED_HARNESS, jsSubject } from './jsHarness';
 import { PY_CALLS_HARNESS, PY_ENCODER, PY_EXPECTED_HARNESS } from './pythonHarness';
-import { runResumable } from './resumable';
+import { runResumable, type ResumableResult } from './resumable';
 
 export interface AssertionRequest {
   language: SandboxLanguage;
@@ -29,8 +37,19 @@ export interface AssertionRequest {
   diskMb?: number;
   outputCapBytes?: number;
   pythonPath?: string;
+  /**
+   * How many times the code under test runs the calls (default DEFAULT_CALL_RUNS), each run in a
+   * fresh sandbox; a test whose call completes with different verdicts is `flaky`. 1 turns it off.
+   */
+  runs?: number;
   signal?: AbortSignal;
 }
+
+/**
+ * Two runs: the smallest number that shows a result changing from run to run. Each is a fresh
+ * process, so Python hashes strings with a new seed and random numbers start elsewhere.
+ */
+export const DEFAULT_CALL_RUNS = 2;
 
 /** Bytes of results one run may send (values of every call together). */
 const CHANNEL_CAP_BYTES = 64 * 1024 * 1024;
@@ -184,9 +203,17 @@ export async function runAssertions(req: AssertionRequest): Promise<SuiteResult>
       unstage(run);
     }
   };
-  // The two sandboxes share nothing but the host; they run side by side.
-  const [callRun, expectedRun] = await Promise.all([
-    runHarness(calls, req.tests.length),
+  // The code's runs come one after another (each has the machine's cores to itself, as one run
+  // had before); the expected values' sandbox shares nothing with them and runs alongside.
+  const runs = Math.max(1, Math.floor(req.runs ?? DEFAULT_CALL_RUNS));
+  const runCalls = async () => {
+    const all = [await runHarness(calls, req.tests.length)];
+    while (all.length < runs && Date.now() < deadline && !req.signal?.aborted)
+      all.push(await runHarness(calls, req.tests.length));
+    return all;
+  };
+  const [callRuns, expectedRun] = await Promise.all([
+    runCalls(),
     expectedItems.length ? runHarness(expected, expectedItems.length) : undefined,
   ]);
   req.signal?.throwIfAborted();
@@ -201,12 +228,27 @@ export async function runAssertions(req: AssertionRequest): Promise<SuiteResult>
         : { error: `the expected value could not be evaluated: ${failure?.detail ?? 'no result'}` },
     );
   });
-  const verdicts: TestVerdict[] = req.tests.map((test, i) => {
-    const rec = callRun.records.get(i);
-    const outcome: CallOutcome = rec
+  const outcomeOf = (run: ResumableResult, i: number): CallOutcome => {
+    const rec = run.records.get(i);
+    return rec
       ? callOutcome(rec.record, timeoutMs)
-      : (callRun.failures.get(i) ?? { kind: 'crashed', detail: 'No result came back for this call.' });
-    const { status, output } = judge(test, outcome, expectedByTest.get(i));
+      : (run.failures.get(i) ?? { kind: 'crashed', detail: 'No result came back for this call.' });
+  };
+  const verdicts: TestVerdict[] = req.tests.map((test, i) => {
+    const rec = callRuns[0].records.get(i);
+    const outcome = outcomeOf(callRuns[0], i);
+    let { status, output } = judge(test, outcome, expectedByTest.get(i));
+    // Only calls that ran to an end in both runs are compared: a later run cut short by the
+    // suite's deadline says nothing about the test.
+    for (let k = 1; k < callRuns.length; k++) {
+      const again = outcomeOf(callRuns[k], i);
+      if (!completed(outcome) || !completed(again)) continue;
+      const other = judge(test, again, expectedByTest.get(i));
+      if (other.status !== status) {
+        ({ status, output } = flakyJudgement({ status, output }, other, k + 1));
+        break;
+      }
+    }
     return {
       name: test.name,
       status,

@@ -206,6 +206,10 @@ export class GeneratedTestsExplorer implements vscode.Disposable {
           ),
         );
         return;
+      case 'flaky':
+        // Neither a pass nor a failure: errored, with both runs' verdicts in the message.
+        testRun.errored(item, Object.assign(new vscode.TestMessage(output), { location }));
+        return;
       default:
         testRun.errored(
           item,
