@@ -15,7 +15,8 @@ import { parseAssertionLines } from '../src/core/codeReasoning/assertions';
 import { readCodeTasks, requireDataFile, type CodeTask } from '../src/core/eval/datasets';
 import { findPackageRoot } from '../src/core/resources';
 import { runAssertions } from '../src/core/sandbox/index';
-import type { TestStatus } from '../src/core/sandbox/types';
+import { summarize } from '../src/core/sandbox/run';
+import type { TestStatus, TestVerdict } from '../src/core/sandbox/types';
 import { benchMachine } from './machine';
 
 const root = findPackageRoot();
@@ -58,24 +59,26 @@ def ${f}(*args, **kwargs):
 `;
 }
 
-type Counts = Record<TestStatus, number> & { seconds: number };
+/** One arm's verdicts and the seconds its sandbox runs took. */
+interface Arm {
+  verdicts: TestVerdict[];
+  seconds: number;
+}
 
-const emptyCounts = (): Counts => ({
-  passed: 0,
-  failed: 0,
-  error: 0,
-  timeout: 0,
-  uncollectable: 0,
-  flaky: 0,
-  seconds: 0,
-});
+const newArm = (): Arm => ({ verdicts: [], seconds: 0 });
+
+/** The verdicts counted by status, with the arm's seconds. */
+function counted(arm: Arm) {
+  const { durationMs: _unused, ...counts } = summarize(arm.verdicts, Date.now());
+  return { ...counts, seconds: Math.round(arm.seconds * 10) / 10 };
+}
 
 async function main(): Promise<number> {
   requireDataFile(dataPath, 'tests');
   const { items } = readCodeTasks(dataPath);
   const arms = {
-    canonical: { runs1: emptyCounts(), runs2: emptyCounts() },
-    coinFlip: { runs1: emptyCounts(), runs2: emptyCounts() },
+    canonical: { runs1: newArm(), runs2: newArm() },
+    coinFlip: { runs1: newArm(), runs2: newArm() },
   };
   const falseAlarms: { task: string; output: string }[] = [];
   let tasks = 0;
@@ -96,21 +99,22 @@ async function main(): Promise<number> {
       for (const runs of [1, 2] as const) {
         const started = Date.now();
         const r = await runAssertions({ language: 'python', code, tests: admitted, runs, timeoutMs: 10_000 });
-        const counts = arms[arm][`runs${runs}`];
-        counts.seconds += (Date.now() - started) / 1000;
-        for (const v of r.verdicts) {
-          counts[v.status]++;
+        const into = arms[arm][`runs${runs}`];
+        into.seconds += (Date.now() - started) / 1000;
+        into.verdicts.push(...r.verdicts);
+        for (const v of r.verdicts)
           if (arm === 'canonical' && v.status === 'flaky')
             falseAlarms.push({ task: task.id, output: v.output.slice(0, 300) });
-        }
       }
     }
     process.stderr.write(`\r${tasks} tasks, ${tests} assertions`);
   }
   process.stderr.write('\n');
-  for (const arm of Object.values(arms))
-    for (const c of Object.values(arm)) c.seconds = Math.round(c.seconds * 10) / 10;
-  const share = (c: Counts, k: TestStatus) => Math.round((1000 * c[k]) / tests) / 1000;
+  const counts = {
+    canonical: { runs1: counted(arms.canonical.runs1), runs2: counted(arms.canonical.runs2) },
+    coinFlip: { runs1: counted(arms.coinFlip.runs1), runs2: counted(arms.coinFlip.runs2) },
+  };
+  const share = (c: Record<TestStatus, number>, k: TestStatus) => Math.round((1000 * c[k]) / tests) / 1000;
   const result = {
     benchmark: 'flaky-humaneval',
     command: 'npm run bench:flaky',
@@ -119,14 +123,14 @@ async function main(): Promise<number> {
     what: "HumanEval's top-level `assert candidate(...)` lines that the assertion parser admits, judged by the oracle with one run of the code and with two, against the canonical solution and against the canonical solution behind a coin flip (each call right or wrong with probability 1/2)",
     tasks,
     assertions: tests,
-    arms,
+    arms: counts,
     canonicalFalseAlarms: falseAlarms,
     coinFlipPassShare: {
-      runs1: share(arms.coinFlip.runs1, 'passed'),
-      runs2: share(arms.coinFlip.runs2, 'passed'),
+      runs1: share(counts.coinFlip.runs1, 'passed'),
+      runs2: share(counts.coinFlip.runs2, 'passed'),
     },
-    coinFlipFlakyShare: share(arms.coinFlip.runs2, 'flaky'),
-    secondRunSeconds: Math.round((arms.canonical.runs2.seconds - arms.canonical.runs1.seconds) * 10) / 10,
+    coinFlipFlakyShare: share(counts.coinFlip.runs2, 'flaky'),
+    secondRunSeconds: Math.round((counts.canonical.runs2.seconds - counts.canonical.runs1.seconds) * 10) / 10,
   };
   const out = path.join(root, 'bench', 'results', 'flaky-humaneval.json');
   fs.writeFileSync(out, `${JSON.stringify(result, null, 1)}\n`);
