@@ -34,6 +34,8 @@ export interface StepwiseSettings {
     memoryMb: number;
     reference: 'user' | 'agreement';
     agreementSamples: number;
+    /** Runs of the code per assertion test's call; two verdicts make the test flaky. */
+    runs: number;
   };
   sandbox: { diskMb: number };
   python: { interpreterPath: string };
@@ -125,6 +127,7 @@ export function readSettings(scope?: vscode.ConfigurationScope): StepwiseSetting
       memoryMb: g('tests.memoryMb'),
       reference: g('tests.reference'),
       agreementSamples: g('tests.agreementSamples'),
+      runs: g('tests.runs'),
     },
     sandbox: { diskMb: g('sandbox.diskMb') },
     python: { interpreterPath: g('python.interpreterPath') },

@@ -9,6 +9,8 @@ export interface SandboxSettings {
   /** Size of the sandbox's writable folder (stepwise.sandbox.diskMb). */
   diskMb?: number;
   pythonPath?: string;
+  /** Runs of the code per assertion call (stepwise.tests.runs; default DEFAULT_CALL_RUNS). */
+  runs?: number;
 }
 
 /**
@@ -32,7 +34,13 @@ export function createSandboxSuiteRunner(settings: SandboxSettings): SuiteRunner
     const verdicts: TestVerdict[] = [];
     let isolation = '';
     if (assertions.length) {
-      const r = await runAssertions({ language: lang, code, tests: assertions, ...limits });
+      const r = await runAssertions({
+        language: lang,
+        code,
+        tests: assertions,
+        runs: settings.runs,
+        ...limits,
+      });
       verdicts.push(...r.verdicts);
       isolation = r.isolation.summary;
     }

@@ -42,6 +42,7 @@ export function registerCodeReasoning(ctx: StepwiseContext): void {
         suiteTimeoutMs: s.tests.suiteTimeoutMs,
         memoryMb: s.tests.memoryMb,
         diskMb: s.sandbox.diskMb,
+        runs: s.tests.runs,
         pythonPath: request.language === 'python' ? await sandboxPython(ctx.log) : undefined,
       })(request);
   };
