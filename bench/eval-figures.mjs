@@ -1,13 +1,13 @@
-// Rewrites the README's table of evaluation figures (between <!-- eval-figures --> markers) from the
+// Rewrites docs/evaluation.md's table of evaluation figures (between <!-- eval-figures --> markers) from the
 // checked-in results bench/results/eval-*.json, so the table never disagrees with the files.
-//   node bench/readme-figures.mjs [--check]    (--check: exit 1 when the README is out of date)
+//   node bench/eval-figures.mjs [--check]    (--check: exit 1 when the page is out of date)
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const resultsDir = path.join(root, 'bench', 'results');
-const readmePath = path.join(root, 'README.md');
+const pagePath = path.join(root, 'docs', 'evaluation.md');
 
 const pct = (x) => (x?.value == null ? '—' : `${(100 * x.value).toFixed(0)} % (${x.k}/${x.n})`);
 const num = (x, d = 2) => (x == null ? '—' : x.toFixed(d));
@@ -46,7 +46,6 @@ function row(file) {
   const finished = r.items?.finished ?? r.metrics?.problems;
   const ofAll = available != null && finished != null && finished < available ? ` of ${available}` : '';
   const items = `${finished ?? '—'}${ofAll}${r.complete ? '' : ' (incomplete)'}`;
-  // A path, not a link: vsce refuses to package a README with relative links and no repository URL.
   return `| \`bench/results/${file}\` (${r.model.name}, ${r.model.backend}) | ${items} | ${headline(r)} | ${seconds == null ? '—' : `${seconds.toFixed(0)} s`} |`;
 }
 
@@ -59,19 +58,19 @@ const table = [
   '|---|---|---|---|',
   ...files.map(row),
 ].join('\n');
-const readme = fs.readFileSync(readmePath, 'utf8');
-const updated = readme.replace(
+const page = fs.readFileSync(pagePath, 'utf8');
+const updated = page.replace(
   /<!-- eval-figures -->[\s\S]*?<!-- \/eval-figures -->/,
   `<!-- eval-figures -->\n${table}\n<!-- /eval-figures -->`,
 );
 if (process.argv.includes('--check')) {
-  if (updated !== readme) {
+  if (updated !== page) {
     console.error(
-      'README.md: the table of evaluation figures is out of date: run node bench/readme-figures.mjs',
+      'docs/evaluation.md: the table of evaluation figures is out of date: run node bench/eval-figures.mjs',
     );
     process.exit(1);
   }
 } else {
-  fs.writeFileSync(readmePath, updated);
-  console.log(`README.md: ${files.length} evaluation(s) in the table`);
+  fs.writeFileSync(pagePath, updated);
+  console.log(`docs/evaluation.md: ${files.length} evaluation(s) in the table`);
 }
