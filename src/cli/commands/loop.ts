@@ -16,6 +16,7 @@ import { OnnxPrmScorer } from '../../core/model/onnx/prmScorer';
 import { readPrmReport } from '../../core/model/onnx/prmReport';
 import { findPackageRoot } from '../../core/resources';
 import { findTrainerPython } from '../../core/trainer/python';
+import { wholeFlag } from '../flags';
 
 const USAGE = `stepwise loop [--data MATH.jsonl] [--levels 1,2] [--workspace DIR] [--out DIR] [--train N] [--held-out N] [--held-out-labels N] [--solutions N] [--samples-per-step N] [--search first-error|every-step] [--unsolved skip|label] [--max-tokens N] [--self-eval-max-tokens N] [--base-model M] [--current-prm DIR] [--trainer-args "..."] [--python PATH] [--label-only] [--progress text|json] ${MODEL_USAGE}`;
 
@@ -41,14 +42,6 @@ const OPTIONS = {
   progress: { type: 'string' },
   'label-only': { type: 'boolean' },
 } as const;
-
-function whole(value: string | undefined, name: string, fallback: number, min = 1): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min)
-    throw new UsageError(`--${name} must be a whole number ≥ ${min}, not "${value}".`);
-  return n;
-}
 
 /**
  * `stepwise loop`: annotations in, a measured PRM out. Samples and auto-labels solutions of
@@ -79,12 +72,12 @@ export const loopCommand: CliCommand = {
     const progressMode = values.progress ?? 'text';
     if (progressMode !== 'text' && progressMode !== 'json')
       throw new UsageError('--progress must be text or json.');
-    const maxTokens = whole(values['max-tokens'], 'max-tokens', 384, 16);
-    const solutions = whole(values.solutions, 'solutions', 4);
-    const selfEvalMaxTokens = whole(values['self-eval-max-tokens'], 'self-eval-max-tokens', 96, 8);
-    const heldOutProblems = whole(values['held-out'], 'held-out', 100);
-    const heldOutLabelProblems = whole(values['held-out-labels'], 'held-out-labels', heldOutProblems);
-    const seed = whole(values.seed, 'seed', 0, 0);
+    const maxTokens = wholeFlag(values['max-tokens'], 'max-tokens', 16, 384);
+    const solutions = wholeFlag(values.solutions, 'solutions', 1, 4);
+    const selfEvalMaxTokens = wholeFlag(values['self-eval-max-tokens'], 'self-eval-max-tokens', 8, 96);
+    const heldOutProblems = wholeFlag(values['held-out'], 'held-out', 1, 100);
+    const heldOutLabelProblems = wholeFlag(values['held-out-labels'], 'held-out-labels', 1, heldOutProblems);
+    const seed = wholeFlag(values.seed, 'seed', 0, 0);
     const items = withLevels(readMathProblems(data).items, values.levels);
     // The PRM in use (the editor passes stepwise.prm.modelPath): the new one must beat it to be recommended.
     const currentPrm = values['current-prm'] === undefined ? undefined : path.resolve(values['current-prm']);
@@ -147,7 +140,7 @@ export const loopCommand: CliCommand = {
         workspace,
         loopDir,
         problems: items,
-        trainProblems: whole(values.train, 'train', 60),
+        trainProblems: wholeFlag(values.train, 'train', 1, 60),
         heldOutProblems,
         heldOutLabelProblems,
         generator,
@@ -159,7 +152,7 @@ export const loopCommand: CliCommand = {
           seed,
         },
         labelling: {
-          samplesPerStep: whole(values['samples-per-step'], 'samples-per-step', 4),
+          samplesPerStep: wholeFlag(values['samples-per-step'], 'samples-per-step', 1, 4),
           search,
           unsolved,
           maxTokens,

@@ -13,19 +13,12 @@ import type { ModelBackend } from '../../core/model/types';
 import { loadRuns, runsDir, saveRun } from '../../core/prove/runStore';
 import { calibrationReport, type ScoreCalibration } from '../../core/prove/calibration';
 import { OnnxPrmScorer } from '../../core/model/onnx/prmScorer';
+import { wholeFlag } from '../flags';
 
 const PROVE_USAGE =
   'stepwise prove FILE [--json] [--iterations N] [--candidates N] [--rerank-by prm|verifier|self] [--verifier-passes K] ' +
   '[--rubric unit|olympiad] [--no-meta] [--no-step-scores] [--aggregate product|min] [--max-tokens N] [--temperature T] ' +
   `[--seed S] [--free] [--self-eval-max-tokens N] [--answer TEXT] [--prompts-dir DIR] [--save-dir DIR] [--verifier-model-dir DIR] [--prm-dir DIR] ${MODEL_USAGE}`;
-
-function int(value: string | undefined, name: string, min: number): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min)
-    throw new UsageError(`--${name} must be a whole number ≥ ${min}, not "${value}".`);
-  return n;
-}
 
 function oneOf<T extends string>(
   value: string | undefined,
@@ -163,20 +156,20 @@ export const proveCommand: CliCommand = {
       );
     if (values['prompts-dir']) checkPromptsDir(values['prompts-dir']);
     const options: ProveOptionsInput = {
-      maxIterations: int(values.iterations, 'iterations', 1),
-      candidates: int(values.candidates, 'candidates', 1),
+      maxIterations: wholeFlag(values.iterations, 'iterations', 1),
+      candidates: wholeFlag(values.candidates, 'candidates', 1),
       rerankBy: oneOf(values['rerank-by'], 'rerank-by', ['prm', 'verifier', 'self'] as const),
-      verifierPasses: int(values['verifier-passes'], 'verifier-passes', 1),
+      verifierPasses: wholeFlag(values['verifier-passes'], 'verifier-passes', 1),
       rubric: oneOf(values.rubric, 'rubric', ['unit', 'olympiad'] as const),
       metaVerify: values['no-meta'] ? false : undefined,
       stepScores: values['no-step-scores'] || noStepScorer ? false : undefined,
       stepAggregate: oneOf(values.aggregate, 'aggregate', ['product', 'min'] as const),
-      maxTokens: int(values['max-tokens'], 'max-tokens', 16),
+      maxTokens: wholeFlag(values['max-tokens'], 'max-tokens', 16),
       temperature,
-      seed: int(values.seed, 'seed', 0),
+      seed: wholeFlag(values.seed, 'seed', 0),
       promptDir: values['prompts-dir'],
       constrained: values.free ? false : undefined,
-      selfEvalMaxTokens: int(values['self-eval-max-tokens'], 'self-eval-max-tokens', 16),
+      selfEvalMaxTokens: wholeFlag(values['self-eval-max-tokens'], 'self-eval-max-tokens', 16),
     };
     try {
       resolveProveOptions(options); // refuse bad options before a model is loaded

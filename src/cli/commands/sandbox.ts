@@ -7,6 +7,7 @@ import type { SandboxLanguage, SandboxTest, SuiteResult } from '../../core/sandb
 import { extractTests } from '../../core/codeReasoning/extractTests';
 import { parseAssertionLines, type RejectedLine } from '../../core/codeReasoning/assertions';
 import { findFunctions } from '../../core/codeReasoning/functions';
+import { wholeFlag } from '../flags';
 
 const USAGE =
   'stepwise sandbox --code FILE (--assertions FILE [--function NAME] | --tests FILE) [--lang python|javascript|typescript] [--timeout-ms N] [--suite-timeout-ms N] [--memory-mb N] [--disk-mb N] [--python PATH] [--runs N] [--json]';
@@ -17,14 +18,6 @@ function languageOf(file: string): SandboxLanguage | undefined {
   if (['.js', '.mjs', '.cjs'].includes(ext)) return 'javascript';
   if (['.ts', '.mts', '.cts'].includes(ext)) return 'typescript';
   return undefined;
-}
-
-function positiveInt(value: string | undefined, name: string): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isSafeInteger(n) || n <= 0)
-    throw new UsageError(`--${name} must be a positive whole number, not "${value}".`);
-  return n;
 }
 
 function read(file: string): string {
@@ -89,10 +82,10 @@ export const sandboxCommand: CliCommand = {
     }
     const code = read(values.code);
     const limits = {
-      timeoutMs: positiveInt(values['timeout-ms'], 'timeout-ms'),
-      suiteTimeoutMs: positiveInt(values['suite-timeout-ms'], 'suite-timeout-ms'),
-      memoryMb: positiveInt(values['memory-mb'], 'memory-mb'),
-      diskMb: positiveInt(values['disk-mb'], 'disk-mb'),
+      timeoutMs: wholeFlag(values['timeout-ms'], 'timeout-ms', 1),
+      suiteTimeoutMs: wholeFlag(values['suite-timeout-ms'], 'suite-timeout-ms', 1),
+      memoryMb: wholeFlag(values['memory-mb'], 'memory-mb', 1),
+      diskMb: wholeFlag(values['disk-mb'], 'disk-mb', 1),
       pythonPath: values.python,
     };
     let result: SuiteResult;
@@ -103,7 +96,7 @@ export const sandboxCommand: CliCommand = {
       const parsed = await parseAssertionLines(read(values.assertions), language, fn);
       rejected = parsed.rejected;
       for (const t of parsed.tests) lines.set(t.name, t.line);
-      const runs = positiveInt(values.runs, 'runs');
+      const runs = wholeFlag(values.runs, 'runs', 1);
       result = await runAssertions({ language, code, tests: parsed.tests, runs, ...limits });
     } else {
       const tests: SandboxTest[] = await extractTests(read(String(values.tests)), language, 0);
