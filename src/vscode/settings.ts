@@ -26,9 +26,11 @@ export interface StepwiseSettings {
     stepAggregate: 'product' | 'min';
     constrained: boolean;
     selfEvaluationMaxTokens: number;
+    verifierMaxTokens: number;
   };
   rewards: { alpha: number; beta: number };
   tests: {
+    stageMaxTokens: number;
     perTestTimeoutMs: number;
     suiteTimeoutMs: number;
     memoryMb: number;
@@ -88,7 +90,7 @@ export const ENDPOINT_RELOAD_SETTINGS = ['stepwise.model.openai.timeoutMs', 'ste
 
 export function readSettings(scope?: vscode.ConfigurationScope): StepwiseSettings {
   const c = vscode.workspace.getConfiguration('stepwise', scope);
-  // `get` falls back to the defaults declared in package.json, which is the one source of defaults.
+  // `get` falls back to package.json's defaults, generated from src/core/settings/schema.ts.
   const g = <T>(key: string): T => c.get<T>(key) as T;
   return {
     model: {
@@ -119,9 +121,11 @@ export function readSettings(scope?: vscode.ConfigurationScope): StepwiseSetting
       stepAggregate: g('prove.stepAggregate'),
       constrained: g('prove.constrained'),
       selfEvaluationMaxTokens: g('prove.selfEvaluationMaxTokens'),
+      verifierMaxTokens: g('prove.verifierMaxTokens'),
     },
     rewards: { alpha: g('rewards.alpha'), beta: g('rewards.beta') },
     tests: {
+      stageMaxTokens: g('tests.stageMaxTokens'),
       perTestTimeoutMs: g('tests.perTestTimeoutMs'),
       suiteTimeoutMs: g('tests.suiteTimeoutMs'),
       memoryMb: g('tests.memoryMb'),

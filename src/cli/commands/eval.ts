@@ -21,6 +21,9 @@ import { requireDataFile } from '../../core/eval/datasets';
 import type { ModelBackend } from '../../core/model/types';
 import { evalSummaryText } from '../../core/eval/summaryText';
 import { loadStageChain } from '../../core/codeReasoning/stages';
+import { fractionFlag, wholeFlag } from '../flags';
+import { SANDBOX_DEFAULTS } from '../../core/sandbox/limits';
+import { settingDefault } from '../../core/settings/schema';
 
 const COMMON = '[--out FILE.json] [--fresh] [--limit N] [--concurrency N] [--json] [--progress text|json]';
 const USAGE = [
@@ -53,22 +56,6 @@ const OPTIONS = {
   stages: { type: 'string' },
   threshold: { type: 'string' },
 } as const;
-
-function int(value: string | undefined, name: string, min: number, fallback: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min)
-    throw new UsageError(`--${name} must be a whole number ≥ ${min}, not "${value}".`);
-  return n;
-}
-
-function fraction(value: string | undefined, name: string, max: number, fallback: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!(n >= 0 && n <= max))
-    throw new UsageError(`--${name} must be a number from 0 to ${max}, not "${value}".`);
-  return n;
-}
 
 /** The data files the evaluations read by default: the shared folder beside the checkout. */
 function sharedData(file: string): string {
@@ -112,8 +99,8 @@ export const evalCommand: CliCommand = {
       command: `stepwise eval ${argv.map(quote).join(' ')}`,
       out: outputPaths(values.out ?? defaultResultFile(process.cwd(), kind as EvalKind, data)),
       fresh: values.fresh,
-      limit: values.limit === undefined ? undefined : int(values.limit, 'limit', 1, 0),
-      concurrency: int(values.concurrency, 'concurrency', 1, 1),
+      limit: values.limit === undefined ? undefined : wholeFlag(values.limit, 'limit', 1, 0),
+      concurrency: wholeFlag(values.concurrency, 'concurrency', 1, 1),
       signal: controller.signal,
       onProgress: (p: EvalProgress) =>
         progressMode === 'json'
@@ -147,11 +134,21 @@ export const evalCommand: CliCommand = {
           data,
           models: { generator: model, stepScorer: prm },
           options: {
-            candidates: int(values.candidates, 'candidates', 1, 4),
-            maxIterations: int(values.iterations, 'iterations', 1, 2),
-            maxTokens: int(values['max-tokens'], 'max-tokens', 16, 512),
-            temperature: fraction(values.temperature, 'temperature', 2, 0.7),
-            seed: int(values.seed, 'seed', 0, 1),
+            candidates: wholeFlag(values.candidates, 'candidates', 1, 4),
+            maxIterations: wholeFlag(
+              values.iterations,
+              'iterations',
+              1,
+              settingDefault('prove.maxIterations'),
+            ),
+            maxTokens: wholeFlag(
+              values['max-tokens'],
+              'max-tokens',
+              16,
+              settingDefault('model.maxOutputTokens'),
+            ),
+            temperature: fractionFlag(values.temperature, 'temperature', 2, 0.7),
+            seed: wholeFlag(values.seed, 'seed', 0, 1),
             rerankBy: rerankBy(values['rerank-by']),
             stepScores: !values['no-step-scores'] && !noStepScorer,
             // Meta-verification feeds only the reward R_Z, not a figure here; off saves about a fifth.
@@ -178,13 +175,18 @@ export const evalCommand: CliCommand = {
           ...common,
           data,
           model,
-          mutantsPerFunction: int(values.mutants, 'mutants', 1, 8),
+          mutantsPerFunction: wholeFlag(values.mutants, 'mutants', 1, 8),
           settings: {
-            maxTokens: int(values['max-tokens'], 'max-tokens', 16, 256),
-            temperature: fraction(values.temperature, 'temperature', 2, 0),
-            seed: values.seed === undefined ? undefined : int(values.seed, 'seed', 0, 0),
-            perTestTimeoutMs: 5000,
-            memoryMb: 512,
+            maxTokens: wholeFlag(
+              values['max-tokens'],
+              'max-tokens',
+              16,
+              settingDefault('tests.stageMaxTokens'),
+            ),
+            temperature: fractionFlag(values.temperature, 'temperature', 2, 0),
+            seed: values.seed === undefined ? undefined : wholeFlag(values.seed, 'seed', 0, 0),
+            perTestTimeoutMs: SANDBOX_DEFAULTS.perTestTimeoutMs,
+            memoryMb: SANDBOX_DEFAULTS.memoryMb,
             stagesFile: values.stages,
             assertionGrammar: model.info.backend === 'openai' ? assertionGrammarOf(values) : undefined,
           },
@@ -207,7 +209,7 @@ export const evalCommand: CliCommand = {
           labels: data,
           scorer,
           device,
-          threshold: fraction(values.threshold, 'threshold', 1, 0.5),
+          threshold: fractionFlag(values.threshold, 'threshold', 1, 0.5),
         });
       }
       return finish(outcome, values.json ?? false, progressMode === 'json' ? emit : null);

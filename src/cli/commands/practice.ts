@@ -6,17 +6,11 @@ import { MODEL_USAGE, openModel, parseWithModel } from '../modelOptions';
 import { distribution, generatePracticeSet, type PracticeSet } from '../../core/practice/loop';
 import { exportPracticeSet } from '../../core/practice/export';
 import { saveJsonAtomically } from '../../core/files';
+import { wholeFlag } from '../flags';
+import { PRACTICE_WEIGHTS, settingDefault } from '../../core/settings/schema';
 
 const USAGE = `stepwise practice generate [--topic TEXT] [--questions N] [--judge-passes K] [--pair-passes P] [--best-of N] [--seed S] [--out-dir DIR] [--json] ${MODEL_USAGE}
        stepwise practice export FILE [--out-dir DIR]`;
-
-function int(value: string | undefined, fallback: number, name: string, min = 1): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min)
-    throw new UsageError(`--${name} must be an integer ≥ ${min}, not "${value}".`);
-  return n;
-}
 
 export const practiceCommand: CliCommand = {
   name: 'practice',
@@ -47,14 +41,19 @@ export const practiceCommand: CliCommand = {
     try {
       const set = await generatePracticeSet({
         generator: model,
-        questions: int(values.questions, 4, 'questions'),
+        questions: wholeFlag(values.questions, 'questions', 1, settingDefault('practice.questions')),
         topic: values.topic,
-        judgePasses: int(values['judge-passes'], 3, 'judge-passes'),
-        pairPasses: int(values['pair-passes'], 2, 'pair-passes'),
-        bestOfN: int(values['best-of'], 3, 'best-of'),
-        seed: int(values.seed, 1, 'seed', 0),
-        weights: { cons: 0.4, sep: 0.3, stab: 0.3 },
-        thresholds: { cons: 0.8, sep: 0.1, stab: 0.7 },
+        judgePasses: wholeFlag(
+          values['judge-passes'],
+          'judge-passes',
+          1,
+          settingDefault('practice.judgePasses'),
+        ),
+        pairPasses: wholeFlag(values['pair-passes'], 'pair-passes', 1, 2),
+        bestOfN: wholeFlag(values['best-of'], 'best-of', 1, 3),
+        seed: wholeFlag(values.seed, 'seed', 0, 1),
+        weights: PRACTICE_WEIGHTS,
+        thresholds: settingDefault('practice.thresholds'),
         onEvent: (e) => {
           if (e.type === 'phase') process.stderr.write(`question ${e.question}/${e.of}: ${e.phase}\n`);
         },

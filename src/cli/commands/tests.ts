@@ -7,6 +7,9 @@ import { runFiveStages, testWritingText } from '../../core/codeReasoning/pipelin
 import { createSandboxSuiteRunner } from '../../core/codeReasoning/sandboxRunner';
 import { DEFAULT_AGREEMENT_SAMPLES } from '../../core/codeReasoning/rewards';
 import { DEFAULT_DISK_MB } from '../../core/sandbox/types';
+import { wholeFlag } from '../flags';
+import { SANDBOX_DEFAULTS } from '../../core/sandbox/limits';
+import { settingDefault } from '../../core/settings/schema';
 
 const USAGE = `stepwise tests FILE::FUNCTION [--reference user|agreement] [--samples N] [--max-tokens N] [--python PATH] [--disk-mb N] [--json] ${MODEL_USAGE}`;
 
@@ -52,16 +55,14 @@ export const testsCommand: CliCommand = {
     const reference = values.reference ?? 'user';
     if (reference !== 'user' && reference !== 'agreement')
       throw new UsageError('--reference must be user or agreement.');
-    const whole = (value: string | undefined, name: string, fallback: number, min: number) => {
-      if (value === undefined) return fallback;
-      const n = Number(value);
-      if (!Number.isSafeInteger(n) || n < min)
-        throw new UsageError(`--${name} must be a whole number ≥ ${min}, not "${value}".`);
-      return n;
-    };
-    const maxTokens = whole(values['max-tokens'], 'max-tokens', 256, 16);
-    const samples = whole(values.samples, 'samples', DEFAULT_AGREEMENT_SAMPLES, 2);
-    const diskMb = whole(values['disk-mb'], 'disk-mb', DEFAULT_DISK_MB, 16);
+    const maxTokens = wholeFlag(
+      values['max-tokens'],
+      'max-tokens',
+      16,
+      settingDefault('tests.stageMaxTokens'),
+    );
+    const samples = wholeFlag(values.samples, 'samples', 2, DEFAULT_AGREEMENT_SAMPLES);
+    const diskMb = wholeFlag(values['disk-mb'], 'disk-mb', 16, DEFAULT_DISK_MB);
     const model = await openModel(values);
     try {
       const run = await runFiveStages({
@@ -73,9 +74,9 @@ export const testsCommand: CliCommand = {
         agreementSamples: samples,
         maxTokens,
         runSuite: createSandboxSuiteRunner({
-          perTestTimeoutMs: 5000,
-          suiteTimeoutMs: 60_000,
-          memoryMb: 512,
+          perTestTimeoutMs: SANDBOX_DEFAULTS.perTestTimeoutMs,
+          suiteTimeoutMs: SANDBOX_DEFAULTS.suiteTimeoutMs,
+          memoryMb: SANDBOX_DEFAULTS.memoryMb,
           diskMb,
           pythonPath: values.python,
         }),

@@ -7,6 +7,7 @@ import type { ProcessEnd } from './process';
 import { caseIndex, pytestArgs, pythonStatus, pythonSuiteFiles } from './python';
 import { jsStatus, jsSuiteFiles, nodeTestArgs } from './javascript';
 import { DEFAULT_DISK_MB, type SandboxRequest, type TestStatus, type TestVerdict } from './types';
+import { SANDBOX_DEFAULTS } from './limits';
 
 /** Bytes of JUnit report the channel may carry before the run is stopped. */
 export const REPORT_CAP_BYTES = 8 * 1024 * 1024;
@@ -28,7 +29,7 @@ function cut(text: string, bytes: number): string {
 
 export function batchRunner(request: SandboxRequest, python: string, timeoutMs: number) {
   const jail = confinement();
-  const memoryMb = request.memoryMb ?? 512;
+  const memoryMb = request.memoryMb ?? SANDBOX_DEFAULTS.memoryMb;
   const outputCap = request.outputCapBytes ?? 4096;
   const isPython = request.language === 'python';
   const interpreter = isPython ? python : process.execPath;

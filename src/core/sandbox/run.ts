@@ -12,6 +12,7 @@ import {
   type TestStatus,
   type TestVerdict,
 } from './types';
+import { SANDBOX_DEFAULTS } from './limits';
 
 const checkedPythons = new Map<string, string | null>();
 
@@ -64,8 +65,8 @@ export function cap(text: string, bytes: number): string {
  */
 export async function runSuite(request: SandboxRequest): Promise<SuiteResult> {
   const started = Date.now();
-  const timeoutMs = request.timeoutMs ?? 5000;
-  const suiteTimeoutMs = request.suiteTimeoutMs ?? 60_000;
+  const timeoutMs = request.timeoutMs ?? SANDBOX_DEFAULTS.perTestTimeoutMs;
+  const suiteTimeoutMs = request.suiteTimeoutMs ?? SANDBOX_DEFAULTS.suiteTimeoutMs;
   const deadline = started + suiteTimeoutMs;
   const python = request.language === 'python' ? resolveExecutable(resolvePython(request.pythonPath)) : '';
   if (request.language === 'python') checkPytest(python);

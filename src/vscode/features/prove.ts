@@ -152,8 +152,9 @@ export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabel
                 rerankBy: s.prove.rerankBy,
                 stepAggregate: s.prove.stepAggregate,
                 verifierPasses: s.verifier.passes,
-                maxTokens: given.maxTokens ?? Math.min(s.model.maxOutputTokens, 512),
-                verifierMaxTokens: given.verifierMaxTokens ?? Math.min(s.model.maxOutputTokens, 384),
+                maxTokens: given.maxTokens ?? s.model.maxOutputTokens,
+                verifierMaxTokens:
+                  given.verifierMaxTokens ?? Math.min(s.model.maxOutputTokens, s.prove.verifierMaxTokens),
                 alpha: s.rewards.alpha,
                 beta: s.rewards.beta,
                 constrained: s.prove.constrained,

@@ -23,6 +23,7 @@ import {
 import { JS_CALLS_HARNESS, JS_ENCODER, JS_EXPECTED_HARNESS, jsSubject } from './jsHarness';
 import { PY_CALLS_HARNESS, PY_ENCODER, PY_EXPECTED_HARNESS } from './pythonHarness';
 import { runResumable, type ResumableResult } from './resumable';
+import { SANDBOX_DEFAULTS } from '../limits';
 
 export interface AssertionRequest {
   language: SandboxLanguage;
@@ -164,9 +165,9 @@ function harnesses(
 
 export async function runAssertions(req: AssertionRequest): Promise<SuiteResult> {
   const started = Date.now();
-  const timeoutMs = req.timeoutMs ?? 5000;
-  const deadline = started + (req.suiteTimeoutMs ?? 60_000);
-  const memoryMb = req.memoryMb ?? 512;
+  const timeoutMs = req.timeoutMs ?? SANDBOX_DEFAULTS.perTestTimeoutMs;
+  const deadline = started + (req.suiteTimeoutMs ?? SANDBOX_DEFAULTS.suiteTimeoutMs);
+  const memoryMb = req.memoryMb ?? SANDBOX_DEFAULTS.memoryMb;
   const outputCap = req.outputCapBytes ?? 4096;
   const jail = confinement();
   const limits: Limits = {

@@ -183,7 +183,9 @@ export function registerCodeReasoning(ctx: StepwiseContext): void {
                 runSuite,
                 referenceMode: readSettings().tests.reference,
                 agreementSamples: readSettings().tests.agreementSamples,
-                maxTokens: options.maxTokens ?? Math.min(readSettings().model.maxOutputTokens, 384),
+                maxTokens:
+                  options.maxTokens ??
+                  Math.min(readSettings().model.maxOutputTokens, readSettings().tests.stageMaxTokens),
                 signal: abort.signal,
                 chain,
                 onEvent: (e) => {
