@@ -12,8 +12,8 @@
 # seeds, same settings, so the loop resumes past them instead of sampling them again.
 #
 # Several hours of CPU: the run folder, bench/runs/loop-prm-cpu-solved, keeps its journals in git,
-# and rerunning this script continues it. When it finishes it copies the report and the best-of-N
-# file to bench/results/loop-prm-cpu-solved.json and loop-prm-cpu-solved-best-of-n.json.
+# and rerunning this script continues it. When it finishes, the run folder holds the figures:
+# loop-report.json and best-of-n.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -32,6 +32,4 @@ node dist/cli.js loop --data "$RUN/problems.jsonl" --workspace "$RUN" --out "$RU
   --train "$TRAIN" --held-out 100 --held-out-labels 15 --solutions 4 --samples-per-step 4 --unsolved skip \
   --base-model "$MODEL" --trainer-args="--lora-r 16 --max-steps 60 --save-steps 20 --batch-size 4" \
   "$@" >/dev/null
-cp "$RUN/loop-report.json" bench/results/loop-prm-cpu-solved.json
-cp "$RUN/best-of-n.json" bench/results/loop-prm-cpu-solved-best-of-n.json
-echo "Wrote bench/results/loop-prm-cpu-solved.json and bench/results/loop-prm-cpu-solved-best-of-n.json." >&2
+echo "Wrote bench/runs/loop-prm-cpu-solved/loop-report.json and best-of-n.json." >&2

@@ -10,8 +10,7 @@
 # Its label stores carry the datasets' problem text and stay local, like the trained and exported
 # models: the run continues where it stopped on this machine, and on another one the loop rebuilds
 # the label stores from the journals and trains again. Rerun this script to continue. When
-# it finishes it copies the report and best-of-N file to bench/results/loop-prm-cpu.json and
-# bench/results/loop-prm-cpu-best-of-n.json.
+# it finishes, the run folder holds the figures: loop-report.json and best-of-n.json.
 #
 # `--unsolved label` probes the solutions of problems no sample solved as well. That was the loop's only
 # behaviour when this run began; the default is now to skip them (the figure's labels show why: 91 of
@@ -31,6 +30,4 @@ node dist/cli.js loop --data "$DATA" --levels 1,2 --workspace "$RUN" --out "$RUN
   --train 33 --held-out 100 --held-out-labels 15 --solutions 4 --samples-per-step 4 --unsolved label \
   --base-model "$MODEL" --trainer-args="--lora-r 16 --max-steps 60 --save-steps 20 --batch-size 4" \
   "$@" >/dev/null
-cp "$RUN/loop-report.json" bench/results/loop-prm-cpu.json
-cp "$RUN/best-of-n.json" bench/results/loop-prm-cpu-best-of-n.json
-echo "Wrote bench/results/loop-prm-cpu.json and bench/results/loop-prm-cpu-best-of-n.json." >&2
+echo "Wrote bench/runs/loop-prm-cpu/loop-report.json and best-of-n.json." >&2

@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 NAME=${1:?usage: bash bench/tests-stages.sh NAME [N] [BASELINE.items.jsonl]}
 LIMIT=${2:-40}
-BASELINE=${3:-bench/runs/eval-tests-humaneval/eval-tests-humaneval.items.jsonl}
+BASELINE=${3:-bench/results/eval-tests-humaneval.items.jsonl}
 STAGES=bench/prompts/stages-$NAME.json
 [ -f "$STAGES" ] || { echo "No stage variant $STAGES." >&2; exit 2; }
 DATA=${STEPWISE_DATA_DIR:-$ROOT/../shared/data}/HumanEval.jsonl.gz
