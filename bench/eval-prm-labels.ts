@@ -15,7 +15,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { readJsonl } from '../src/core/eval/datasets';
-import { mulberry32 } from '../src/core/eval/stats';
+import { mulberry32 } from '../src/core/math/stats';
 import { findPackageRoot } from '../src/core/resources';
 import { splitSteps } from '../src/core/steps/split';
 

@@ -11,7 +11,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { auroc, aurocInterval, type ScoredOutcome } from '../src/core/eval/stats';
+import { auroc, aurocInterval, type ScoredOutcome } from '../src/core/math/stats';
 
 const args = process.argv.slice(2);
 const arg = (name: string, fallback: string) => {

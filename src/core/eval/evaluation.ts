@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { saveJsonAtomically } from '../files';
 import { EvalJournal } from './journal';
 import { runItems, resultsFor, type EvalItem, type EvalProgress } from './runner';
-import { mean } from './stats';
+import { mean } from '../math/stats';
 import * as fsp from 'node:fs/promises';
 
 export type EvalKind = 'prove' | 'tests' | 'prm';

@@ -21,7 +21,7 @@ import {
   type CalibrationSummary,
   type Proportion,
   type RocSummary,
-} from './stats';
+} from '../math/stats';
 
 export interface LabelledSteps {
   id: string;

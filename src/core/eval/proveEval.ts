@@ -9,7 +9,7 @@
  */
 import { proveAndVerify, type ProveModels, type ProveOptionsInput } from '../prove/prove';
 import type { CandidateRecord, ProveRun } from '../prove/runSchema';
-import { answersEquivalent, finalBoxedAnswer } from './answers';
+import { answersEquivalent, finalBoxedAnswer } from '../math/answers';
 import type { MathProblem } from './datasets';
 import { truncate } from '../text/truncate';
 

@@ -4,7 +4,7 @@
  * refinement round, and best-of-N selection. Proportions carry 95 % Wilson intervals; AUROC a
  * 95 % percentile-bootstrap interval (1000 resamples, seeded).
  */
-import { answersEquivalent } from './answers';
+import { answersEquivalent } from '../math/answers';
 import type { CandidateOutcome, ProveItemResult } from './proveEval';
 import {
   calibration,
@@ -15,7 +15,7 @@ import {
   type Proportion,
   type RocSummary,
   type ScoredOutcome,
-} from './stats';
+} from '../math/stats';
 
 export type ScoreName = 'selfScore' | 'verifierScore' | 'stepScore';
 export type SelectionName = 'single' | 'majority' | 'verifier' | 'self' | 'stepScore' | 'oracle';

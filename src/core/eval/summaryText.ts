@@ -2,7 +2,7 @@
 import type { EvalResult } from './evaluation';
 import type { PrmMetrics } from './prmEval';
 import type { ProveMetrics } from './proveSummary';
-import type { Proportion } from './stats';
+import type { Proportion } from '../math/stats';
 import type { TestsMetrics } from './testsSummary';
 
 const p = (x: Proportion) =>

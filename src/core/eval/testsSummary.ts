@@ -1,5 +1,5 @@
 /** The generated-tests scoreboard from per-function records (see testsEval.ts for what each count means). */
-import { mean, proportion, wilson, type Proportion } from './stats';
+import { mean, proportion, wilson, type Proportion } from '../math/stats';
 import type { TestsItemResult } from './testsEval';
 
 export interface TestsMetrics {

@@ -1,2 +1,2 @@
 /** The content of the last \boxed{…} of a solution (its final answer): one reader for the whole product. */
-export { finalBoxedAnswer as lastBoxedAnswer } from '../eval/answers';
+export { finalBoxedAnswer as lastBoxedAnswer } from '../math/answers';

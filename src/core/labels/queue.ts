@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { z } from 'zod';
 import { lastBoxedAnswer } from './answers';
-import { answersEquivalent } from '../eval/answers';
+import { answersEquivalent } from '../math/answers';
 import { solutionIdOf } from '../steps/document';
 
 /**

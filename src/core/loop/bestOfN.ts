@@ -8,7 +8,7 @@
 import type { MathProblem } from '../eval/datasets';
 import type { CandidateOutcome } from '../eval/proveEval';
 import { argmax, majorityVote } from '../eval/proveSummary';
-import { mulberry32, percentileInterval, proportion, type Proportion } from '../eval/stats';
+import { mulberry32, percentileInterval, proportion, type Proportion } from '../math/stats';
 import type { StepScorer } from '../model/stepScorer';
 import { aggregateStepScores, clampStepProbability } from '../prove/stepScores';
 import { splitSteps } from '../steps/split';

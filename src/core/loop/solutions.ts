@@ -4,7 +4,7 @@
  * resumes where it stopped; labels go to a label store and never replace a person's.
  */
 import { createHash } from 'node:crypto';
-import { answersEquivalent, finalBoxedAnswer } from '../eval/answers';
+import { answersEquivalent, finalBoxedAnswer } from '../math/answers';
 import type { MathProblem } from '../eval/datasets';
 import { completionLabels, type StepEstimate, type StepSearch } from '../labels/auto/completion';
 import { modelContinuationProbe } from '../labels/auto/modelProbe';

@@ -12,7 +12,7 @@ import * as fs from 'node:fs';
 import { outputPaths } from '../eval/evaluation';
 import { readJournal } from '../eval/journal';
 import type { PrmItemResult } from '../eval/prmEval';
-import { auroc, mulberry32, percentileInterval, type ScoredOutcome } from '../eval/stats';
+import { auroc, mulberry32, percentileInterval, type ScoredOutcome } from '../math/stats';
 import type { LoopBestOfN, PairedDifference } from './bestOfN';
 
 /** Step AUROC of one scorer minus another's on the same steps, with a paired bootstrap interval. */

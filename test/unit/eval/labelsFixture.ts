@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import { mulberry32 } from '../../../src/core/eval/stats';
+import { mulberry32 } from '../../../src/core/math/stats';
 
 /** PRM800K lines: `count` solutions of 2–6 steps, some with an error, from a seeded generator. */
 export function writeLabels(file: string, count: number): void {

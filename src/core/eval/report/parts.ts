@@ -1,5 +1,5 @@
 /** Pieces of the report page: figures with intervals, tables, sections, headline tiles. */
-import type { Proportion } from '../stats';
+import type { Proportion } from '../../math/stats';
 import { escapeXml } from './charts';
 
 export const esc = escapeXml;

@@ -1,6 +1,6 @@
 /** The Prove part of the report: accuracy, refinement rounds, best-of-N, calibration, agreement. */
 import type { ProveMetrics, ScoreName, SelectionName } from '../proveSummary';
-import type { CalibrationSummary, RocSummary } from '../stats';
+import type { CalibrationSummary, RocSummary } from '../../math/stats';
 import { barChart, lineChart, type Series } from './charts';
 import { charts, num, pair, pct, section, table, tiles } from './parts';
 

@@ -3,6 +3,7 @@
  * the reliability diagram), ROC curves and AUROC with a percentile bootstrap interval, F1.
  * Every function takes plain arrays and returns plain JSON, so results files carry them as is.
  */
+import { auroc as aurocOf, expectedCalibrationError, reliabilityBins } from './calibration';
 
 /** A proportion k/n with its 95 % Wilson score interval (sound for small n and for k = 0 or n). */
 export interface Proportion {
@@ -35,7 +36,8 @@ export interface ScoredOutcome {
   correct: boolean;
 }
 
-export interface ReliabilityBin {
+/** One bin of an evaluation's reliability diagram, as the results files store it. */
+export interface ScoreBin {
   /** Bin bounds on the score axis: [low, high), the last bin closed. */
   low: number;
   high: number;
@@ -50,48 +52,31 @@ export interface CalibrationSummary {
   count: number;
   /** Expected calibration error: Σ_b (n_b / N) · |accuracy_b − meanScore_b| over equal-width bins. */
   ece: number | null;
-  bins: ReliabilityBin[];
+  bins: ScoreBin[];
 }
 
+const samples = (points: readonly ScoredOutcome[]) =>
+  points.map((p) => ({ confidence: p.score, outcome: p.correct ? 1 : 0 }));
+
 /**
- * Calibration of scores read as probabilities of being correct, over `binCount` equal-width bins.
- * Discrete scores (0, 0.5, 1) land in the bins holding those values, so a three-valued
- * self-score gives a three-point reliability diagram, as it should.
+ * Calibration of scores read as probabilities of being correct, over `binCount` equal-width bins
+ * (the maths is src/core/math/calibration.ts). Discrete scores (0, 0.5, 1) land in the bins holding
+ * those values, so a three-valued self-score gives a three-point reliability diagram, as it should.
  */
 export function calibration(points: readonly ScoredOutcome[], binCount = 10): CalibrationSummary {
-  const sums = Array.from({ length: binCount }, () => ({ count: 0, score: 0, correct: 0 }));
-  for (const p of points) {
-    const b = Math.min(binCount - 1, Math.max(0, Math.floor(p.score * binCount)));
-    sums[b].count++;
-    sums[b].score += p.score;
-    sums[b].correct += p.correct ? 1 : 0;
-  }
-  let ece = 0;
-  const bins = sums.map((s, i) => {
-    const meanScore = s.count ? s.score / s.count : null;
-    const accuracy = s.count ? s.correct / s.count : null;
-    if (s.count) ece += (s.count / points.length) * Math.abs(accuracy! - meanScore!);
-    return { low: i / binCount, high: (i + 1) / binCount, count: s.count, meanScore, accuracy };
-  });
-  return { count: points.length, ece: points.length ? ece : null, bins };
+  const bins = reliabilityBins(samples(points), binCount).map((b) => ({
+    low: b.lower,
+    high: b.upper,
+    count: b.count,
+    meanScore: b.meanConfidence,
+    accuracy: b.meanOutcome,
+  }));
+  return { count: points.length, ece: expectedCalibrationError(samples(points), binCount), bins };
 }
 
 /** Area under the ROC curve: P(score of a random correct item > that of a random wrong one), ties ½. */
 export function auroc(points: readonly ScoredOutcome[]): number | null {
-  const pos = points.filter((p) => p.correct).length;
-  const neg = points.length - pos;
-  if (pos === 0 || neg === 0) return null;
-  // Rank-sum (Mann–Whitney U) with average ranks for ties: O(n log n).
-  const sorted = [...points].sort((a, b) => a.score - b.score);
-  let rankSumPos = 0;
-  for (let i = 0; i < sorted.length;) {
-    let j = i;
-    while (j < sorted.length && sorted[j].score === sorted[i].score) j++;
-    const averageRank = (i + 1 + j) / 2;
-    for (let k = i; k < j; k++) if (sorted[k].correct) rankSumPos += averageRank;
-    i = j;
-  }
-  return (rankSumPos - (pos * (pos + 1)) / 2) / (pos * neg);
+  return aurocOf(samples(points));
 }
 
 /** A 95 % percentile-bootstrap interval of AUROC (resampling items, seeded so reruns agree). */

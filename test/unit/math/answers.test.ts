@@ -5,7 +5,7 @@ import {
   boxedContents,
   finalBoxedAnswer,
   normalizeAnswer,
-} from '../../../src/core/eval/answers';
+} from '../../../src/core/math/answers';
 
 /** [model answer, reference answer, equivalent?, why]: most references are MATH-500 answers. */
 const PAIRS: [string, string, boolean, string][] = [

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { auroc, aurocInterval, calibration, f1, roc, wilson } from '../../../src/core/eval/stats';
+import { auroc, aurocInterval, calibration, f1, roc, wilson } from '../../../src/core/math/stats';
 
 const close = (a: number | null, b: number, eps = 1e-4) =>
   assert.ok(a !== null && Math.abs(a - b) < eps, `${a} ≈ ${b}`);
