@@ -15,7 +15,7 @@
  * Whether two answers say the same thing is the evaluation's careful equivalence, so that Prove,
  * `stepwise eval` and the labelling queue agree on what counts as right.
  */
-export { answersEquivalent, finalBoxedAnswer as finalAnswerOf } from '../eval/answers';
+export { answersEquivalent, finalBoxedAnswer as finalAnswerOf } from '../math/answers';
 
 // Anchored at both ends with no overlapping repetitions, so it is linear in the line's length.
 const ANSWER_LINE = /^[ \t]*(?:[*_]{1,2})?(?:reference[ \t]+)?answer[ \t]*:(?:[*_]{1,2})?(.*)$/i;
