@@ -3,26 +3,21 @@
  * a promise of the result. Errors keep their ModelError code and hint across the thread boundary.
  */
 
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { ModelError } from '../types';
+import { findWorkerScript } from '../workerScript';
 import type { InstallResult } from './installer';
 import type { InstallWorkerReply, InstallWorkerRequest } from './installWorkerMessages';
 import type { InstallProgress } from './progress';
 
 /** `ladderWorker.js` beside the esbuild bundle, or `installWorker.js` beside the tsc output. */
 export function resolveInstallWorkerPath(dir: string = __dirname): string {
-  const candidates = [join(dir, 'ladderWorker.js'), join(dir, 'installWorker.js')];
-  const found = candidates.find((p) => existsSync(p));
-  if (!found) {
-    throw new ModelError(
-      `The model install worker is missing (looked for ${candidates.join(', ')}).`,
-      'load',
-      'Rebuild the extension (npm run build); dist/ladderWorker.js must ship beside dist/extension.js.',
-    );
-  }
-  return found;
+  return findWorkerScript(
+    dir,
+    ['ladderWorker.js', 'installWorker.js'],
+    'model install worker',
+    'ladderWorker.js',
+  );
 }
 
 export interface InstallInWorkerOptions {

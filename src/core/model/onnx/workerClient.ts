@@ -3,10 +3,9 @@
  * request, token messages to the request's listener, and one failure that rejects everything
  * outstanding when the worker crashes or exits. Used by the generator backend and the PRM scorer.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { ModelError, type TokenEvent } from '../types';
+import { findWorkerScript } from '../workerScript';
 import type { WithoutId, WorkerReply, WorkerRequest } from './workerMessages';
 
 interface Pending {
@@ -17,16 +16,12 @@ interface Pending {
 
 /** The worker script: `modelWorker.js` beside the esbuild bundle, or `worker.js` beside tsc output. */
 export function resolveWorkerPath(dir: string = __dirname): string {
-  const candidates = [join(dir, 'modelWorker.js'), join(dir, 'worker.js'), join(dir, 'onnx', 'worker.js')];
-  const found = candidates.find((p) => existsSync(p));
-  if (!found) {
-    throw new ModelError(
-      `The model worker script is missing (looked for ${candidates.join(', ')}).`,
-      'load',
-      'Rebuild the extension (npm run build); dist/modelWorker.js must ship beside dist/extension.js.',
-    );
-  }
-  return found;
+  return findWorkerScript(
+    dir,
+    ['modelWorker.js', 'worker.js', 'onnx/worker.js'],
+    'model worker script',
+    'modelWorker.js',
+  );
 }
 
 export class WorkerClient {
