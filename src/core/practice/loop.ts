@@ -18,6 +18,9 @@ import type { PracticeAnswer, PracticeQuestion, PracticeSet } from './types';
 export type { PracticeAnswer, PracticeQuestion, PracticeSet } from './types';
 export { dpoPairs, generatorRewards, type DpoPair } from './pairs';
 
+/** Token budgets of each role: a question is short, an answer longer, a judge's score shortest. */
+export const PRACTICE_MAX_TOKENS = { question: 96, answer: 192, judge: 64 } as const;
+
 export interface PracticeOptions {
   generator: ModelBackend;
   solver?: ModelBackend;
@@ -57,7 +60,7 @@ export async function generatePracticeSet(o: PracticeOptions): Promise<PracticeS
   const started = Date.now();
   const solver = o.solver ?? o.generator;
   const judge = o.judge ?? o.generator;
-  const tokens = o.maxTokens ?? { question: 96, answer: 192, judge: 64 };
+  const tokens = o.maxTokens ?? PRACTICE_MAX_TOKENS;
   const emit = o.onEvent ?? (() => undefined);
   let seed = o.seed ?? 1;
   const support = await resolvePlanSupport(judge, o.constrained ?? true);

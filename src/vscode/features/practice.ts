@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import type { StepwiseContext } from '../context';
 import { singletonPanel } from '../panels/panelHost';
 import { readSettings } from '../settings';
-import { generatePracticeSet, type PracticeSet } from '../../core/practice/loop';
+import { generatePracticeSet, PRACTICE_MAX_TOKENS, type PracticeSet } from '../../core/practice/loop';
 import { saveJsonAtomically } from '../../core/files';
 import { exportPracticeSet } from '../../core/practice/export';
 import type { PracticeHost, PracticeView } from '../../shared/protocols/practice';
@@ -77,9 +77,9 @@ export function registerPractice(ctx: StepwiseContext): void {
             bestOfN: 3,
             // stepwise.model.maxOutputTokens caps every generation, as it does for Prove.
             maxTokens: {
-              question: Math.min(s.model.maxOutputTokens, 96),
-              answer: Math.min(s.model.maxOutputTokens, 192),
-              judge: Math.min(s.model.maxOutputTokens, 64),
+              question: Math.min(s.model.maxOutputTokens, PRACTICE_MAX_TOKENS.question),
+              answer: Math.min(s.model.maxOutputTokens, PRACTICE_MAX_TOKENS.answer),
+              judge: Math.min(s.model.maxOutputTokens, PRACTICE_MAX_TOKENS.judge),
             },
             weights: s.practice.weights,
             thresholds: s.practice.thresholds,
