@@ -9,9 +9,15 @@ const ROOT = path.resolve(__dirname, '..', '..', '..', '..');
 
 /** The pages a reader follows from the README: the front door, docs/, and each area's own README. */
 function pages(): string[] {
-  const tracked = execFileSync('git', ['ls-files', '*.md'], { cwd: ROOT, encoding: 'utf8' })
-    .split('\n')
-    .filter(Boolean);
+  // Outside a git checkout (an unpacked source archive) the front door and the areas' READMEs.
+  let tracked = ['README.md', 'CONTRIBUTING.md', 'ARCHITECTURE.md', 'bench/README.md', 'trainer/README.md'];
+  try {
+    tracked = execFileSync('git', ['ls-files', '*.md'], { cwd: ROOT, encoding: 'utf8', stdio: 'pipe' })
+      .split('\n')
+      .filter(Boolean);
+  } catch {
+    // keep the fixed list
+  }
   const untracked = fs.existsSync(path.join(ROOT, 'docs'))
     ? fs.readdirSync(path.join(ROOT, 'docs')).map((f) => `docs/${f}`)
     : [];
