@@ -20,6 +20,16 @@ export interface BatchOutcome {
   end: ProcessEnd;
 }
 
+const NO_CASE: JunitCase = {
+  name: '',
+  classname: '',
+  timeSeconds: 0,
+  outcome: 'error',
+  message: '',
+  details: '',
+  output: '',
+};
+
 function cut(text: string, bytes: number): string {
   return text.length <= bytes
     ? text
@@ -36,9 +46,8 @@ export function batchRunner(request: SandboxRequest, python: string, timeoutMs: 
 
   return async (indexes: number[], limitMs: number): Promise<BatchOutcome> => {
     const tests = indexes.map((i) => request.tests[i]);
-    const suite = isPython
-      ? pythonSuiteFiles(request.code, tests)
-      : jsSuiteFiles(request.language, request.code, tests);
+    const js = isPython ? undefined : jsSuiteFiles(request.language, request.code, tests);
+    const suite = js ?? pythonSuiteFiles(request.code, tests);
     const run = stageRun(suite.files);
     const report: string[] = [];
     let inProgress: number | undefined;
@@ -93,6 +102,8 @@ export function batchRunner(request: SandboxRequest, python: string, timeoutMs: 
           inProcess: true,
         });
       };
+      for (const [local, reason] of js?.unreadable ?? [])
+        put(local, 'uncollectable', { ...NO_CASE, message: reason });
       for (const c of parseJunit(report.join('\n'))) {
         if (isPython) {
           const local = caseIndex(c);
