@@ -5,6 +5,20 @@ import type { SandboxLanguage, SandboxTest, TestStatus } from './types';
 
 export const ESM_SYNTAX = /^\s*(import\s[\s\S]*?from\s|import\s*['"{*]|export\s)/m;
 
+/**
+ * The title a test runs under: its file and its name. node's report names no file, so the title
+ * carries it, and a test the code under test registers (in any file, under any name) reports on
+ * nothing.
+ */
+export const jsNodeId = (file: string, name: string) => `${file}::${name}`;
+
+const TITLE = /(\b(?:test|it)\s*\(\s*)(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|`(?:[^`\\]|\\.)*`)/;
+
+/** `source` (one `test('title', ...)` call) with its title replaced by `title`. */
+function retitled(source: string, title: string): string {
+  return source.replace(TITLE, (_m, head: string) => `${head}${JSON.stringify(title)}`);
+}
+
 /** One file per test, each holding the module under test (types stripped for TypeScript). */
 export function jsSuiteFiles(
   language: SandboxLanguage,
@@ -28,7 +42,8 @@ export function jsSuiteFiles(
   const unreadable = new Map<number, string>();
   const testFiles = tests.map((t, i) => {
     const file = `test_${String(i).padStart(4, '0')}${ext}`;
-    const out = transpiled(`${header}\n${strip(code)}\n\n${strip(t.source)}\n`, language);
+    const source = retitled(strip(t.source), jsNodeId(file, t.name));
+    const out = transpiled(`${header}\n${strip(code)}\n\n${source}\n`, language);
     files[file] = out.js;
     if (out.unreadable) unreadable.set(i, out.unreadable);
     return file;
