@@ -4,7 +4,9 @@
  * expected expressions in a process that never loads the code under test. encode.mjs is a strict,
  * type-tagged encoding of plain values: primitives, arrays, plain objects, Map, Set and Date, read
  * through the intrinsics captured before any other code ran; proxies, getters, class instances
- * and everything else become opaque markers that never equal anything.
+ * and everything else become opaque markers that never equal anything. A thrown value is placed
+ * among the realm's error classes by prototype identity, and expected.mjs resolves the class an
+ * assert.throws test names in its own clean realm (see pythonHarness.ts).
  */
 
 export const JS_ENCODER = String.raw`import { writeSync } from 'node:fs';

@@ -4,13 +4,19 @@
  * - calls.py imports the code under test and evaluates each call expression, writing one
  *   type-tagged result per call to the results channel (fd 3). It never sees an expected value.
  * - expected.py evaluates the expected expressions (and tolerances) without ever importing the
- *   code under test.
+ *   code under test, and resolves the exception classes a raises test names among its built-ins.
+ *
+ * An exception is matched by class, not by name: calls.py reports the raised type's first
+ * built-in class found by identity (against the classes captured before the code loads), and the
+ * host accepts it only if expected.py, in a process the code never touched, lists it as the named
+ * class or a subclass. A forged record can claim one built-in class, which is no more than raising
+ * a real one; a class that only carries a built-in's name matches nothing.
  *
  * encode.py is shared: exact types only (no subclasses, so no custom __eq__, __bool__ or
  * __repr__ is ever consulted), anything else an opaque marker that never equals anything.
  * Whatever the code under test does to these programs inside its own process (patching them,
- * printing, writing records itself) amounts to returning some value for a call: it cannot
- * know what value would pass.
+ * printing, writing records itself) amounts to returning some value for a call (or raising one
+ * exception): it cannot know what value would pass.
  */
 
 export const PY_ENCODER = String.raw`import builtins, json, math, os, traceback
