@@ -109,7 +109,7 @@ export function batchRunner(request: SandboxRequest, python: string, timeoutMs: 
       const results = new Map<number, { status: TestStatus; c: JunitCase }[]>();
       for (const c of parseJunit(report.join('\n'))) {
         let local: number | undefined;
-        let status: TestStatus | undefined;
+        let status: TestStatus;
         if (isPython) {
           local = caseIndex(c, tests);
           status = pythonStatus(c);
@@ -121,7 +121,9 @@ export function batchRunner(request: SandboxRequest, python: string, timeoutMs: 
           status = jsStatus(c, !!fileMatch);
         }
         if (local === undefined || local < 0) continue;
-        results.set(local, [...(results.get(local) ?? []), { status, c }]);
+        const list = results.get(local) ?? [];
+        list.push({ status, c });
+        results.set(local, list);
       }
       for (const [local, list] of results) {
         const shown = list.find((r) => r.status !== 'passed') ?? list[0];
