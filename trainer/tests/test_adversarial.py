@@ -178,3 +178,29 @@ def test_both_roles_learn_when_an_extra_reward_differs_within_a_group(tmp_path, 
     assert changed("test_writer", 1), "the test writer's phase changed no parameter"
     assert not changed("generator", 1), "the generator trained during the test writer's phase"
     assert changed("generator", 2), "the generator's phase changed no parameter"
+
+
+DEEP_LINE = "assert add(1, 2) == " + "[" * 2000 + "]" * 2000
+
+
+@needs_sandbox
+def test_a_2000_deep_assertion_line_is_rejected_and_the_others_still_count():
+    """Issue 40: one line of 2,000 nested brackets crashed the CLI, and the test-writer reward raised."""
+    result = SandboxRunner().run("def add(a, b):\n    return a + b\n", f"{DEEP_LINE}\nassert add(1, 2) == 3\n", "add")
+    assert (result.passed, result.total, result.status) == (1, 1, "ok")
+
+
+def test_a_sandbox_cli_that_fails_on_one_input_is_an_error_verdict_not_a_crash(tmp_path):
+    """Whatever one reply makes the CLI do, the reward gets a verdict and training goes on; a CLI
+    that fails on every call in a row is a broken set-up and says so."""
+    if shutil.which("node") is None:
+        pytest.skip("node missing")
+    cli = tmp_path / "crashing-cli.js"
+    cli.write_text("process.stderr.write('RangeError: Maximum call stack size exceeded\\n'); process.exit(1);\n")
+    runner = SandboxRunner(cli=str(cli))
+    result = runner.run("def add(a, b):\n    return a + b\n", f"{DEEP_LINE}\nassert add(1, 2) == 3\n", "add")
+    assert (result.passed, result.total, result.status) == (0, 2, "error")
+    assert "Maximum call stack" in result.message and runner.errors == 1
+    runner.run("def add(a, b):\n    return a + b\n", "assert add(1, 2) == 3\n", "add")
+    with pytest.raises(RuntimeError, match="failed on 3 calls in a row"):
+        runner.run("def add(a, b):\n    return a + b\n", "assert add(1, 2) == 3\n", "add")

@@ -6,6 +6,34 @@ type Lang = 'python' | 'javascript' | 'typescript';
 const named = (n: TsNode): TsNode[] =>
   n.namedChildren.filter((c): c is TsNode => !!c && c.type !== 'comment');
 
+/**
+ * Syntax-tree levels a line may have. The walks below recurse once per level, so a line nested
+ * thousands deep would overflow the host's stack; real assertions stay far below this.
+ */
+export const MAX_NESTING = 100;
+
+/** Whether the tree under `root` has more than `limit` levels, walked with a cursor (no recursion). */
+export function deeperThan(root: TsNode, limit: number): boolean {
+  const cursor = root.walk();
+  try {
+    let depth = 0;
+    for (;;) {
+      if (cursor.gotoFirstChild()) {
+        if (++depth > limit) return true;
+        continue;
+      }
+      for (;;) {
+        if (depth === 0) return false;
+        if (cursor.gotoNextSibling()) break;
+        cursor.gotoParent();
+        depth--;
+      }
+    }
+  } finally {
+    cursor.delete();
+  }
+}
+
 /** The expression inside any number of parentheses. */
 export function unwrap(node: TsNode): TsNode {
   let n = node;

@@ -10,7 +10,9 @@ import {
   argumentsAreData,
   callOfFunction,
   canonicalForm,
+  deeperThan,
   directCallOf,
+  MAX_NESTING,
   mentions,
   projectionOf,
   unwrap,
@@ -109,6 +111,8 @@ export async function parseAssertionLines(
       const tree = parser.parse(line);
       if (!tree) return rejected.push({ line, reason: 'could not be parsed' });
       try {
+        if (deeperThan(tree.rootNode, MAX_NESTING))
+          return rejected.push({ line, reason: `nested too deeply (more than ${MAX_NESTING} levels)` });
         const outcome = classify(tree.rootNode, language, functionName);
         if ('reason' in outcome) return rejected.push({ line, reason: outcome.reason });
         const key = keyOf(outcome, parser, language);

@@ -4,8 +4,8 @@ import { dropEmptyCaptures, parseJunit, type JunitCase } from './junit';
 import { launch, stageRun, unstage } from './launch';
 import { interpreterPaths } from './mounts';
 import type { ProcessEnd } from './process';
-import { caseIndex, pytestArgs, pythonStatus, pythonSuiteFiles } from './python';
-import { jsStatus, jsSuiteFiles, nodeTestArgs } from './javascript';
+import { caseIndex, nodeIndex, pytestArgs, pythonStatus, pythonSuiteFiles } from './python';
+import { jsNodeId, jsStatus, jsSuiteFiles, nodeTestArgs } from './javascript';
 import { DEFAULT_DISK_MB, type SandboxRequest, type TestStatus, type TestVerdict } from './types';
 import { SANDBOX_DEFAULTS } from './limits';
 
@@ -20,6 +20,16 @@ export interface BatchOutcome {
   inProgress?: number;
   end: ProcessEnd;
 }
+
+const NO_CASE: JunitCase = {
+  name: '',
+  classname: '',
+  timeSeconds: 0,
+  outcome: 'error',
+  message: '',
+  details: '',
+  output: '',
+};
 
 function cut(text: string, bytes: number): string {
   return text.length <= bytes
@@ -37,9 +47,8 @@ export function batchRunner(request: SandboxRequest, python: string, timeoutMs: 
 
   return async (indexes: number[], limitMs: number): Promise<BatchOutcome> => {
     const tests = indexes.map((i) => request.tests[i]);
-    const suite = isPython
-      ? pythonSuiteFiles(request.code, tests)
-      : jsSuiteFiles(request.language, request.code, tests);
+    const js = isPython ? undefined : jsSuiteFiles(request.language, request.code, tests);
+    const suite = js ?? pythonSuiteFiles(request.code, tests);
     const run = stageRun(suite.files);
     const report: string[] = [];
     let inProgress: number | undefined;
@@ -49,8 +58,8 @@ export function batchRunner(request: SandboxRequest, python: string, timeoutMs: 
     const onChannelLine = (line: string) => {
       const start = /^\{"start": "(.*)"\}$/.exec(line);
       if (!start) return void report.push(line);
-      const local = /test_(\d{4})/.exec(start[1]);
-      inProgress = local ? indexes[Number(local[1])] : undefined;
+      const local = isPython ? nodeIndex(start[1], tests) : undefined;
+      inProgress = local !== undefined ? indexes[local] : undefined;
       clearTimeout(watchdog);
       watchdog = setTimeout(() => kill(), timeoutMs + WATCHDOG_GRACE_MS);
     };
@@ -94,15 +103,32 @@ export function batchRunner(request: SandboxRequest, python: string, timeoutMs: 
           inProcess: true,
         });
       };
+      for (const [local, reason] of js?.unreadable ?? [])
+        put(local, 'uncollectable', { ...NO_CASE, message: reason });
+      // Each result goes to its test by node id; where a test has several (parametrized, or a
+      // duplicate the code registered), one that did not pass is never masked by one that did.
+      const results = new Map<number, { status: TestStatus; c: JunitCase }[]>();
       for (const c of parseJunit(report.join('\n'))) {
+        let local: number | undefined;
+        let status: TestStatus;
         if (isPython) {
-          const local = caseIndex(c);
-          if (local !== undefined) put(local, pythonStatus(c), c);
+          local = caseIndex(c, tests);
+          status = pythonStatus(c);
         } else {
           const fileMatch = /test_(\d{4})\.(?:cjs|mjs)$/.exec(c.name);
-          const local = fileMatch ? Number(fileMatch[1]) : tests.findIndex((t) => t.name === c.name);
-          if (local >= 0) put(local, jsStatus(c, !!fileMatch), c);
+          local = fileMatch
+            ? Number(fileMatch[1])
+            : suite.testFiles.findIndex((file, k) => c.name === jsNodeId(file, tests[k].name));
+          status = jsStatus(c, !!fileMatch);
         }
+        if (local === undefined || local < 0) continue;
+        const list = results.get(local) ?? [];
+        list.push({ status, c });
+        results.set(local, list);
+      }
+      for (const [local, list] of results) {
+        const shown = list.find((r) => r.status !== 'passed') ?? list[0];
+        put(local, shown.status, shown.c);
       }
       return {
         verdicts,

@@ -1,16 +1,30 @@
 /** Files and command line of a node:test run: one file per test, each holding the module under test. */
 import type { JunitCase } from './junit';
-import { runnableJs } from './typescript';
+import { transpiled } from './typescript';
 import type { SandboxLanguage, SandboxTest, TestStatus } from './types';
 
 export const ESM_SYNTAX = /^\s*(import\s[\s\S]*?from\s|import\s*['"{*]|export\s)/m;
+
+/**
+ * The title a test runs under: its file and its name. node's report names no file, so the title
+ * carries it, and a test the code under test registers (in any file, under any name) reports on
+ * nothing.
+ */
+export const jsNodeId = (file: string, name: string) => `${file}::${name}`;
+
+const TITLE = /(\b(?:test|it)\s*\(\s*)(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|`(?:[^`\\]|\\.)*`)/;
+
+/** `source` (one `test('title', ...)` call) with its title replaced by `title`. */
+function retitled(source: string, title: string): string {
+  return source.replace(TITLE, (_m, head: string) => `${head}${JSON.stringify(title)}`);
+}
 
 /** One file per test, each holding the module under test (types stripped for TypeScript). */
 export function jsSuiteFiles(
   language: SandboxLanguage,
   code: string,
   tests: SandboxTest[],
-): { files: Record<string, string>; testFiles: string[] } {
+): { files: Record<string, string>; testFiles: string[]; unreadable: Map<number, string> } {
   const esm = language === 'typescript' || ESM_SYNTAX.test(code);
   const ext = esm ? '.mjs' : '.cjs';
   const header = esm
@@ -23,12 +37,18 @@ export function jsSuiteFiles(
       '',
     );
   const files: Record<string, string> = {};
+  // Why a test's file has no JavaScript (TypeScript the compiler cannot read), told by the host:
+  // node's report of a file that fails to load does not carry the error.
+  const unreadable = new Map<number, string>();
   const testFiles = tests.map((t, i) => {
     const file = `test_${String(i).padStart(4, '0')}${ext}`;
-    files[file] = runnableJs(`${header}\n${strip(code)}\n\n${strip(t.source)}\n`, language);
+    const source = retitled(strip(t.source), jsNodeId(file, t.name));
+    const out = transpiled(`${header}\n${strip(code)}\n\n${source}\n`, language);
+    files[file] = out.js;
+    if (out.unreadable) unreadable.set(i, out.unreadable);
     return file;
   });
-  return { files, testFiles };
+  return { files, testFiles, unreadable };
 }
 
 /**

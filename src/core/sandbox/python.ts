@@ -117,10 +117,26 @@ export function pytestArgs(
   };
 }
 
-/** The index of the test a JUnit case belongs to (its module is test_NNNN). */
-export function caseIndex(c: JunitCase): number | undefined {
-  const m = /test_(\d{4})/.exec(`${c.classname} ${c.file ?? ''} ${c.name}`);
-  return m ? Number(m[1]) : undefined;
+/** Whether a pytest item name is the test named `name` (a parametrized test's items are `name[...]`). */
+const sameTest = (item: string, name: string | undefined) =>
+  name !== undefined && (item === name || item.startsWith(`${name}[`));
+
+/**
+ * The index of the test a JUnit case reports on, by node id: its module is test_NNNN and its name
+ * is that test's own, so a test the code under test slipped into the module reports on nothing.
+ * A module that failed to import reports under the module's own name.
+ */
+export function caseIndex(c: JunitCase, tests: SandboxTest[]): number | undefined {
+  const module = /^test_(\d{4})$/.exec(c.classname);
+  if (module) return sameTest(c.name, tests[Number(module[1])]?.name) ? Number(module[1]) : undefined;
+  const broken = c.classname === '' ? /^test_(\d{4})$/.exec(c.name) : null;
+  return broken ? Number(broken[1]) : undefined;
+}
+
+/** The index of the test a pytest node id (`test_NNNN.py::name`) names, if it is one of `tests`. */
+export function nodeIndex(nodeId: string, tests: SandboxTest[]): number | undefined {
+  const m = /^test_(\d{4})\.py::(.*)$/.exec(nodeId);
+  return m && sameTest(m[2], tests[Number(m[1])]?.name) ? Number(m[1]) : undefined;
 }
 
 export function pythonStatus(c: JunitCase): TestStatus {

@@ -29,28 +29,59 @@ function typescriptCompiler(): TranspileApi | null {
   return compiler;
 }
 
-/** JavaScript source for `code`: unchanged for JavaScript, types stripped for TypeScript. */
-export function runnableJs(code: string, language: 'python' | 'javascript' | 'typescript'): string {
-  if (language !== 'typescript') return code;
+/**
+ * JavaScript for TypeScript `code`, or why it has none. The compiler recurses once per level of
+ * nesting, so generated code nested thousands deep overflows the host's stack: that is a verdict
+ * on the code (it cannot be read), never a crash of the run.
+ */
+function transpile(code: string): { js: string } | { reason: string } {
   const ts = typescriptCompiler();
   if (!ts)
     throw new SandboxError(
       'TypeScript tests cannot run here: the typescript package, which strips the types, is not installed.',
       'Install it next to Stepwise (npm install typescript), or test the JavaScript build of the function.',
     );
-  return ts.transpileModule(code, {
-    compilerOptions: {
-      module: ts.ModuleKind.ESNext,
-      target: ts.ScriptTarget.ES2022,
-      verbatimModuleSyntax: false,
-    },
-  }).outputText;
+  try {
+    return {
+      js: ts.transpileModule(code, {
+        compilerOptions: {
+          module: ts.ModuleKind.ESNext,
+          target: ts.ScriptTarget.ES2022,
+          verbatimModuleSyntax: false,
+        },
+      }).outputText,
+    };
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    return { reason: `The TypeScript could not be transpiled: it is nested too deeply (${e.message}).` };
+  }
+}
+
+const throwing = (reason: string) => `throw new SyntaxError(${JSON.stringify(reason)})`;
+
+/**
+ * JavaScript source for `code`: unchanged for JavaScript, types stripped for TypeScript. TypeScript
+ * that cannot be transpiled becomes a module that throws why when it loads, and `unreadable` says
+ * why, so each of its tests gets that reason as its verdict (uncollectable).
+ */
+export function transpiled(
+  code: string,
+  language: 'python' | 'javascript' | 'typescript',
+): { js: string; unreadable?: string } {
+  if (language !== 'typescript') return { js: code };
+  const out = transpile(code);
+  return 'js' in out ? out : { js: `${throwing(out.reason)};\n`, unreadable: out.reason };
+}
+
+export function runnableJs(code: string, language: 'python' | 'javascript' | 'typescript'): string {
+  return transpiled(code, language).js;
 }
 
 /** One TypeScript expression as JavaScript (parenthesised so an object literal stays an expression). */
 export function runnableExpression(expr: string, language: 'python' | 'javascript' | 'typescript'): string {
   if (language !== 'typescript') return expr;
-  const js = runnableJs(`export const __stepwise_value = (${expr});\n`, language);
-  const m = /__stepwise_value\s*=\s*([\s\S]*);\s*$/.exec(js.trim());
+  const out = transpile(`export const __stepwise_value = (${expr});\n`);
+  if (!('js' in out)) return `(() => { ${throwing(out.reason)}; })()`;
+  const m = /__stepwise_value\s*=\s*([\s\S]*);\s*$/.exec(out.js.trim());
   return m ? m[1] : expr;
 }

@@ -4,7 +4,9 @@
  * expected expressions in a process that never loads the code under test. encode.mjs is a strict,
  * type-tagged encoding of plain values: primitives, arrays, plain objects, Map, Set and Date, read
  * through the intrinsics captured before any other code ran; proxies, getters, class instances
- * and everything else become opaque markers that never equal anything.
+ * and everything else become opaque markers that never equal anything. A thrown value is placed
+ * among the realm's error classes by prototype identity, and expected.mjs resolves the class an
+ * assert.throws test names in its own clean realm (see pythonHarness.ts).
  */
 
 export const JS_ENCODER = String.raw`import { writeSync } from 'node:fs';
@@ -96,16 +98,41 @@ export function encode(x, budget = { n: 0 }, depth = 0) {
   return { t: 'opaque', type: typeName(x) };
 }
 
-/** A thrown value: the constructor names along its prototype chain, and its message. */
+// The error classes of this realm, captured when this module loads, before the code under test
+// runs (descriptors only, so no getter runs): a thrown value is placed among them by the identity
+// of the prototypes on its chain, never by a name a constructor carries.
+const BUILTIN_ERRORS = [];
+for (const name of Object.getOwnPropertyNames(globalThis)) {
+  const ctor = describe(globalThis, name)?.value;
+  const proto = typeof ctor === 'function' ? describe(ctor, 'prototype')?.value : undefined;
+  if (proto && (proto === Error.prototype || Error.prototype.isPrototypeOf(proto))) BUILTIN_ERRORS.push([proto, name]);
+}
+
+function builtinName(proto) {
+  for (let k = 0; k < BUILTIN_ERRORS.length; k++) if (BUILTIN_ERRORS[k][0] === proto) return BUILTIN_ERRORS[k][1];
+  return undefined;
+}
+
+/**
+ * A thrown value: its branch, the first built-in error class on its prototype chain (by
+ * identity), the constructor names of the code's own classes before it, and its message. The
+ * host decides what matches.
+ */
 export function describeThrown(e) {
-  const chain = [];
+  const own = [];
+  let branch = null;
   let message = '';
   try {
     if (e !== null && (typeof e === 'object' || typeof e === 'function') && !isProxy(e)) {
-      for (let p = getProto(e); p && chain.length < 50; p = getProto(p)) {
+      for (let p = getProto(e), n = 0; p && n < 50; p = getProto(p), n++) {
+        const builtin = builtinName(p);
+        if (builtin) {
+          branch = builtin;
+          break;
+        }
         const ctor = describe(p, 'constructor')?.value;
         const name = typeof ctor === 'function' ? describe(ctor, 'name')?.value : undefined;
-        if (typeof name === 'string') chain.push(name);
+        if (typeof name === 'string' && own.length < 20) own[own.length] = name;
       }
       const m = describe(e, 'message')?.value;
       if (typeof m === 'string') message = m.slice(0, 500);
@@ -113,7 +140,17 @@ export function describeThrown(e) {
   } catch {
     // A hostile value: what was read so far stands.
   }
-  return { type: chain[0] ?? typeof e, chain, message };
+  return { type: own[0] ?? branch ?? typeof e, branch, own, message };
+}
+
+/**
+ * The built-in error classes that are NAME or inherit from it, NAME resolved among this
+ * realm's globals; null when NAME is not a built-in error class.
+ */
+export function builtinSubclasses(name) {
+  const base = BUILTIN_ERRORS.find(([, n]) => n === name);
+  if (!base) return null;
+  return BUILTIN_ERRORS.filter(([p]) => p === base[0] || base[0].isPrototypeOf(p)).map(([, n]) => n).sort();
 }
 
 export function sender() {
@@ -178,7 +215,7 @@ process.exit(0);
 `;
 
 export const JS_EXPECTED_HARNESS = String.raw`import { readFileSync } from 'node:fs';
-import { TooLarge, encode, sender } from './encode.mjs';
+import { TooLarge, builtinSubclasses, encode, sender } from './encode.mjs';
 
 const send = sender();
 const [inDir, startArg] = process.argv.slice(2);
@@ -186,6 +223,11 @@ const items = JSON.parse(readFileSync(inDir + '/expected.json', 'utf8'));
 for (const item of items.slice(Number(startArg))) {
   send({ s: item.i });
   const record = { i: item.i };
+  if (item.raises) {
+    record.subclasses = Object.fromEntries(item.raises.map((name) => [name, builtinSubclasses(name)]));
+    send(record);
+    continue;
+  }
   try {
     record.expected = encode((0, eval)('(' + item.expected + ')'));
   } catch (e) {

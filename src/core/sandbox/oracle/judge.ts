@@ -16,7 +16,16 @@ import {
 
 export type CallOutcome =
   | { kind: 'returned'; value: Value; out: string }
-  | { kind: 'raised'; type: string; chain: string[]; message: string; out: string }
+  | {
+      kind: 'raised';
+      type: string;
+      /** The first built-in exception class of the raised type, placed by identity in its process. */
+      branch: string | null;
+      /** Names of the code's own classes the raised type inherits from, before that built-in. */
+      own: string[];
+      message: string;
+      out: string;
+    }
   | { kind: 'timeout'; detail: string }
   | { kind: 'too-large'; detail: string }
   | ItemFailure;
@@ -26,6 +35,12 @@ export interface ExpectedOutcome {
   value?: Value;
   rel?: Value;
   abs?: Value;
+  /**
+   * For a raises test, each named exception class resolved in the sandbox that never loads the
+   * code under test: the built-in classes that are it or inherit from it, or null when it is not a
+   * built-in (a class of the code's own, matched by name).
+   */
+  subclasses?: Record<string, string[] | null>;
   error?: string;
 }
 
@@ -40,24 +55,50 @@ export function callOutcome(record: Record<string, unknown>, limitMs: number): C
     };
   if (record.big === true) return { kind: 'too-large', detail: 'The result is too large to compare.' };
   const x = (record.x ?? {}) as Record<string, unknown>;
-  const chain = Array.isArray(x.chain) ? x.chain.filter((c): c is string => typeof c === 'string') : [];
   return {
     kind: 'raised',
     type: typeof x.type === 'string' ? x.type : 'exception',
-    chain,
+    branch: typeof x.branch === 'string' ? x.branch : null,
+    own: strings(x.own) ?? [],
     message: typeof x.message === 'string' ? x.message : '',
     out,
   };
 }
 
+const strings = (v: unknown): string[] | undefined =>
+  Array.isArray(v) ? v.filter((c): c is string => typeof c === 'string') : undefined;
+
 /** Reads one record from the expected-value harness. */
 export function expectedOutcome(record: Record<string, unknown>): ExpectedOutcome {
   if (typeof record.error === 'string') return { error: record.error };
+  const raw = record.subclasses;
+  const subclasses =
+    raw && typeof raw === 'object'
+      ? Object.fromEntries(Object.entries(raw).map(([name, list]) => [name, strings(list) ?? null]))
+      : undefined;
   return {
     value: 'expected' in record ? decodeValue(record.expected) : undefined,
     rel: 'rel' in record ? decodeValue(record.rel) : undefined,
     abs: 'abs' in record ? decodeValue(record.abs) : undefined,
+    subclasses,
   };
+}
+
+/**
+ * Whether a raised exception is an instance of the class a test names, as pytest's and Node's
+ * isinstance/instanceof decide: a built-in class matches the raised type's built-in branch, read
+ * by identity, and never a name the code's own classes carry; a class of the code's own matches
+ * by name. A class the expected-value sandbox did not resolve matches nothing.
+ */
+function raisedMatches(
+  name: string,
+  call: { branch: string | null; own: string[] },
+  expected?: ExpectedOutcome,
+) {
+  const builtin = expected?.subclasses?.[name];
+  if (builtin === undefined) return false;
+  if (builtin === null) return call.own.includes(name);
+  return call.branch !== null && builtin.includes(call.branch);
 }
 
 function tolerance(v: Value | undefined): number | undefined | null {
@@ -67,7 +108,7 @@ function tolerance(v: Value | undefined): number | undefined | null {
   return null;
 }
 
-const lastName = (name: string) => name.split('.').pop() ?? name;
+export const lastName = (name: string) => name.split('.').pop() ?? name;
 
 export interface Judgement {
   status: TestStatus;
@@ -104,7 +145,7 @@ export function judge(
         ),
       };
     const wanted = (test.exceptions ?? []).map(lastName);
-    const ok = wanted.length === 0 ? true : wanted.some((w) => call.chain.includes(w));
+    const ok = wanted.length === 0 || wanted.some((w) => raisedMatches(w, call, expected));
     return ok
       ? { status: 'passed', output: '' }
       : {

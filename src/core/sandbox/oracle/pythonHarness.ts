@@ -4,16 +4,22 @@
  * - calls.py imports the code under test and evaluates each call expression, writing one
  *   type-tagged result per call to the results channel (fd 3). It never sees an expected value.
  * - expected.py evaluates the expected expressions (and tolerances) without ever importing the
- *   code under test.
+ *   code under test, and resolves the exception classes a raises test names among its built-ins.
+ *
+ * An exception is matched by class, not by name: calls.py reports the raised type's first
+ * built-in class found by identity (against the classes captured before the code loads), and the
+ * host accepts it only if expected.py, in a process the code never touched, lists it as the named
+ * class or a subclass. A forged record can claim one built-in class, which is no more than raising
+ * a real one; a class that only carries a built-in's name matches nothing.
  *
  * encode.py is shared: exact types only (no subclasses, so no custom __eq__, __bool__ or
  * __repr__ is ever consulted), anything else an opaque marker that never equals anything.
  * Whatever the code under test does to these programs inside its own process (patching them,
- * printing, writing records itself) amounts to returning some value for a call: it cannot
- * know what value would pass.
+ * printing, writing records itself) amounts to returning some value for a call (or raising one
+ * exception): it cannot know what value would pass.
  */
 
-export const PY_ENCODER = String.raw`import json, math, os, traceback
+export const PY_ENCODER = String.raw`import builtins, json, math, os, traceback
 
 MAX_NODES = 200000
 MAX_DEPTH = 200
@@ -73,22 +79,44 @@ def encode(x, budget=None, depth=0):
     return {"t": "opaque", "type": type_name(t)}
 
 
+# The built-in exception classes, captured when this module loads, before the code under test
+# runs: a raised exception is placed by identity among these, never by a name it carries.
+_type, _id, _str = type, id, str
+_BUILTIN_BY_NAME = {n: c for n, c in vars(builtins).items() if isinstance(c, type) and issubclass(c, BaseException)}
+_BUILTIN_EXCEPTIONS = list(_BUILTIN_BY_NAME.values())
+_BUILTIN_NAMES = {_id(c): _qualname(c) for c in _BUILTIN_EXCEPTIONS}
+
+
 def describe_exception(e):
-    """The raised type, and the names it answers to: its own, then the full hierarchy of the first
-    built-in class in its MRO (a class claiming many built-in bases answers to one branch only)."""
-    t = type(e)
-    chain = [type_name(t)]
+    """The raised type's name; its branch, the first built-in class (by identity) in its MRO, so
+    one branch only for a class claiming many built-in bases; and the names of its own classes
+    (the code's, outside the built-ins) that a test may name. The host decides what matches."""
+    t = _type(e)
+    branch, own = None, []
     try:
-        builtin = next(c for c in _mro(t) if _module(c) == "builtins")
-        chain += [type_name(c) for c in _mro(builtin)]
+        for c in _mro(t):
+            name = _BUILTIN_NAMES.get(_id(c))
+            if name is not None:
+                branch = name
+                break
+            own.append(type_name(c).rsplit(".", 1)[-1])
     except Exception:
         pass
     try:
-        message = str(e)
-        message = message if type(message) is str else ""
+        message = _str(e)
+        message = message if _type(message) is str else ""
     except BaseException:
         message = ""
-    return {"type": chain[0], "chain": chain, "message": message[:500]}
+    return {"type": type_name(t), "branch": branch, "own": own[:20], "message": message[:500]}
+
+
+def builtin_subclasses(name):
+    """The built-in exception classes that are NAME or a real subclass of it, NAME resolved
+    among the built-ins of this process; None when NAME is not a built-in exception."""
+    base = _BUILTIN_BY_NAME.get(name)
+    if base is None:
+        return None
+    return sorted({_qualname(c) for c in _BUILTIN_EXCEPTIONS if issubclass(c, base)})
 
 
 def sender():
@@ -165,7 +193,7 @@ os._exit(0)
 
 export const PY_EXPECTED_HARNESS = String.raw`import builtins, json, math, os, signal, sys
 sys.path.insert(0, sys.argv[1])
-from encode import TooLarge, encode, sender, short_traceback
+from encode import TooLarge, builtin_subclasses, encode, sender, short_traceback
 
 send = sender()
 in_dir, start, limit = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
@@ -185,6 +213,8 @@ signal.signal(signal.SIGALRM, on_alarm)
 for item in items[start:]:
     send({"s": item["i"]})
     record = {"i": item["i"]}
+    if "raises" in item:
+        record["subclasses"] = {name: builtin_subclasses(name) for name in item["raises"]}
     for field in ("expected", "rel", "abs"):
         source = item.get(field)
         if not source:

@@ -17,6 +17,7 @@ import {
   expectedOutcome,
   flakyJudgement,
   judge,
+  lastName,
   type CallOutcome,
   type ExpectedOutcome,
 } from './judge';
@@ -67,9 +68,11 @@ function harnesses(
   timeoutMs: number,
   memoryMb: number,
 ): { calls: Harness; expected: Harness; expectedItems: number[] } {
-  // `is` checks compare with a literal singleton in the host; every other expected value is evaluated.
+  // `is` checks compare with a literal singleton in the host; every other expected value is
+  // evaluated, and the exception classes a raises test names are resolved, out of the code's reach.
+  const raises = (t: AssertionTest) => (t.check === 'raises' ? (t.exceptions ?? []).map(lastName) : []);
   const withExpected = req.tests
-    .map((t, i) => (t.expected && t.check !== 'is' && t.check !== 'isNot' ? i : -1))
+    .map((t, i) => ((t.expected && t.check !== 'is' && t.check !== 'isNot') || raises(t).length ? i : -1))
     .filter((i) => i >= 0);
   if (req.language === 'python') {
     const python = resolveExecutable(resolvePython(req.pythonPath));
@@ -107,6 +110,7 @@ function harnesses(
               expected: req.tests[i].expected,
               rel: req.tests[i].tolerance?.rel,
               abs: req.tests[i].tolerance?.abs,
+              ...(raises(req.tests[i]).length ? { raises: raises(req.tests[i]) } : {}),
             })),
           ),
         },
@@ -151,10 +155,11 @@ function harnesses(
         'encode.mjs': JS_ENCODER,
         'expected.mjs': JS_EXPECTED_HARNESS,
         'expected.json': JSON.stringify(
-          withExpected.map((i, k) => ({
-            i: k,
-            expected: runnableExpression(req.tests[i].expected, req.language),
-          })),
+          withExpected.map((i, k) =>
+            raises(req.tests[i]).length
+              ? { i: k, raises: raises(req.tests[i]) }
+              : { i: k, expected: runnableExpression(req.tests[i].expected, req.language) },
+          ),
         ),
       },
       command: (inDir, start) => [node, heap, `${inDir}/expected.mjs`, inDir, String(start)],
