@@ -9,7 +9,7 @@ import { parseAssertionLines, type RejectedLine } from '../../core/codeReasoning
 import { findFunctions } from '../../core/codeReasoning/functions';
 
 const USAGE =
-  'stepwise sandbox --code FILE (--assertions FILE [--function NAME] | --tests FILE) [--lang python|javascript|typescript] [--timeout-ms N] [--suite-timeout-ms N] [--memory-mb N] [--disk-mb N] [--python PATH] [--runs N] [--json]';
+  'stepwise sandbox --code FILE (--assertions FILE [--function NAME] | --tests FILE) [--lang python|javascript|typescript] [--timeout-ms N] [--suite-timeout-ms N] [--memory-mb N] [--cpu-cores N] [--disk-mb N] [--python PATH] [--runs N] [--json]';
 
 function languageOf(file: string): SandboxLanguage | undefined {
   const ext = path.extname(file);
@@ -71,6 +71,7 @@ export const sandboxCommand: CliCommand = {
         'timeout-ms': { type: 'string' },
         'suite-timeout-ms': { type: 'string' },
         'memory-mb': { type: 'string' },
+        'cpu-cores': { type: 'string' },
         'disk-mb': { type: 'string' },
         python: { type: 'string' },
         runs: { type: 'string' },
@@ -92,6 +93,7 @@ export const sandboxCommand: CliCommand = {
       timeoutMs: positiveInt(values['timeout-ms'], 'timeout-ms'),
       suiteTimeoutMs: positiveInt(values['suite-timeout-ms'], 'suite-timeout-ms'),
       memoryMb: positiveInt(values['memory-mb'], 'memory-mb'),
+      cpuCores: positiveInt(values['cpu-cores'], 'cpu-cores'),
       diskMb: positiveInt(values['disk-mb'], 'disk-mb'),
       pythonPath: values.python,
     };
