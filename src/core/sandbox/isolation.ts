@@ -204,7 +204,8 @@ export function confinement(): Confinement {
     return {
       prefix: [...(groups?.enter ?? []), ...pin(limits), ...confined, ...rlimits(limits)],
       seccomp: bwrap ? machine.seccomp : null,
-      superviseBytes: cgroups.memory ? null : memoryBytes,
+      // The supervisor reads /proc: Linux only (elsewhere the report says memory is not capped).
+      superviseBytes: cgroups.memory || process.platform !== 'linux' ? null : memoryBytes,
       memoryExceeded: () => groups?.memoryExceeded() ?? false,
       release: async () => groups?.release(),
     };

@@ -9,32 +9,62 @@ import * as fs from 'node:fs';
 
 export const SAMPLE_MS = 20;
 
-/** The pid and every descendant, through /proc/PID/task/TID/children (Linux 3.5+). */
+/** Whether this kernel lists children in /proc (CONFIG_PROC_CHILDREN); if not, /proc is scanned. */
+const childrenFiles = fs.existsSync(`/proc/self/task/${process.pid}/children`);
+
+/** Every process's parent, from a scan of /proc (the fallback). */
+function parents(): Map<number, number[]> {
+  const byParent = new Map<number, number[]>();
+  let entries: string[] = [];
+  try {
+    entries = fs.readdirSync('/proc');
+  } catch {
+    // No /proc: nothing to measure.
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // The command name, in parentheses, may hold spaces: the fields after it are fixed.
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      byParent.set(ppid, [...(byParent.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return byParent;
+}
+
+function childrenOf(pid: number): number[] {
+  const found: number[] = [];
+  let tasks: string[];
+  try {
+    tasks = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return found; // Gone meanwhile.
+  }
+  for (const tid of tasks) {
+    try {
+      const text = fs.readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8');
+      for (const child of text.split(' ')) if (Number(child) > 0) found.push(Number(child));
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return found;
+}
+
+/** The pid and every descendant. */
 export function processTree(root: number): number[] {
+  const byParent = childrenFiles ? undefined : parents();
   const seen = new Set<number>([root]);
   const queue = [root];
   while (queue.length) {
     const pid = queue.pop() as number;
-    let tasks: string[];
-    try {
-      tasks = fs.readdirSync(`/proc/${pid}/task`);
-    } catch {
-      continue; // Gone meanwhile.
-    }
-    for (const tid of tasks) {
-      let text: string;
-      try {
-        text = fs.readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8');
-      } catch {
-        continue;
-      }
-      for (const child of text.split(' ')) {
-        const c = Number(child);
-        if (c > 0 && !seen.has(c)) {
-          seen.add(c);
-          queue.push(c);
-        }
-      }
+    for (const c of byParent ? (byParent.get(pid) ?? []) : childrenOf(pid)) {
+      if (seen.has(c)) continue;
+      seen.add(c);
+      queue.push(c);
     }
   }
   return [...seen];
