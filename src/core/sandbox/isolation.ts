@@ -137,7 +137,8 @@ function allowedCores(): number[] {
   }
 }
 
-let coreTurn = 0;
+/** Where the rotation starts: the pid, so concurrent hosts (the trainer runs many) spread too. */
+let coreTurn = process.pid;
 
 /** The total memory cap of a run, in MiB. */
 export function sandboxMemoryMb(limits: Limits): number {
