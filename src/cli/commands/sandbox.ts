@@ -10,7 +10,7 @@ import { findFunctions } from '../../core/codeReasoning/functions';
 import { wholeFlag } from '../flags';
 
 const USAGE =
-  'stepwise sandbox --code FILE (--assertions FILE [--function NAME] | --tests FILE) [--lang python|javascript|typescript] [--timeout-ms N] [--suite-timeout-ms N] [--memory-mb N] [--disk-mb N] [--python PATH] [--runs N] [--json]';
+  'stepwise sandbox --code FILE (--assertions FILE [--function NAME] | --tests FILE) [--lang python|javascript|typescript] [--timeout-ms N] [--suite-timeout-ms N] [--memory-mb N] [--cpu-cores N] [--disk-mb N] [--python PATH] [--runs N] [--json]';
 
 function languageOf(file: string): SandboxLanguage | undefined {
   const ext = path.extname(file);
@@ -64,6 +64,7 @@ export const sandboxCommand: CliCommand = {
         'timeout-ms': { type: 'string' },
         'suite-timeout-ms': { type: 'string' },
         'memory-mb': { type: 'string' },
+        'cpu-cores': { type: 'string' },
         'disk-mb': { type: 'string' },
         python: { type: 'string' },
         runs: { type: 'string' },
@@ -85,6 +86,7 @@ export const sandboxCommand: CliCommand = {
       timeoutMs: wholeFlag(values['timeout-ms'], 'timeout-ms', 1),
       suiteTimeoutMs: wholeFlag(values['suite-timeout-ms'], 'suite-timeout-ms', 1),
       memoryMb: wholeFlag(values['memory-mb'], 'memory-mb', 1),
+      cpuCores: wholeFlag(values['cpu-cores'], 'cpu-cores', 1),
       diskMb: wholeFlag(values['disk-mb'], 'disk-mb', 1),
       pythonPath: values.python,
     };

@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
+import { readStoreFileSync, StoreFileError } from './storeFile';
 
 const LOCK_STALE_MS = 10_000;
 
@@ -17,7 +18,9 @@ export function writeError(err: unknown, file: string): Error {
 /**
  * The label store's advisory lock (see LabelStore). It is written in full under a private name,
  * then linked into place, so a lock that is empty or unreadable was never a working lock: it is
- * stale at once. A live lock names a running process and is younger than ten seconds.
+ * stale at once. A live lock names a running process and is younger than ten seconds. Something
+ * in the lock's place that is not a regular file (a FIFO, a link) is refused with a clear error:
+ * it is never opened in a way that blocks, and never removed, since no Stepwise writer made it.
  */
 export class FileLock {
   constructor(
@@ -91,12 +94,15 @@ export class FileLock {
 
   /** A lock is live only while it names a running process and is younger than LOCK_STALE_MS. */
   private lockIsStale(): boolean {
-    let text: string;
+    let text: string | null;
     try {
-      text = fs.readFileSync(this.lockFile, 'utf8');
-    } catch {
-      return true; // Gone, or unreadable: not a lock anyone can hold.
+      // Never blocks and never follows a link: a FIFO or a link in the lock's place is refused.
+      text = readStoreFileSync(this.lockFile);
+    } catch (err) {
+      if (err instanceof StoreFileError) throw err;
+      return true; // Unreadable: not a lock anyone can hold.
     }
+    if (text === null) return true; // Gone.
     const m = /^(\d+) (\d+)$/.exec(text.trim());
     if (!m) return true; // Empty or garbled: locks are written before they are linked into place.
     const [pid, at] = [Number(m[1]), Number(m[2])];

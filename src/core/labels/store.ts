@@ -2,6 +2,7 @@ import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { FileLock, writeError } from './lock';
+import { appendStoreFile, openForAppend, readStoreFile } from './storeFile';
 import { LABEL_SCHEMA_VERSION, LabelRecordSchema, isAutomaticLabel, type LabelRecord } from './schema';
 
 export type NewLabel = Omit<LabelRecord, 'schemaVersion' | 'id' | 'createdAt'> &
@@ -31,7 +32,9 @@ export interface StoreContents {
  * gone. Corrupt lines are reported and skipped; the store never rewrites or deletes a complete
  * line. A last line cut short (a writer killed or out of disk mid-write) is moved to
  * `labels.jsonl.quarantine` on the next open, with every label before it intact, and the open
- * says so.
+ * says so. Store files are opened without following links and without blocking on special
+ * files (storeFile.ts): a `labels.jsonl` that is a link out of the store, or a FIFO, is refused
+ * with a clear error and what it points to is left untouched.
  *
  * Why a hand-made lock rather than `proper-lockfile`: the critical section is one write and one
  * fsync (milliseconds), so the mtime-refresh machinery that library adds for long-held locks buys
@@ -86,7 +89,7 @@ export class LabelStore {
     const payload = Buffer.from(lines.map((l) => `${l}\n`).join(''), 'utf8');
     await this.lock.hold(async () => {
       this.lastRepairs = await this.repairTail();
-      const handle = await fsp.open(this.file, 'a');
+      const handle = await openForAppend(this.file);
       try {
         const { size } = await handle.stat();
         try {
@@ -110,28 +113,28 @@ export class LabelStore {
    * store. Runs under the lock, so no writer is mid-line.
    */
   private async repairTail(): Promise<string[]> {
-    let data: Buffer;
-    try {
-      data = await fsp.readFile(this.file);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw err;
-    }
+    const data = await readStoreFile(this.file);
+    if (!data) return [];
     if (data.length === 0 || data[data.length - 1] === 0x0a) return [];
     const cut = data.lastIndexOf(0x0a) + 1;
     const tail = data.subarray(cut).toString('utf8');
     const name = path.basename(this.file);
     if (isCompleteRecord(tail)) {
-      await fsp.appendFile(this.file, '\n');
+      await appendStoreFile(this.file, '\n');
       return [
         `The last label in ${name} lacked its line end (a write was cut short); the line end was added.`,
       ];
     }
-    await fsp.appendFile(
+    await appendStoreFile(
       this.quarantineFile,
       `${JSON.stringify({ quarantinedAt: new Date().toISOString(), from: name, bytes: data.length - cut, text: tail })}\n`,
     );
-    await fsp.truncate(this.file, cut);
+    const handle = await openForAppend(this.file);
+    try {
+      await handle.truncate(cut);
+    } finally {
+      await handle.close();
+    }
     return [
       `The last line of ${name} was cut short by a failed write (${data.length - cut} bytes, not a complete label); it was moved to ${path.basename(this.quarantineFile)}, and every label before it is intact.`,
     ];
@@ -139,17 +142,13 @@ export class LabelStore {
 
   /** Every valid record in file order, and every corrupt line with why. */
   async read(): Promise<StoreContents> {
-    let text: string;
-    try {
-      text = await fsp.readFile(this.file, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], corrupt: [], repairs: [] };
-      throw err;
-    }
+    const data = await readStoreFile(this.file);
+    if (!data) return { records: [], corrupt: [], repairs: [] };
+    const text = data.toString('utf8');
     if (text === '' || text.endsWith('\n')) return parseStoreText(text);
     // A cut-short last line: repaired under the lock (no writer is mid-line then), then read again.
     const repairs = await this.lock.hold(() => this.repairTail());
-    return { ...parseStoreText(await fsp.readFile(this.file, 'utf8')), repairs };
+    return { ...parseStoreText((await readStoreFile(this.file))?.toString('utf8') ?? ''), repairs };
   }
 }
 

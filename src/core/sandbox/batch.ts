@@ -1,5 +1,5 @@
 /** One batch of whole test files in one confined process (the in-process path of run.ts). */
-import { confinement } from './isolation';
+import { confinement, type Confinement } from './isolation';
 import { dropEmptyCaptures, parseJunit, type JunitCase } from './junit';
 import { launch, stageRun, unstage } from './launch';
 import { interpreterPaths } from './mounts';
@@ -39,6 +39,10 @@ function cut(text: string, bytes: number): string {
 
 export function batchRunner(request: SandboxRequest, python: string, timeoutMs: number) {
   const jail = confinement();
+  return { jail, run: batchRun(jail, request, python, timeoutMs) };
+}
+
+function batchRun(jail: Confinement, request: SandboxRequest, python: string, timeoutMs: number) {
   const memoryMb = request.memoryMb ?? SANDBOX_DEFAULTS.memoryMb;
   const outputCap = request.outputCapBytes ?? 4096;
   const isPython = request.language === 'python';
@@ -70,6 +74,8 @@ export function batchRunner(request: SandboxRequest, python: string, timeoutMs: 
         // V8 reserves far more address space than it uses, so node gets a heap cap instead.
         limits: {
           memoryMb: isPython ? memoryMb : null,
+          sandboxMemoryMb: memoryMb,
+          cpuCores: request.cpuCores,
           processes: 64,
           fileMb: 64,
           diskMb: request.diskMb ?? DEFAULT_DISK_MB,

@@ -2,18 +2,13 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { releaseCgroupNow, sweepLeftovers, trackCgroup } from './cleanup';
-import { mountArgs, SANDBOX_IN, SANDBOX_WORK } from './mounts';
+import { sweepLeftovers } from './cleanup';
+import { makeRunCgroups, probeCgroups } from './cgroups';
+import { sandboxMemoryMb, SANDBOX_DEFAULTS, type Limits, type Probe } from './limits';
+import { boundFromHost, mountArgs, SANDBOX_IN, SANDBOX_WORK } from './mounts';
+import { isolationReport } from './report';
+import { seccompProgram } from './seccomp';
 import type { IsolationReport } from './types';
-
-export interface Limits {
-  memoryMb: number | null;
-  processes: number;
-  /** Largest single file, in MiB. */
-  fileMb: number;
-  /** Size of the writable folder, in MiB. */
-  diskMb: number;
-}
 
 /** One run's folders on the host: read-only inputs, and a writable folder used when no tmpfs can be made. */
 export interface RunDirs {
@@ -21,28 +16,31 @@ export interface RunDirs {
   workDir: string;
 }
 
-export interface Confinement {
-  report: IsolationReport;
-  /** The run's folders as the confined process sees them. */
-  paths(run: RunDirs): RunDirs;
-  /** Prefix that runs a command confined; it may create a pids cgroup, released by `release`. */
-  prefix(run: RunDirs, limits: Limits, readOnly: string[]): string[];
-  release(run: RunDirs): Promise<void>;
+/** One run, prepared: its command prefix and what the caller must do around it. */
+export interface PreparedRun {
+  prefix: string[];
+  /** The seccomp filter bubblewrap reads from fd 4 (null: none, no `--seccomp` in the prefix). */
+  seccomp: Buffer | null;
+  /** Set when no memory cgroup holds the run: the supervisor must watch its tree against this. */
+  superviseBytes: number | null;
+  /** Whether the kernel stopped a process for going over the memory cgroup's cap. */
+  memoryExceeded(): boolean;
+  release(): Promise<void>;
 }
 
-interface Probe {
-  bwrap: string | null;
-  /** bubblewrap's user-namespace flags that work here ([] as root without user namespaces). */
-  userFlags: string[];
-  pidsCgroup: string | null;
+export interface Confinement {
+  /** What this machine confines, and what the runs so far bound and capped. */
+  readonly report: IsolationReport;
+  /** The run's folders as the confined process sees them. */
+  paths(run: RunDirs): RunDirs;
+  prepare(run: RunDirs, limits: Limits, readOnly: string[]): PreparedRun;
 }
 
 let probed: Probe | undefined;
-const PIDS_ROOT = '/sys/fs/cgroup/pids';
 const SANDBOX_UID = '65534';
 const BASE_FLAGS = ['--unshare-all', '--die-with-parent', '--new-session', '--cap-drop', 'ALL'];
 
-/** What this machine can do: bubblewrap with which user-namespace flags, and a pids cgroup (root). */
+/** What this machine can do: bubblewrap with which user-namespace flags, cgroups, seccomp. */
 function probe(): Probe {
   if (probed) return probed;
   const isRoot = process.getuid?.() === 0;
@@ -66,19 +64,18 @@ function probe(): Probe {
       fs.rmSync(scratch, { recursive: true, force: true });
     }
   }
-  let pidsCgroup: string | null = null;
-  if (isRoot && fs.existsSync(PIDS_ROOT)) {
-    const probeDir = path.join(PIDS_ROOT, `stepwise-probe-${process.pid}`);
-    try {
-      fs.mkdirSync(probeDir);
-      fs.rmdirSync(probeDir);
-      pidsCgroup = PIDS_ROOT;
-    } catch {
-      pidsCgroup = null;
-    }
-  }
-  sweepLeftovers(pidsCgroup);
-  probed = { bwrap, userFlags, pidsCgroup };
+  const linux = process.platform === 'linux';
+  // Folders left by hosts that were killed before they could clean up (cgroups: probeCgroups).
+  sweepLeftovers(null);
+  probed = {
+    bwrap,
+    userFlags,
+    cgroups: linux ? probeCgroups() : { pids: null, memory: null, v2: false },
+    seccomp: bwrap ? seccompProgram() : null,
+    canLimit: linux && fs.existsSync('/usr/bin/prlimit'),
+    taskset: linux && fs.existsSync('/usr/bin/taskset') ? '/usr/bin/taskset' : null,
+    isRoot,
+  };
   return probed;
 }
 
@@ -97,23 +94,39 @@ function ownProcessCount(): number {
   return count;
 }
 
-let cgroupCounter = 0;
+/** The cores this process may run on (Cpus_allowed_list), e.g. [0, 1]. */
+function allowedCores(): number[] {
+  try {
+    const list = /Cpus_allowed_list:\s*(\S+)/.exec(fs.readFileSync('/proc/self/status', 'utf8'))?.[1] ?? '';
+    const cores = list.split(',').flatMap((part) => {
+      const [a, b] = part.split('-').map(Number);
+      return Array.from({ length: (b ?? a) - a + 1 }, (_, i) => a + i);
+    });
+    return cores.filter((c) => Number.isInteger(c) && c >= 0);
+  } catch {
+    return [];
+  }
+}
+
+/** Where the rotation starts: the pid, so concurrent hosts (the trainer runs many) spread too. */
+let coreTurn = process.pid;
 
 /**
  * How generated code is confined here. On Linux with bubblewrap: an empty root holding only the
- * system folders and the interpreter, read-only (home, /tmp, /run, /dev/shm and the host's Unix
- * sockets are not there); the run's inputs read-only; one writable folder, a tmpfs capped at
- * `diskMb`; no network (own network namespace); own PID, IPC and UTS namespaces; uid 65534 in its
- * own user namespace with no capabilities and no nested user namespaces; no /sys, so no cgroup
- * file to write. Memory and file size are capped with rlimits. Process count: root ignores
- * RLIMIT_NPROC, so as root a pids cgroup (entered on the host, before bubblewrap) caps it;
- * otherwise RLIMIT_NPROC above the user's current count. The report says what is missing.
+ * system folders and what the interpreter needs, read-only (never the user's workspace: see
+ * `interpreterPaths`); the run's inputs read-only; one writable folder, a tmpfs capped at
+ * `diskMb`; no network; own PID, IPC and UTS namespaces; uid 65534 in its own user namespace
+ * with no capabilities and no nested user namespaces; no /sys; a seccomp filter without the
+ * kernel keyring (see seccomp.ts). Memory: a memory cgroup over the whole run where one can be
+ * made, else a supervisor that samples the tree; Python also gets a per-process address-space
+ * limit. Processes: a pids cgroup, else RLIMIT_NPROC (root ignores it). CPU: pinned to
+ * `cpuCores` cores, rotating over the allowed ones so concurrent runs spread. The report says
+ * what is missing and what the runs actually got.
  */
 export function confinement(): Confinement {
-  const { bwrap, userFlags, pidsCgroup } = probe();
-  const isRoot = process.getuid?.() === 0;
-  const canLimit = process.platform === 'linux' && fs.existsSync('/usr/bin/prlimit');
-  const groups = new Map<string, string>();
+  const machine = probe();
+  const { bwrap, userFlags, cgroups, canLimit, isRoot } = machine;
+  const seen = { readOnly: new Set<string>(), limits: undefined as Limits | undefined };
   const rlimits = (limits: Limits) =>
     canLimit
       ? [
@@ -124,88 +137,54 @@ export function confinement(): Confinement {
           '--',
         ]
       : [];
-  const enterCgroup = (run: RunDirs, limits: Limits): string[] => {
-    if (!pidsCgroup) return [];
-    const group = path.join(pidsCgroup, `stepwise-${process.pid}-${++cgroupCounter}`);
-    fs.mkdirSync(group, { recursive: true });
-    fs.writeFileSync(path.join(group, 'pids.max'), String(limits.processes));
-    groups.set(run.inDir, group);
-    trackCgroup(group);
-    return ['/bin/sh', '-c', `echo $$ > ${group}/cgroup.procs && exec "$@"`, 'stepwise-sandbox'];
+  const pin = (limits: Limits): string[] => {
+    const cores = allowedCores();
+    if (!machine.taskset || !cores.length) return [];
+    const want = Math.min(cores.length, Math.max(1, limits.cpuCores ?? SANDBOX_DEFAULTS.cpuCores));
+    if (want >= cores.length) return [];
+    const start = coreTurn++ % cores.length;
+    const chosen = Array.from({ length: want }, (_, i) => cores[(start + i) % cores.length]);
+    return [machine.taskset, '-c', chosen.join(',')];
   };
-  const release = async (run: RunDirs) => {
-    const group = groups.get(run.inDir);
-    if (!group) return;
-    groups.delete(run.inDir);
-    // Killed processes leave the group a moment later; poll for that with a deadline.
-    const deadline = Date.now() + 3000;
-    while (!releaseCgroupNow(group) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    trackCgroup(group)();
-  };
-  const processNote = pidsCgroup
-    ? 'capped (pids cgroup, entered before the sandbox starts; /sys is not mounted inside)'
-    : isRoot
-      ? 'NOT capped (root without a pids cgroup); timeouts still apply'
-      : 'capped (process-count limit)';
-  const memory = canLimit ? 'capped (address-space limit)' : 'not capped on this platform';
-  if (!bwrap) {
+  const prepare = (run: RunDirs, limits: Limits, readOnly: string[]): PreparedRun => {
+    seen.limits = limits;
+    for (const p of readOnly) seen.readOnly.add(p);
+    const memoryBytes = sandboxMemoryMb(limits) * 1024 * 1024;
+    const groups = makeRunCgroups(cgroups, { processes: limits.processes, memoryBytes });
+    const confined = bwrap
+      ? [
+          bwrap,
+          ...BASE_FLAGS,
+          ...userFlags,
+          ...(machine.seccomp ? ['--seccomp', '4'] : []),
+          ...mountArgs(run.inDir, limits.diskMb, readOnly),
+          '--chdir',
+          SANDBOX_WORK,
+          '--setenv',
+          'TMPDIR',
+          SANDBOX_WORK,
+          '--setenv',
+          'HOME',
+          SANDBOX_WORK,
+        ]
+      : [];
     return {
-      paths: (run) => run,
-      prefix: (run, limits) => [...enterCgroup(run, limits), ...rlimits(limits)],
-      release,
-      report: {
-        isolated: false,
-        filesystem: 'NOT isolated: generated code can read and write wherever you can.',
-        network: 'NOT isolated: generated code can reach the network.',
-        memory,
-        processes: canLimit ? processNote : 'not capped on this platform',
-        user: 'NOT isolated: runs as you, with your privileges.',
-        disk: canLimit ? 'NOT capped in total; single files are capped' : 'not capped on this platform',
-        missing: ['bubblewrap (bwrap) with namespaces'],
-        summary: `Not isolated on ${os.platform()}: bubblewrap is unavailable, so tests run with timeouts${canLimit ? ' and resource limits' : ''} only. Run them only on code you trust.`,
-      },
+      prefix: [...(groups?.enter ?? []), ...pin(limits), ...confined, ...rlimits(limits)],
+      seccomp: bwrap ? machine.seccomp : null,
+      // The supervisor reads /proc: Linux only (elsewhere the report says memory is not capped).
+      superviseBytes: cgroups.memory || process.platform !== 'linux' ? null : memoryBytes,
+      memoryExceeded: () => groups?.memoryExceeded() ?? false,
+      release: async () => groups?.release(),
     };
-  }
-  const userns = userFlags.length > 0;
-  const missing = [
-    ...(userns ? [] : ['user namespace (runs as root with no capabilities instead)']),
-    ...(userns && !userFlags.includes('--disable-userns')
-      ? ['--disable-userns (nested user namespaces allowed)']
-      : []),
-    ...(isRoot && !pidsCgroup ? ['pids cgroup'] : []),
-  ];
+  };
   return {
-    paths: () => ({ inDir: SANDBOX_IN, workDir: SANDBOX_WORK }),
-    release,
-    prefix: (run, limits, readOnly) => [
-      ...enterCgroup(run, limits),
-      bwrap,
-      ...BASE_FLAGS,
-      ...userFlags,
-      ...mountArgs(run.inDir, limits.diskMb, readOnly),
-      '--chdir',
-      SANDBOX_WORK,
-      '--setenv',
-      'TMPDIR',
-      SANDBOX_WORK,
-      '--setenv',
-      'HOME',
-      SANDBOX_WORK,
-      ...rlimits(limits),
-    ],
-    report: {
-      isolated: true,
-      filesystem:
-        'private root: system folders and the interpreter read-only; home folders, /tmp, /run, /dev/shm and host sockets hidden; owner-only files in /etc masked; writable only a private capped folder',
-      network: 'none (own network namespace, host loopback and abstract sockets unreachable)',
-      memory,
-      processes: processNote,
-      user: userns
-        ? `uid ${SANDBOX_UID} in its own user namespace, no capabilities${userFlags.includes('--disable-userns') ? ', no nested user namespaces' : ''}`
-        : 'root with every capability dropped (user namespaces are unavailable)',
-      disk: 'capped (private tmpfs of the run; gone when the run ends)',
-      missing,
-      summary: `Isolated with bubblewrap: private read-only root without home, /tmp or host sockets, no network, ${userns ? 'unprivileged uid' : 'no capabilities'}, capped writable folder, memory ${pidsCgroup || !isRoot ? 'and process ' : ''}limits, killed on timeout.${missing.length ? ` Missing: ${missing.join('; ')}.` : ''}`,
+    paths: (run) => (bwrap ? { inDir: SANDBOX_IN, workDir: SANDBOX_WORK } : run),
+    prepare,
+    get report() {
+      const bound = bwrap ? boundFromHost([...seen.readOnly]) : [];
+      return isolationReport(machine, seen.limits, bound, allowedCores().length);
     },
   };
 }
+
+export { sandboxMemoryMb, type Limits, type Probe };

@@ -2,7 +2,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { makeRunDir, removeRunDir } from './cleanup';
-import type { Confinement, Limits, RunDirs } from './isolation';
+import { sandboxMemoryMb, type Confinement, type Limits, type RunDirs } from './isolation';
+import { watchTreeMemory } from './memoryWatch';
 import { startConfined, type ProcessEnd } from './process';
 
 export interface StagedRun extends RunDirs {
@@ -48,11 +49,22 @@ export interface LaunchOptions {
   onStart?: (kill: () => void) => void;
 }
 
+/** The seccomp filter as a descriptor for the child's fd 4, from a file in the run's own folder. */
+function seccompFd(run: StagedRun, program: Buffer | null): number | undefined {
+  if (!program) return undefined;
+  const file = path.join(run.root, 'seccomp.bpf');
+  fs.writeFileSync(file, program, { mode: 0o600 });
+  return fs.openSync(file, 'r');
+}
+
 export async function launch(opts: LaunchOptions): Promise<ProcessEnd> {
   const paths = opts.jail.paths(opts.run);
+  const prepared = opts.jail.prepare(opts.run, opts.limits, opts.readOnly);
+  let fd4: number | undefined;
+  let stopWatch = () => undefined as void;
   try {
-    const prefix = opts.jail.prefix(opts.run, opts.limits, opts.readOnly);
-    const proc = startConfined([...prefix, ...opts.command(paths)], {
+    fd4 = seccompFd(opts.run, prepared.seccomp);
+    const proc = startConfined([...prepared.prefix, ...opts.command(paths)], {
       cwd: opts.run.workDir,
       env: { TMPDIR: paths.workDir, HOME: paths.workDir, ...(opts.env?.(paths) ?? {}) },
       limitMs: opts.limitMs,
@@ -61,10 +73,31 @@ export async function launch(opts: LaunchOptions): Promise<ProcessEnd> {
       onChannelLine: opts.onChannelLine,
       channelFd: opts.channelFd,
       signal: opts.signal,
+      fd4,
     });
+    // The child holds its own copy of the descriptor now.
+    if (fd4 !== undefined) fs.closeSync(fd4);
+    fd4 = undefined;
+    if (prepared.superviseBytes !== null && proc.pid)
+      stopWatch = watchTreeMemory(proc.pid, prepared.superviseBytes, (pids) => {
+        proc.kill('memory');
+        // Processes that left the group (setsid outside a sandbox) go too.
+        for (const pid of pids) {
+          try {
+            process.kill(pid, 'SIGKILL');
+          } catch {
+            // Already gone.
+          }
+        }
+      });
     opts.onStart?.(() => proc.kill('watchdog'));
-    return await proc.done;
+    const end = await proc.done;
+    if (end.killedFor === 'memory' || prepared.memoryExceeded())
+      end.output = `${end.output}\nThe sandbox went over its memory cap of ${sandboxMemoryMb(opts.limits)} MiB (all its processes together) and was stopped.`;
+    return end;
   } finally {
-    await opts.jail.release(opts.run);
+    stopWatch();
+    if (fd4 !== undefined) fs.closeSync(fd4);
+    await prepared.release();
   }
 }

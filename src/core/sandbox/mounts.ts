@@ -69,19 +69,33 @@ export function resolveExecutable(command: string): string {
 }
 
 /**
- * The folders an interpreter needs, read-only: its install prefix, the target of its symlinks and
- * (Python) every folder on sys.path (site-packages). Asked once per interpreter, on the host.
+ * What Python itself needs, asked of the interpreter in isolated mode (-I: no PYTHONPATH, no user
+ * site): its prefixes and standard library, and the site-packages folders of its own prefixes.
+ * Never sys.path: an editable install or any .pth file puts the user's workspace there, and
+ * generated code would import the user's reference implementation or read files next to it.
+ * For a virtual environment only its pyvenv.cfg, bin folder and site-packages are taken, not
+ * the whole folder, which may be the workspace itself.
+ */
+const PYTHON_PATHS = `import json, site, sys, sysconfig
+p = sysconfig.get_paths()
+print(json.dumps({"prefix": sys.prefix, "base": [sys.base_prefix, sys.base_exec_prefix],
+    "lib": [p["stdlib"], p["platstdlib"], p["purelib"], p["platlib"]] + site.getsitepackages()}))`;
+
+/**
+ * The paths an interpreter needs, read-only: for Python the executable and PYTHON_PATHS; for
+ * Node its install prefix. Asked once per interpreter, on the host.
  */
 export function interpreterPaths(executable: string, kind: 'python' | 'node'): string[] {
   const cached = interpreterRoots.get(executable);
   if (cached) return cached;
   const found = new Set<string>();
-  const add = (p: string | undefined) => {
+  const add = (p: string | undefined, file = false) => {
     if (!p || !path.isAbsolute(p) || p === '/') return;
     try {
-      if (fs.statSync(p).isDirectory()) found.add(p);
+      const st = fs.statSync(p);
+      if (st.isDirectory() || (file && st.isFile())) found.add(path.normalize(p));
     } catch {
-      // Not there (zip files on sys.path, stale entries): nothing to bind.
+      // Not there (zip files, stale entries): nothing to bind.
     }
   };
   let real = executable;
@@ -90,28 +104,46 @@ export function interpreterPaths(executable: string, kind: 'python' | 'node'): s
   } catch {
     // A missing interpreter fails later with its own error.
   }
-  for (const exe of [executable, real]) add(path.dirname(path.dirname(exe)));
-  if (kind === 'python') {
-    const r = spawnSync(
-      executable,
-      [
-        '-c',
-        'import sys, json; print(json.dumps([sys.prefix, sys.base_prefix, sys.exec_prefix] + sys.path))',
-      ],
-      { encoding: 'utf8', timeout: 30_000, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } },
-    );
+  if (kind === 'node') for (const exe of [executable, real]) add(path.dirname(path.dirname(exe)));
+  else {
+    // The executable itself, not its folder: a folder holding a python may hold anything.
+    for (const exe of [executable, real]) add(exe, true);
+    const r = spawnSync(executable, ['-I', '-c', PYTHON_PATHS], {
+      encoding: 'utf8',
+      timeout: 30_000,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    });
     try {
-      for (const p of JSON.parse(r.stdout) as string[]) add(p);
+      const info = JSON.parse(r.stdout) as { prefix: string; base: string[]; lib: string[] };
+      for (const p of info.base) add(p);
+      const venv = !info.base.includes(info.prefix);
+      if (venv) add(path.join(info.prefix, 'pyvenv.cfg'), true);
+      // The standard library and site-packages; in a venv's own folder only its site-packages.
+      for (const p of info.lib)
+        if (!venv || !under(p, [info.prefix]) || /[/](site|dist)-packages$/.test(p)) add(p);
+      if (!venv) add(info.prefix);
     } catch {
-      // An interpreter that cannot say: only its prefix is bound.
+      // An interpreter that cannot say: only its own folders are bound.
     }
   }
-  // Folders inside other folders in the list are covered by their parent's bind.
+  // Paths inside other paths in the list are covered by their parent's bind.
   const list = [...found].sort();
   const roots = list.filter((p, i) => !list.slice(0, i).some((q) => under(p, [q])));
-  const result = roots.filter((p) => !under(p, ['/usr', '/etc']));
+  const result = roots.filter((p) => !under(p, SYSTEM_DIRS));
   interpreterRoots.set(executable, result);
   return result;
+}
+
+/** The host paths a run binds read-only (system folders and `extraReadOnly`), for the report. */
+export function boundFromHost(extraReadOnly: string[]): string[] {
+  const system = SYSTEM_DIRS.filter((dir) => {
+    try {
+      return fs.lstatSync(dir).isDirectory();
+    } catch {
+      return false;
+    }
+  });
+  return [...system, ...extraReadOnly];
 }
 
 /** bubblewrap's mount arguments for a run: system read-only, inputs read-only, a capped work tmpfs. */

@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import { trackProcessGroup } from './cleanup';
 
-export type KillReason = 'timeout' | 'abort' | 'channel-overflow' | 'watchdog';
+export type KillReason = 'timeout' | 'abort' | 'channel-overflow' | 'watchdog' | 'memory';
 
 export interface ProcessEnd {
   code: number | null;
@@ -22,6 +22,8 @@ export interface ProcessEnd {
 
 export interface ConfinedProcess {
   done: Promise<ProcessEnd>;
+  /** The first process of the run (undefined when it could not be started). */
+  pid?: number;
   kill(reason: KillReason): void;
 }
 
@@ -37,6 +39,8 @@ export interface ProcessOptions {
   /** Which descriptor of the process carries results: 3 (default), or 1 when stdout is the channel. */
   channelFd?: 1 | 3;
   signal?: AbortSignal;
+  /** A descriptor handed to the process as its fd 4 (bubblewrap reads its seccomp filter there). */
+  fd4?: number;
 }
 
 export function startConfined(cmd: string[], opts: ProcessOptions): ConfinedProcess {
@@ -44,7 +48,7 @@ export function startConfined(cmd: string[], opts: ProcessOptions): ConfinedProc
     cwd: opts.cwd,
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', ...opts.env },
     detached: true,
-    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe', ...(opts.fd4 === undefined ? [] : [opts.fd4])],
   });
   const untrack = child.pid ? trackProcessGroup(child.pid) : () => undefined;
   let killedFor: KillReason | undefined;
@@ -136,5 +140,5 @@ export function startConfined(cmd: string[], opts: ProcessOptions): ConfinedProc
     // 'close' fires once the process has exited and every pipe is drained (or destroyed).
     child.on('close', (code, signal) => finish(code, signal));
   });
-  return { done, kill };
+  return { done, kill, pid: child.pid };
 }

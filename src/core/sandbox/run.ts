@@ -2,7 +2,6 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { findPackageRoot } from '../resources';
-import { confinement } from './isolation';
 import { batchRunner, REPORT_CAP_BYTES } from './batch';
 import { resolveExecutable } from './mounts';
 import {
@@ -70,7 +69,7 @@ export async function runSuite(request: SandboxRequest): Promise<SuiteResult> {
   const deadline = started + suiteTimeoutMs;
   const python = request.language === 'python' ? resolveExecutable(resolvePython(request.pythonPath)) : '';
   if (request.language === 'python') checkPytest(python);
-  const batch = batchRunner(request, python, timeoutMs);
+  const { jail, run: batch } = batchRunner(request, python, timeoutMs);
   const verdicts = new Map<number, TestVerdict>();
   const verdict = (i: number, status: TestStatus, output: string, durationMs = 0) =>
     verdicts.set(i, {
@@ -134,7 +133,7 @@ export async function runSuite(request: SandboxRequest): Promise<SuiteResult> {
   return {
     verdicts: ordered,
     summary: summarize(ordered, started),
-    isolation: confinement().report,
+    isolation: jail.report,
     inProcess: true,
   };
 }

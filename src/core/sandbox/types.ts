@@ -26,8 +26,10 @@ export interface SandboxRequest {
   timeoutMs?: number;
   /** Whole-suite limit (default 60 000 ms); the process tree is killed past it. */
   suiteTimeoutMs?: number;
-  /** Memory cap of the test process (default 512 MiB). */
+  /** Memory cap of the whole sandbox, all its processes together (default 512 MiB). */
   memoryMb?: number;
+  /** CPU cores the code under test may use (default SANDBOX_DEFAULTS.cpuCores). */
+  cpuCores?: number;
   /** Size of the one writable folder, a private tmpfs (default DEFAULT_DISK_MB MiB). */
   diskMb?: number;
   /** Bytes of output kept per test (default 4 096). */
@@ -56,8 +58,15 @@ export interface IsolationReport {
   isolated: boolean;
   filesystem: string;
   network: string;
+  /** Which memory caps are in force: the whole sandbox's, and each process's. */
   memory: string;
   processes: string;
+  /** How many CPU cores the code may use, and how that is held. */
+  cpu: string;
+  /** Whether the kernel keyring is out of reach. */
+  keyring: string;
+  /** Every host path bound read-only into the sandbox by the runs so far (besides their own inputs). */
+  bound: string[];
   /** Which user the code runs as, and with which privileges. */
   user: string;
   /** How much the code may write. */

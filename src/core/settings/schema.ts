@@ -267,7 +267,12 @@ export const SETTINGS_SCHEMA = {
     .int()
     .min(64)
     .default(SANDBOX_DEFAULTS.memoryMb)
-    .meta(meta({ scope: 'resource', description: 'Memory cap of the sandboxed test process, in MiB.' })),
+    .meta(
+      meta({
+        scope: 'resource',
+        description: 'Memory cap of the whole sandbox (all processes of a test run together), in MiB.',
+      }),
+    ),
   'tests.reference': z
     .enum(['user', 'agreement'])
     .default('user')

@@ -36,6 +36,8 @@ export interface AssertionRequest {
   /** Whole-suite limit (default 60 000 ms). */
   suiteTimeoutMs?: number;
   memoryMb?: number;
+  /** CPU cores the code under test may use (default SANDBOX_DEFAULTS.cpuCores). */
+  cpuCores?: number;
   diskMb?: number;
   outputCapBytes?: number;
   pythonPath?: string;
@@ -177,6 +179,8 @@ export async function runAssertions(req: AssertionRequest): Promise<SuiteResult>
   const jail = confinement();
   const limits: Limits = {
     memoryMb: req.language === 'python' ? memoryMb : null,
+    sandboxMemoryMb: memoryMb,
+    cpuCores: req.cpuCores,
     processes: 64,
     fileMb: 64,
     diskMb: req.diskMb ?? DEFAULT_DISK_MB,
