@@ -14,8 +14,10 @@ from inside that process are refused, see ``sandbox.SandboxRunner``):
   of its tests the reference solution passes (``algorithms.test_writer_reward``); valid tests
   join the accumulated suite.
 
-After every phase both models are saved as ``step-NNNNNN`` with a score
-0.7·generator reward + 0.3·test validity; the best is tracked in ``checkpoints/best``.
+After every phase both models are saved as ``step-NNNNNN`` (by rank 0 alone under several
+processes) with a score 0.7·generator reward + 0.3·test validity; the best is tracked in
+``checkpoints/best``. Each role keeps one optimizer for the whole schedule (saved with the
+checkpoint, loaded on --resume); with --lora-r the adapters are fresh each phase and so is the optimizer.
 Data: JSONL rows ``{"prompt": spec, "entry_point": name, "canonical_solution": body}`` (HumanEval's
 fields) or ``{"spec", "function_name", "reference"}``.
 """
@@ -32,9 +34,10 @@ from pathlib import Path
 from typing import Any
 
 from ..algorithms import adversarial_schedule, checkpoint_score, generator_reward, test_writer_reward
+from ..callbacks import _wait_for_all_processes
 from ..checkpoints import checkpoint_name, checkpoints_dir, latest_checkpoint, point_latest, write_meta
 from ..config import CommonConfig, ConfigError
-from ..events import EventWriter
+from ..events import EventWriter, is_secondary_process
 from ..models import TRAINED_DTYPE, load_causal_lm, load_tokenizer, pick_device
 from ..rewards import RewardFunction
 from ..sandbox import DEFAULT_CLI, SandboxRunner, code_block
@@ -234,7 +237,30 @@ def make_rewards(arena: Arena, stage: int, generator: Any, tokenizer: Any, max_n
     return generator_code_reward, test_writer_reward_fn
 
 
-def _train_phase(cfg: AdversarialConfig, device: str, model: Any, tokenizer: Any, dataset: Any, rewards: Sequence[RewardFunction], steps: int) -> Any:
+def role_optimizer(cfg: AdversarialConfig, model: Any, saved: Path | None = None) -> Any:
+    """One AdamW per role for the whole schedule, so a role's moment estimates carry from one of its
+    phases to the next instead of starting from zero each time (a phase is often a single step).
+    None with --lora-r: each phase adds fresh adapters and merges them, so there is no state to keep."""
+    if cfg.lora_r:
+        return None
+    import torch
+
+    optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.learning_rate)
+    if saved is not None and saved.exists():
+        optimizer.load_state_dict(torch.load(saved, map_location="cpu"))
+    return optimizer
+
+
+def _train_phase(
+    cfg: AdversarialConfig,
+    device: str,
+    model: Any,
+    tokenizer: Any,
+    dataset: Any,
+    rewards: Sequence[RewardFunction],
+    steps: int,
+    optimizer: Any = None,
+) -> Any:
     from trl import GRPOConfig, GRPOTrainer
 
     args = trainer_arguments(cfg, device)
@@ -246,22 +272,45 @@ def _train_phase(cfg: AdversarialConfig, device: str, model: Any, tokenizer: Any
         train_dataset=dataset,
         processing_class=tokenizer,
         peft_config=lora_for(cfg),
+        optimizers=(optimizer, None),
     )
     trainer.train()
     trained = trainer.model
     return trained.merge_and_unload() if hasattr(trained, "merge_and_unload") else trained
 
 
-def _save(cfg: AdversarialConfig, step: int, phase: int, models: dict[str, Any], tokenizers: dict[str, Any], arena: Arena, scores: dict[str, float]) -> Path:
+OPTIMIZER_FILE = "optimizer.pt"
+
+
+def _save(
+    cfg: AdversarialConfig,
+    step: int,
+    phase: int,
+    models: dict[str, Any],
+    tokenizers: dict[str, Any],
+    arena: Arena,
+    scores: dict[str, float],
+    optimizers: dict[str, Any] | None = None,
+) -> Path:
+    """Writes the checkpoint on rank 0 only (every rank holds the same weights after a phase; two
+    writers would race on one folder), and then lets the other ranks go on."""
     checkpoint = checkpoints_dir(cfg.output_dir) / checkpoint_name(step)
+    if is_secondary_process():
+        _wait_for_all_processes()
+        return checkpoint
     if checkpoint.exists():
         shutil.rmtree(checkpoint)
     for role, model in models.items():
         model.save_pretrained(checkpoint / role)
         tokenizers[role].save_pretrained(checkpoint / role)
+        if optimizers and optimizers.get(role) is not None:
+            import torch
+
+            torch.save(optimizers[role].state_dict(), checkpoint / role / OPTIMIZER_FILE)
     (checkpoint / "arena.json").write_text(json.dumps({"suite": arena.suite, "latest_code": arena.latest_code, "stage_output": arena.stage_output}))
     write_meta(checkpoint, step, JOB, {"phase": phase, **scores})
     point_latest(cfg.output_dir, checkpoint)
+    _wait_for_all_processes()
     return checkpoint
 
 
@@ -290,6 +339,8 @@ def run(cfg: AdversarialConfig, events: EventWriter, extra_rewards: Sequence[Rew
         sources = {role: str(latest / role) for role in sources}
     tokenizers = {role: load_tokenizer(src) for role, src in sources.items()}
     models = {role: load_causal_lm(src, TRAINED_DTYPE).to(device) for role, src in sources.items()}
+    resumed_from = latest_checkpoint(cfg.output_dir) if cfg.resume else None
+    optimizers = {role: role_optimizer(cfg, models[role], resumed_from / role / OPTIMIZER_FILE if resumed_from else None) for role in models}
     gen_reward, validity = 0.5, 0.0
     for phase, (stage, role, steps) in enumerate(schedule):
         if phase < start_phase:
@@ -299,7 +350,7 @@ def run(cfg: AdversarialConfig, events: EventWriter, extra_rewards: Sequence[Rew
         key = "generator" if role == "generator" else "test_writer"
         reward = generator_fn if role == "generator" else test_writer_fn
         arena.generator_rewards, arena.validities = [], []
-        models[key] = _train_phase(cfg, device, models[key], tokenizers[key], _dataset(arena, stage, role), [reward, *extra_rewards], steps)
+        models[key] = _train_phase(cfg, device, models[key], tokenizers[key], _dataset(arena, stage, role), [reward, *extra_rewards], steps, optimizers[key])
         step += steps
         if arena.generator_rewards:
             gen_reward = sum(arena.generator_rewards) / len(arena.generator_rewards)
@@ -326,8 +377,8 @@ def run(cfg: AdversarialConfig, events: EventWriter, extra_rewards: Sequence[Rew
                 "adversarial/suite_size": float(sum(map(len, arena.suite))),
             },
         )
-        checkpoint = _save(cfg, step, phase, models, tokenizers, arena, scores)
-        if best["step"] == step:
+        checkpoint = _save(cfg, step, phase, models, tokenizers, arena, scores, optimizers)
+        if best["step"] == step and not is_secondary_process():
             (checkpoints_dir(cfg.output_dir) / "best").write_text(checkpoint.name + "\n")
         events.checkpoint(step, str(checkpoint))
     best_path = checkpoints_dir(cfg.output_dir) / checkpoint_name(best["step"])
