@@ -45,7 +45,7 @@ def test_only_rank_zero_writes_the_checkpoint(tmp_path, tiny_base, monkeypatch):
 
     cfg = _config(tmp_path, base_model=str(tiny_base))
     arena = adversarial.Arena.__new__(adversarial.Arena)
-    arena.suite, arena.latest_code, arena.stage_output = [[]], [""], [""]
+    arena.suite, arena.latest_code, arena.outputs = [[]], [""], [{}]
     models = {"generator": load_causal_lm(str(tiny_base), torch.float32)}
     tokenizers = {"generator": load_tokenizer(str(tiny_base))}
     monkeypatch.setenv("RANK", "1")

@@ -1,8 +1,9 @@
 """``adversarial``: a code generator and a test writer trained against each other (seed 002).
 
-For each of the five reasoning stages (prompts/code/stages.json) the schedule runs N
+For each of the five reasoning stages (prompts/code/stages.json), in order, the schedule runs N
 test-writer steps, N generator steps, then K alternating single steps
-(``algorithms.adversarial_schedule``). Each phase is a short TRL ``GRPOTrainer`` run on that
+(``algorithms.adversarial_schedule``). Both roles see the chain so far: the earlier stages'
+answers, frozen once their stage is done, then the current stage (see ``Arena``). Each phase is a short TRL ``GRPOTrainer`` run on that
 role's model. Rewards come from executing code and tests in the project's sandbox CLI, whose oracle runner
 judges the test writer's assertion lines in the host, out of reach of the code under test (verdicts
 from inside that process are refused, see ``sandbox.SandboxRunner``):
@@ -120,15 +121,18 @@ def fill(template: str, **values: str) -> str:
 class Arena:
     """The state both roles share: problems, stage outputs, the latest code and the accumulated suite.
 
-    Prompts are conversations as the extension builds them (prompts/code/stages.json): the opening
-    and a stage's generator task, the generator's answer, then the test writer's task. Each stage
-    is trained on its own, so a conversation holds one stage's exchange, not the stages before it.
+    Prompts are conversations as the extension builds them (prompts/code/stages.json): the opening,
+    then one exchange per stage (its generator task and the generator's answer), then the task of
+    the role being trained. Stages are trained in order (1 → 5), so when stage s trains, the answers
+    of stages 1..s−1 are the generator's last answers there and stay as they are: the chain before
+    the stage is frozen context. The stage-s test writer sees that chain and stage s's own answer
+    (at stage 5, the code).
     """
 
     def __init__(self, problems: list[dict[str, str]], stages: dict[int, dict[str, Any]], sandbox: SandboxRunner, opening: str) -> None:
         self.problems, self.stages, self.sandbox, self.opening = problems, stages, sandbox, opening
         self.latest_code = ["" for _ in problems]
-        self.stage_output = ["" for _ in problems]
+        self.outputs: list[dict[int, str]] = [{} for _ in problems]  # per problem: the generator's latest answer at each stage
         self.suite: list[list[str]] = [[] for _ in problems]  # valid test files per problem
         self.generator_rewards: list[float] = []
         self.validities: list[float] = []
@@ -155,8 +159,12 @@ class Arena:
         messages[0]["content"] = f"{opening}\n\n{messages[0]['content']}"
         return messages
 
+    def _chain(self, i: int, stage: int) -> list[tuple[str, str]]:
+        """The exchanges of the stages before ``stage`` that have an answer, in stage order."""
+        return [turn for s in sorted(self.outputs[i]) if s < stage for turn in self._answered(i, s, self.outputs[i][s])]
+
     def generator_messages(self, i: int, stage: int) -> list[dict[str, str]]:
-        return self._conversation(i, [("user", self._task(i, stage, "generatorTask"))])
+        return self._conversation(i, [*self._chain(i, stage), ("user", self._task(i, stage, "generatorTask"))])
 
     def _answered(self, i: int, stage: int, reasoning: str) -> list[tuple[str, str]]:
         """A stage's exchange: its generator task and the reasoning written for it."""
@@ -164,13 +172,12 @@ class Arena:
 
     def test_writer_messages(self, i: int, stage: int) -> list[dict[str, str]]:
         task = ("user", self._task(i, stage, "testWriterTask"))
-        if not self.stage_output[i]:
-            return self._conversation(i, [task])
-        return self._conversation(i, [*self._answered(i, stage, self.stage_output[i]), task])
+        current = self.outputs[i].get(stage)
+        return self._conversation(i, [*self._chain(i, stage), *(self._answered(i, stage, current) if current else []), task])
 
     def code_messages(self, i: int, stage: int, reasoning: str) -> list[dict[str, str]]:
         """A stage's reasoning carried on to stage 5's code, as the next message of its conversation."""
-        return self._conversation(i, [*self._answered(i, stage, reasoning), ("user", self._task(i, 5, "generatorTask"))])
+        return self._conversation(i, [*self._chain(i, stage), *self._answered(i, stage, reasoning), ("user", self._task(i, 5, "generatorTask"))])
 
     def suite_pass_rate(self, i: int, code: str) -> tuple[int, int]:
         passed = total = 0
@@ -206,8 +213,8 @@ def make_rewards(arena: Arena, stage: int, generator: Any, tokenizer: Any, max_n
         rewards = []
         for i, completion in zip(problem_index, completions, strict=True):
             reply = _text(completion)
+            arena.outputs[i][stage] = reply
             if stage < 5:  # carry this stage's reasoning to code without gradients
-                arena.stage_output[i] = reply
                 reply = _greedy(generator, tokenizer, arena.code_messages(i, stage, reply), max_new_tokens)
             code = code_block(reply)
             arena.latest_code[i] = code
@@ -235,6 +242,20 @@ def make_rewards(arena: Arena, stage: int, generator: Any, tokenizer: Any, max_n
         return rewards
 
     return generator_code_reward, test_writer_reward_fn
+
+
+def answer_the_stage(arena: Arena, stage: int, generator: Any, tokenizer: Any, max_new_tokens: int) -> None:
+    """A stage opens with its test writer, before the generator has answered it: the current
+    generator's greedy answer (and, from it, code) fills in, so the test writer sees the stage's
+    reasoning and attacks real code rather than an empty function."""
+    for i in range(len(arena.problems)):
+        if stage not in arena.outputs[i]:
+            arena.outputs[i][stage] = _greedy(generator, tokenizer, arena.generator_messages(i, stage), max_new_tokens)
+        if not arena.latest_code[i]:
+            reply = arena.outputs[i][stage]
+            if stage < 5:
+                reply = _greedy(generator, tokenizer, arena.code_messages(i, stage, reply), max_new_tokens)
+            arena.latest_code[i] = code_block(reply)
 
 
 def role_optimizer(cfg: AdversarialConfig, model: Any, saved: Path | None = None) -> Any:
@@ -307,7 +328,7 @@ def _save(
             import torch
 
             torch.save(optimizers[role].state_dict(), checkpoint / role / OPTIMIZER_FILE)
-    (checkpoint / "arena.json").write_text(json.dumps({"suite": arena.suite, "latest_code": arena.latest_code, "stage_output": arena.stage_output}))
+    (checkpoint / "arena.json").write_text(json.dumps({"suite": arena.suite, "latest_code": arena.latest_code, "outputs": arena.outputs}))
     write_meta(checkpoint, step, JOB, {"phase": phase, **scores})
     point_latest(cfg.output_dir, checkpoint)
     _wait_for_all_processes()
@@ -335,7 +356,8 @@ def run(cfg: AdversarialConfig, events: EventWriter, extra_rewards: Sequence[Rew
         start_phase, step = meta["phase"] + 1, meta["step"]
         best = {"score": meta.get("bestScore", -1.0), "step": meta.get("bestStep", 0)}
         saved = json.loads((latest / "arena.json").read_text())
-        arena.suite, arena.latest_code, arena.stage_output = saved["suite"], saved["latest_code"], saved["stage_output"]
+        arena.suite, arena.latest_code = saved["suite"], saved["latest_code"]
+        arena.outputs = [{int(stage): text for stage, text in per_problem.items()} for per_problem in saved.get("outputs", arena.outputs)]
         sources = {role: str(latest / role) for role in sources}
     tokenizers = {role: load_tokenizer(src) for role, src in sources.items()}
     models = {role: load_causal_lm(src, TRAINED_DTYPE).to(device) for role, src in sources.items()}
@@ -346,6 +368,8 @@ def run(cfg: AdversarialConfig, events: EventWriter, extra_rewards: Sequence[Rew
         if phase < start_phase:
             continue
         events.progress(step, total_steps, f"stage {stage}: {role} for {steps} step(s)")
+        if role == "test-writer":
+            answer_the_stage(arena, stage, models["generator"], tokenizers["generator"], cfg.max_completion_length)
         generator_fn, test_writer_fn = make_rewards(arena, stage, models["generator"], tokenizers["generator"], cfg.max_completion_length)
         key = "generator" if role == "generator" else "test_writer"
         reward = generator_fn if role == "generator" else test_writer_fn
