@@ -53,3 +53,13 @@ def test_verifier_under_two_cpu_processes(tmp_path, tiny_base):
     data.write_text("\n".join(json.dumps({"problem": f"Compute {i} + {i}.", "proof": f"It is {2 * i + i % 2}.", "label": i % 2 == 0}) for i in range(4)) + "\n")
     events = _launch(29533, "verifier", *flags(base_model=tiny_base, data=data, output_dir=tmp_path / "run", **TWO_PROCESS_GRPO))
     assert any(e["type"] == "checkpoint" for e in events)
+
+
+@pytest.mark.slow
+def test_orm_under_two_cpu_processes(tmp_path, tiny_base, trl_labels):
+    events = _launch(
+        29534,
+        "orm",
+        *flags(base_model=tiny_base, data=trl_labels, output_dir=tmp_path / "run", max_steps=2, save_steps=2, batch_size=2, device="cpu"),
+    )
+    assert any("2 process(es)" in e.get("message", "") for e in events)
