@@ -1,6 +1,6 @@
 """``python -m stepwise_trainer <job> [--config file.yaml] [--option value ...]``
 
-Jobs: prm, orm, rm-compare, sft-format, verifier, grpo, dpo, adversarial, export. stdout carries only trainer events
+Jobs: prm, orm, rm-compare, sft-format, verifier, grpo, dpo, question-generator, adversarial, export. stdout carries only trainer events
 (JSON lines); logs go to stderr. Exit code 0 on success, 1 on a job error, 2 on bad options,
 130 when interrupted (SIGINT / SIGTERM; during training the current step is saved first).
 """
@@ -24,6 +24,7 @@ JOBS = {
     "grpo": "grpo",
     "verifier": "verifier",
     "dpo": "dpo",
+    "question-generator": "question_generator",
     "adversarial": "adversarial",
     "export": "export",
 }

@@ -73,10 +73,10 @@ def test_flags_override_yaml_and_unknown_yaml_keys_are_named(tmp_path):
 def test_every_config_field_has_help():
     import dataclasses
 
-    from stepwise_trainer.jobs import adversarial, dpo, export, grpo, orm, prm, rm_compare, sft_format, verifier
+    from stepwise_trainer.jobs import adversarial, dpo, export, grpo, orm, prm, question_generator, rm_compare, sft_format, verifier
 
     configs = (prm.PrmConfig, orm.OrmConfig, rm_compare.RmCompareConfig, sft_format.SftFormatConfig, verifier.VerifierConfig, grpo.GrpoConfig)
-    for cls in (*configs, dpo.DpoConfig, adversarial.AdversarialConfig, export.ExportConfig):
+    for cls in (*configs, dpo.DpoConfig, question_generator.QuestionGeneratorConfig, adversarial.AdversarialConfig, export.ExportConfig):
         assert all(f.metadata.get("help") for f in dataclasses.fields(cls)), cls.__name__
 
 

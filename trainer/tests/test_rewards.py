@@ -7,6 +7,7 @@ import stepwise_trainer.algorithms
 import stepwise_trainer.generation
 import stepwise_trainer.jobs.orm
 import stepwise_trainer.jobs.prm
+import stepwise_trainer.jobs.question_generator
 import stepwise_trainer.jobs.rm_compare
 import stepwise_trainer.jobs.sft_format
 import stepwise_trainer.jobs.verifier
@@ -34,6 +35,7 @@ def output(self_score: str, solution: str = "Let n be even, n = 2k, so n^2 = 4k^
         stepwise_trainer.jobs.verifier,
         stepwise_trainer.jobs.orm,
         stepwise_trainer.jobs.rm_compare,
+        stepwise_trainer.jobs.question_generator,
     ],
 )
 def test_doctest_examples_hold(module):
