@@ -63,3 +63,15 @@ def test_orm_under_two_cpu_processes(tmp_path, tiny_base, trl_labels):
         *flags(base_model=tiny_base, data=trl_labels, output_dir=tmp_path / "run", max_steps=2, save_steps=2, batch_size=2, device="cpu"),
     )
     assert any("2 process(es)" in e.get("message", "") for e in events)
+
+
+@pytest.mark.slow
+def test_question_generator_under_two_cpu_processes(tmp_path, tiny_base):
+    data = tmp_path / "generator-rewards.jsonl"
+    prompt = "Write one new, self-contained practice problem."
+    rewards = [0.9, 0.8, 0.1, 0.2, 0.95, 0.05]
+    data.write_text("\n".join(json.dumps({"prompt": prompt, "completion": f"Problem: question {i}.", "reward": r}) for i, r in enumerate(rewards)) + "\n")
+    events = _launch(
+        29535, "question-generator", *flags(base_model=tiny_base, data=data, output_dir=tmp_path / "run", max_steps=1, save_steps=1, batch_size=1, device="cpu")
+    )
+    assert events[-1]["metrics"]["trained_on"] == 3
