@@ -29,6 +29,11 @@ def test_prm_keeps_neutral_steps_apart_with_three_classes(tmp_path, tiny_base):
     final = Path(events[-1]["output"])
     assert len(json.loads((final / "config.json").read_text())["id2label"]) == 3
     assert "after/auroc" in events[-1]["metrics"], "neutral steps count as not wrong when P(correct) is measured"
+    # The editor reads P(correct) at the export's correct_label: index 1 is "positive" in the 3-class head too.
+    code, events, stderr = run_job("export", "--model", str(final), "--output-dir", str(tmp_path / "onnx"))
+    assert code == 0, stderr[-3000:]
+    report = json.loads((tmp_path / "onnx" / "stepwise_export.json").read_text())
+    assert report["verified"] is True and report["correct_label"] == 1 and report["num_labels"] == 3, report
     code, events, _ = run_job("orm", *flags(base_model=tiny_base, data=data, label_classes=3))
     assert code == 2 and "--label-classes 2" in events[-1]["message"]
 
