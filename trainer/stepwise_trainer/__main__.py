@@ -1,6 +1,6 @@
 """``python -m stepwise_trainer <job> [--config file.yaml] [--option value ...]``
 
-Jobs: prm, sft-format, grpo, dpo, adversarial, export. stdout carries only trainer events
+Jobs: prm, orm, rm-compare, sft-format, verifier, grpo, dpo, question-generator, adversarial, export. stdout carries only trainer events
 (JSON lines); logs go to stderr. Exit code 0 on success, 1 on a job error, 2 on bad options,
 130 when interrupted (SIGINT / SIGTERM; during training the current step is saved first).
 """
@@ -18,9 +18,13 @@ from .interrupt import TrainingInterrupted
 
 JOBS = {
     "prm": "prm",
+    "orm": "orm",
+    "rm-compare": "rm_compare",
     "sft-format": "sft_format",
     "grpo": "grpo",
+    "verifier": "verifier",
     "dpo": "dpo",
+    "question-generator": "question_generator",
     "adversarial": "adversarial",
     "export": "export",
 }

@@ -92,4 +92,8 @@ def load_config(cls: type, argv: list[str]) -> Any:
             raise ConfigError(f"Unknown option(s) in {args.config}: {', '.join(sorted(unknown))}.")
         values.update(loaded)
     values.update({k: v for k, v in vars(args).items() if k != "config" and v is not None})
+    # A preset fills only what neither the flags nor the file set: `--preset small-machine
+    # --num-generations 4` keeps K = 4. An unknown preset name is refused by the config itself.
+    for name, value in getattr(cls, "PRESETS", {}).get(values.get("preset", ""), {}).items():
+        values.setdefault(name, value)
     return cls(**values)

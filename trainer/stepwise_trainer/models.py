@@ -127,14 +127,14 @@ def load_causal_lm(base_model: str, dtype: torch.dtype) -> Any:
     return AutoModelForCausalLM.from_pretrained(source.folder, dtype=dtype)
 
 
-def load_token_classifier(base_model: str, dtype: torch.dtype) -> Any:
-    """A causal LM body with a 2-way token-classification head (the PRM)."""
+def load_token_classifier(base_model: str, dtype: torch.dtype, num_labels: int = 2) -> Any:
+    """A causal LM body with a token-classification head (the PRM): 2 classes, or 3 with neutral steps apart."""
     from transformers import AutoModelForTokenClassification
 
     source = resolve_base_model(base_model)
     if source.gguf:
-        return _plain(AutoModelForTokenClassification.from_pretrained(str(source.gguf.parent), gguf_file=source.gguf.name, num_labels=2, dtype=dtype))
-    return AutoModelForTokenClassification.from_pretrained(source.folder, num_labels=2, dtype=dtype)
+        return _plain(AutoModelForTokenClassification.from_pretrained(str(source.gguf.parent), gguf_file=source.gguf.name, num_labels=num_labels, dtype=dtype))
+    return AutoModelForTokenClassification.from_pretrained(source.folder, num_labels=num_labels, dtype=dtype)
 
 
 def _plain(model: Any) -> Any:

@@ -149,25 +149,31 @@ RewardFunction = Callable[..., list]
 Verifier = Callable[[str, str], float]
 """(problem, proof) -> score in [0, 1]. A verifier may also have ``batch([(problem, proof), ...])``."""
 
+MetaVerifier = Callable[[str, str, str], float]
+"""(problem, proof, self-analysis) -> R_meta in [0, 1]: are the issues the self-analysis names real? May have ``batch``."""
 
-def grade_all(verifier: Verifier, pairs: list[tuple[str, str]]) -> list[float]:
-    """Grades of every (problem, proof): in batches where the verifier has a ``batch`` method, else one at a time.
+
+def grade_all(judge: Callable[..., float], items: list[tuple[str, ...]]) -> list[float]:
+    """Grades of every item: in batches where the judge has a ``batch`` method, else one at a time.
 
     >>> grade_all(lambda problem, proof: len(proof) / 10, [("p", "ab"), ("q", "abcd")])
     [0.2, 0.4]
     """
-    batch = getattr(verifier, "batch", None)
-    return list(batch(pairs)) if callable(batch) else [verifier(problem, proof) for problem, proof in pairs]
+    batch = getattr(judge, "batch", None)
+    return list(batch(items)) if callable(batch) else [judge(*item) for item in items]
 
 
-def make_self_verification_reward(verifier: Verifier, meta_verifier: Callable[[str, str, str], float] | None = None, alpha: float = ALPHA, beta: float = BETA):
-    """The GRPO reward of seed 000 around a verifier (and optional meta-verifier; R_meta = 1 without).
+def make_self_verification_reward(verifier: Verifier, meta_verifier: MetaVerifier | None = None, alpha: float = ALPHA, beta: float = BETA):
+    """The GRPO reward of seed 000 around a verifier and a meta-verifier (R_meta = 1 without one).
 
     >>> reward = make_self_verification_reward(lambda problem, proof: 0.5)
     >>> out = ("## Solution\\nproof\\n## Self Evaluation\\nHere is my evaluation of the solution: a gap.\\n"
     ...        "Based on my evaluation, the final overall score should be: \\\\boxed{0.5}")
     >>> [round(r, 2) for r in reward(["Prove it."], [out])]
     [0.62]
+    >>> hallucinated = make_self_verification_reward(lambda problem, proof: 0.5, lambda problem, proof, analysis: 0.0)
+    >>> [round(r, 2) for r in hallucinated(["Prove it."], [out])]  # R_Z = R_score·R_meta = 0: only α·R_Y is left
+    [0.38]
     """
 
     def self_verification(prompts: Sequence[Any], completions: Sequence[Any], problem: Sequence[str] | None = None, **_: Any) -> list[float]:
@@ -179,14 +185,51 @@ def make_self_verification_reward(verifier: Verifier, meta_verifier: Callable[[s
         # Only proofs in the format are graded (R_format = 0 zeroes the rest), all of them at once.
         graded = [i for i, p in enumerate(parsed) if p.format_reward]
         grades = dict(zip(graded, grade_all(verifier, [(problems[i], parsed[i].proof) for i in graded]), strict=True))
-        rewards = []
-        for i, (problem_text, p) in enumerate(zip(problems, parsed, strict=True)):
-            if i not in grades:
-                rewards.append(0.0)
-                continue
-            r_meta = meta_verifier(problem_text, p.proof, p.self_analysis) if meta_verifier else 1.0
-            rewards.append(self_verification_reward(1, grades[i], p.self_score, r_meta, alpha, beta))
-        return rewards
+        # R_meta only multiplies R_score: where the self-score is missed entirely (R_score = 0) or β = 0
+        # it cannot change the reward, so the meta-verifier is not asked (it costs a generation each).
+        r_score = {i: 0.0 if parsed[i].self_score is None else 1.0 - abs(parsed[i].self_score - grades[i]) for i in graded}
+        asked = [i for i in graded if meta_verifier is not None and beta > 0 and r_score[i] > 0]
+        metas = (
+            dict(zip(asked, grade_all(meta_verifier, [(problems[i], parsed[i].proof, parsed[i].self_analysis) for i in asked]), strict=True)) if asked else {}
+        )
+        return [
+            self_verification_reward(1, grades[i], parsed[i].self_score, metas.get(i, 1.0), alpha, beta) if i in grades else 0.0 for i in range(len(parsed))
+        ]
 
     self_verification.__name__ = "self_verification"
     return self_verification
+
+
+def parse_verdict(text: str) -> float | None:
+    """The grade of a verifier's output in the product's verifier format (prompts/prove/verifier.md):
+    it opens with the evaluation sentence and ends with the closing sentence and one boxed 0 / 0.5 / 1.
+    None when the format is broken. Never raises.
+
+    >>> parse_verdict("Here is my evaluation of the solution: step 2 divides by zero. "
+    ...               "Based on my evaluation, the final overall score should be: \\\\boxed{0}")
+    0.0
+    >>> parse_verdict("The proof is fine. \\\\boxed{1}") is None
+    True
+    """
+    text = re.sub(r"<think>[\s\S]*?(</think>|$)", "", text or "").strip()
+    closing_at = text.rfind(CLOSING)
+    if not text.startswith(OPENING) or closing_at < 0:
+        return None
+    boxes = _boxed(text[closing_at:])
+    return _score_value(boxes[0]) if len(boxes) == 1 else None
+
+
+def verifier_training_reward(prompts: Sequence[Any], completions: Sequence[Any], score: Sequence[float], **_: Any) -> list[float]:
+    """The verifier's GRPO reward (seed 000's verifier stage): R_format · R_score, R_score = 1 − |s − s*|
+    with s the grade the verifier boxes and s* the proof's label (the dataset's ``score`` column).
+
+    >>> out = ("Here is my evaluation of the solution: no issues. "
+    ...        "Based on my evaluation, the final overall score should be: \\\\boxed{1}")
+    >>> verifier_training_reward(["p", "p", "p"], [out, out, "no format"], score=[1.0, 0.5, 1.0])
+    [1.0, 0.5, 0.0]
+    """
+    rewards = []
+    for completion, label in zip(completions, score, strict=True):
+        grade = parse_verdict(completion_text(completion))
+        rewards.append(0.0 if grade is None else 1.0 - abs(grade - float(label)))
+    return rewards

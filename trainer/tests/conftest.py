@@ -39,6 +39,8 @@ def tiny_base(tmp_path_factory) -> Path:
 
 # GRPO-style settings small enough for a random tiny policy on a CPU: groups of two 8-token completions.
 TINY_RL = {"batch_size": 2, "num_generations": 2, "max_completion_length": 8, "learning_rate": 1e-3, "max_length": 1024}
+# grpo and verifier: one problem per optimizer step (the design's 8 would be 8 accumulated passes on a CPU).
+TINY_GRPO = {**TINY_RL, "problems_per_step": 1}
 
 
 def flags(**options: object) -> list[str]:

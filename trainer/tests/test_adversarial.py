@@ -23,20 +23,22 @@ def test_prompts_are_the_extensions_conversation_with_every_placeholder_filled()
     arena = Arena(PROBLEMS, {s["id"]: s for s in chain["stages"]}, SandboxRunner.__new__(SandboxRunner), chain["opening"])  # no sandbox call is made
     for stage in range(1, 6):
         generator = arena.generator_messages(0, stage)
-        assert [m["role"] for m in generator] == ["user"]
+        # Stages 1..s-1 are answered: their exchanges come first, frozen, then stage s's task.
+        assert [m["role"] for m in generator] == ["user", "assistant"] * (stage - 1) + ["user"]
+        assert [m["content"] for m in generator[1::2]] == [f"Reasoning {s}." for s in range(1, stage)]
         assert "Return a + b." in generator[0]["content"] and "`add`" in generator[0]["content"]
-        # Before the generator has answered, the test writer works from the specification alone.
-        assert [m["role"] for m in arena.test_writer_messages(0, stage)] == ["user"]
-        arena.stage_output[0] = f"Reasoning {stage}."
+        # Before the generator has answered this stage, the test writer sees the chain so far.
+        assert [m["role"] for m in arena.test_writer_messages(0, stage)] == ["user", "assistant"] * (stage - 1) + ["user"]
+        arena.outputs[0][stage] = f"Reasoning {stage}." if stage < 5 else "```python\ndef add(a, b):\n    return a + b\n```"
         writer = arena.test_writer_messages(0, stage)
-        # The test writer answers after the generator's exchange, as in the extension.
-        assert writer[:1] == generator and writer[1] == {"role": "assistant", "content": f"Reasoning {stage}."}
-        assert "tests" in writer[2]["content"] and "Return a + b." not in writer[2]["content"]
+        # The test writer answers after this stage's exchange, as in the extension: at stage 5 it sees the code.
+        assert writer[:-2] == generator and writer[-2] == {"role": "assistant", "content": arena.outputs[0][stage]}
+        assert "tests" in writer[-1]["content"] and "Return a + b." not in writer[-1]["content"]
         code = arena.code_messages(0, stage, "Reasoning.")
-        assert code[0] == generator[0] and "implementation of `add`" in code[2]["content"]
+        assert code[:-2] == generator and code[-2]["content"] == "Reasoning." and "implementation of `add`" in code[-1]["content"]
         for message in generator + writer + code:
             assert "{{" not in message["content"], message["content"]
-        arena.stage_output[0] = ""
+    assert "return a + b" in arena.test_writer_messages(0, 5)[-2]["content"]
 
 
 @needs_sandbox

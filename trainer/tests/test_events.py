@@ -73,9 +73,10 @@ def test_flags_override_yaml_and_unknown_yaml_keys_are_named(tmp_path):
 def test_every_config_field_has_help():
     import dataclasses
 
-    from stepwise_trainer.jobs import adversarial, dpo, export, grpo, prm, sft_format
+    from stepwise_trainer.jobs import adversarial, dpo, export, grpo, orm, prm, question_generator, rm_compare, sft_format, verifier
 
-    for cls in (prm.PrmConfig, sft_format.SftFormatConfig, grpo.GrpoConfig, dpo.DpoConfig, adversarial.AdversarialConfig, export.ExportConfig):
+    configs = (prm.PrmConfig, orm.OrmConfig, rm_compare.RmCompareConfig, sft_format.SftFormatConfig, verifier.VerifierConfig, grpo.GrpoConfig)
+    for cls in (*configs, dpo.DpoConfig, question_generator.QuestionGeneratorConfig, adversarial.AdversarialConfig, export.ExportConfig):
         assert all(f.metadata.get("help") for f in dataclasses.fields(cls)), cls.__name__
 
 
@@ -85,7 +86,7 @@ def test_help_names_each_default_once(capsys):
         load_config(GrpoConfig, ["--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert "(default: None)" not in text
-    assert "compares within the group). (default: 4)" in text
+    assert "The design uses 4. (default: 4)" in text
     assert "names. (default: False)" in text
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from conftest import REPO, TINY_RL, flags, run_job
+from conftest import REPO, TINY_GRPO, flags, run_job
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")]
 
@@ -69,7 +69,7 @@ def test_grpo_on_cuda_moves_the_policy_and_saves_a_model_the_cpu_loads(tmp_path,
 
     data = tmp_path / "problems.jsonl"
     data.write_text("\n".join(json.dumps({"problem": f"Prove that {i} + 0 = {i}."}) for i in range(4)) + "\n")
-    cfg = grpo.GrpoConfig(base_model=str(tiny_base), data=str(data), output_dir=str(tmp_path / "run"), max_steps=2, save_steps=2, **TINY_RL, device="cuda")
+    cfg = grpo.GrpoConfig(base_model=str(tiny_base), data=str(data), output_dir=str(tmp_path / "run"), max_steps=2, save_steps=2, **TINY_GRPO, device="cuda")
     out = io.StringIO()
     grpo.run(cfg, EventWriter("grpo", stream=out), extra_rewards=[completion_length])
     events = [json.loads(line) for line in out.getvalue().splitlines()]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from conftest import TINY_RL
+from conftest import TINY_GRPO
 from stepwise_trainer.events import EventWriter
 from stepwise_trainer.jobs import grpo
 from stepwise_trainer.rewards import completion_text
@@ -38,7 +38,7 @@ def test_grpo_updates_the_policy_when_rewards_differ_within_a_group(tmp_path, ti
         output_dir=str(tmp_path / "run"),
         max_steps=2,
         save_steps=2,
-        **TINY_RL,
+        **TINY_GRPO,
         device="cpu",
     )
     out = io.StringIO()
@@ -61,7 +61,7 @@ def test_the_trained_reward_is_the_design_reward_not_plus_the_format_reward(tmp_
     monkeypatch.setattr(grpo, "format_reward", lambda prompts, completions, **_: [1.0] * len(completions))
     data = tmp_path / "problems.jsonl"
     data.write_text("\n".join(json.dumps({"problem": f"Prove that {i} + 0 = {i}."}) for i in range(4)) + "\n")
-    cfg = grpo.GrpoConfig(base_model=str(tiny_base), data=str(data), output_dir=str(tmp_path / "run"), max_steps=1, save_steps=1, **TINY_RL, device="cpu")
+    cfg = grpo.GrpoConfig(base_model=str(tiny_base), data=str(data), output_dir=str(tmp_path / "run"), max_steps=1, save_steps=1, **TINY_GRPO, device="cpu")
     out = io.StringIO()
     grpo.run(cfg, EventWriter("grpo", stream=out), extra_rewards=[completion_length])
     logged = [json.loads(line)["data"] for line in out.getvalue().splitlines() if json.loads(line)["type"] == "metric"]
@@ -84,7 +84,7 @@ def test_held_out_problems_sampled_together_keep_each_completion_with_its_proble
         base_model=str(tiny_base),
         data=str(data),
         output_dir=str(tmp_path / "run"),
-        **{**TINY_RL, "max_completion_length": 6},
+        **{**TINY_GRPO, "max_completion_length": 6},
         temperature=1e-6,
         eval_batch_size=2,
         device="cpu",

@@ -4,7 +4,7 @@ import json
 from pathlib import Path
 
 import torch
-from conftest import TINY_RL, flags, run_job
+from conftest import TINY_GRPO, flags, run_job
 
 
 def _weights(folder: Path) -> dict:
@@ -34,7 +34,7 @@ def test_grpo_rejects_a_batch_not_divisible_by_k(tmp_path):
     data.write_text('{"problem": "Prove 1 = 1."}\n')
     code, events, _ = run_job("grpo", "--data", str(data), "--num-generations", "4", "--batch-size", "3")
     assert code == 2
-    assert "divisible by num_generations" in events[-1]["message"]
+    assert "must be divisible by batch_size" in events[-1]["message"]
     code, events, _ = run_job("grpo", "--data", str(data), "--num-generations", "1", "--batch-size", "2")
     assert code == 2 and "at least 2" in events[-1]["message"]
 
@@ -51,7 +51,7 @@ def test_grpo_runs_steps_with_the_self_verification_reward(tmp_path, tiny_base):
             output_dir=out,
             max_steps=2,
             save_steps=2,
-            **TINY_RL,
+            **TINY_GRPO,
         ),
     )
     assert code == 0, stderr[-3000:]
@@ -77,7 +77,7 @@ def test_grpo_measures_the_held_out_reward_before_and_after_training(tmp_path, t
     held_out = tmp_path / "held-out.jsonl"
     held_out.write_text(json.dumps({"problem": "Prove that 7 * 1 = 7."}) + "\n" + json.dumps({"problem": "Prove that 2 + 0 = 2."}) + "\n")
     code, events, stderr = run_job(
-        "grpo", *flags(base_model=tiny_base, data=data, eval_data=held_out, output_dir=tmp_path / "run", max_steps=1, save_steps=1, **TINY_RL)
+        "grpo", *flags(base_model=tiny_base, data=data, eval_data=held_out, output_dir=tmp_path / "run", max_steps=1, save_steps=1, **TINY_GRPO)
     )
     assert code == 0, stderr[-3000:]
     messages = [e.get("message", "") for e in events if e["type"] == "progress"]
@@ -91,7 +91,7 @@ def test_grpo_measures_the_held_out_reward_before_and_after_training(tmp_path, t
 def test_grpo_refuses_held_out_problems_that_are_all_trained_on(tmp_path, tiny_base):
     data = tmp_path / "problems.jsonl"
     data.write_text("\n".join(json.dumps({"problem": f"Prove that {i} + 0 = {i}."}) for i in range(2)) + "\n")
-    code, events, _ = run_job("grpo", *flags(base_model=tiny_base, data=data, eval_data=data, output_dir=tmp_path / "run", max_steps=1, **TINY_RL))
+    code, events, _ = run_job("grpo", *flags(base_model=tiny_base, data=data, eval_data=data, output_dir=tmp_path / "run", max_steps=1, **TINY_GRPO))
     assert code != 0 and "none of its 2 problems is held out" in events[-1]["message"]
 
 

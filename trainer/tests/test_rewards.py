@@ -5,8 +5,12 @@ import doctest
 import pytest
 import stepwise_trainer.algorithms
 import stepwise_trainer.generation
+import stepwise_trainer.jobs.orm
 import stepwise_trainer.jobs.prm
+import stepwise_trainer.jobs.question_generator
+import stepwise_trainer.jobs.rm_compare
 import stepwise_trainer.jobs.sft_format
+import stepwise_trainer.jobs.verifier
 import stepwise_trainer.rewards
 import stepwise_trainer.sandbox
 from stepwise_trainer.rewards import format_reward, make_self_verification_reward, parse_proof_output, self_verification_reward
@@ -28,6 +32,10 @@ def output(self_score: str, solution: str = "Let n be even, n = 2k, so n^2 = 4k^
         stepwise_trainer.sandbox,
         stepwise_trainer.jobs.sft_format,
         stepwise_trainer.jobs.prm,
+        stepwise_trainer.jobs.verifier,
+        stepwise_trainer.jobs.orm,
+        stepwise_trainer.jobs.rm_compare,
+        stepwise_trainer.jobs.question_generator,
     ],
 )
 def test_doctest_examples_hold(module):

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ..callbacks import ProtocolCallback
 from ..checkpoints import checkpoints_dir, latest_checkpoint
-from ..config import CommonConfig
+from ..config import CommonConfig, ConfigError
 from ..events import EventWriter, is_secondary_process
 from ..models import lora_config, mixed_precision
 
@@ -109,3 +110,22 @@ def finish(
         beside_model(final)
     events.done(str(final), metrics)
     return metrics
+
+
+def group_accumulation_steps(num_generations: int, problems_per_step: int, batch_size: int, asked: int) -> int:
+    """Gradient accumulation steps of a GRPO job: K × problems_per_step completions make one update,
+    --batch-size per process at a time. ``asked`` is the --gradient-accumulation-steps given (1 when not)."""
+    completions = num_generations * problems_per_step
+    per_pass = batch_size * int(os.environ.get("WORLD_SIZE", "1"))
+    if completions % per_pass:
+        raise ConfigError(
+            f"{problems_per_step} problems × {num_generations} completions ({completions}) per step must be divisible by "
+            f"batch_size × processes ({per_pass}). Try --batch-size {num_generations}."
+        )
+    derived = completions // per_pass
+    if asked not in (1, derived):
+        raise ConfigError(
+            f"The gradient accumulation steps ({derived}) follow from --problems-per-step; drop --gradient-accumulation-steps ({asked}) "
+            "and set --problems-per-step instead."
+        )
+    return derived

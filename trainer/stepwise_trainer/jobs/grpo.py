@@ -1,8 +1,10 @@
 """``grpo``: train the generator with the self-verification reward (seed 000) on TRL's GRPOTrainer.
 
-K completions per problem (``num_generations``, default 4) are scored by
-R = R_format·(α·R_Y + β·R_Z), the verifier being a local model path or an OpenAI-compatible
-endpoint; GRPO turns the group's rewards into advantages. Data: JSONL rows with a ``problem``
+K completions per problem (``num_generations``, default 4, the design's) for 8 problems per
+optimizer step are scored by R = R_format·(α·R_Y + β·R_score·R_meta); GRPO turns each group's
+rewards into advantages, and a KL penalty (``--kl-coef``, TRL's ``beta``) holds the policy near the
+initial model. The verifier and meta-verifier ask the product's prompts and are not the policy
+unless ``--allow-self-verifier`` says so (see ``judges``). Data: JSONL rows with a ``problem``
 (saved Prove runs or MATH-500 problems). With ``--eval-data``, the mean reward of K samples per
 held-out problem is measured before and after training, from the same random seed.
 """
@@ -17,13 +19,23 @@ from typing import Any
 from ..config import CommonConfig, ConfigError
 from ..events import EventWriter
 from ..generation import chunks, complete_batch
+from ..judges import SELF, SELF_WARNING, JudgeCostCallback, build_judges
 from ..models import TRAINED_DTYPE, load_causal_lm, load_tokenizer, pick_device
 from ..prompts import generator_prompt
 from ..rewards import ALPHA, BETA, RewardFunction, format_reward, make_self_verification_reward
-from ..verifiers import endpoint_verifier, local_verifier
-from .common import finish, lora_for, merge_lora_for_generation, progress_callbacks, read_jsonl, run_training, trainer_arguments
+from .common import finish, group_accumulation_steps, lora_for, merge_lora_for_generation, progress_callbacks, read_jsonl, run_training, trainer_arguments
 
 JOB = "grpo"
+
+KL_COEF = 0.04
+"""TRL's ``beta``. DeepSeekMath's GRPO used 0.04; TRL defaults to 0 (no reference model) and cites
+DeepSeek-R1's 0.001, both for rewards a program checks. Here R_Y and R_meta come from a small learned judge a policy can
+learn to please, so the KL term stays on by default; 0 turns it off and saves the reference model."""
+
+PRESETS: dict[str, dict[str, Any]] = {
+    # A 2-core CPU or a small GPU: groups of 2 for 2 problems, 4 completions per step instead of 32.
+    "small-machine": {"num_generations": 2, "problems_per_step": 2, "max_completion_length": 128},
+}
 
 
 @dataclass
@@ -31,37 +43,69 @@ class GrpoConfig(CommonConfig):
     """Train the generator with GRPO and the self-verification reward."""
 
     JOB = JOB
-    num_generations: int = field(default=4, metadata={"help": "K: completions sampled per problem (at least 2; GRPO compares within the group)."})
+    PRESETS = PRESETS
+    preset: str = field(default="", metadata={"help": f"Named settings for options not given on the command line or in --config: {', '.join(PRESETS)}."})
+    num_generations: int = field(
+        default=4, metadata={"help": "K: completions sampled per problem (at least 2; GRPO compares within the group). The design uses 4."}
+    )
+    problems_per_step: int = field(
+        default=8,
+        metadata={
+            "help": "Problems per optimizer step, over all processes (the design's 8): K × this many completions make one update, "
+            "--batch-size of them at a time (the gradient accumulation steps follow)."
+        },
+    )
     max_completion_length: int = field(default=256, metadata={"help": "Tokens per sampled completion."})
-    verifier: str = field(default="self", metadata={"help": "'self' (the base model judges), a local model folder, or an endpoint URL (http://...)."})
+    kl_coef: float = field(
+        default=KL_COEF, metadata={"help": "KL coefficient (TRL's beta) against the initial model; 0 turns the penalty off. Not the reward weight --beta."}
+    )
+    verifier: str = field(
+        default="frozen",
+        metadata={
+            "help": "Who grades the proofs: 'frozen' (a copy of the base model that never trains), a model folder "
+            "(the verifier job's final/), an endpoint URL (http://...), or 'self' (the policy; needs --allow-self-verifier)."
+        },
+    )
+    allow_self_verifier: bool = field(
+        default=False, metadata={"help": "Accept --verifier self: the policy grades its own proofs (the design warns against it)."}
+    )
     verifier_model: str = field(default="", metadata={"help": "Model name at the verifier endpoint."})
+    meta_verify: bool = field(
+        default=True, metadata={"help": "R_meta from the product's meta-verifier prompt (R_Z = R_score·R_meta); --no-meta-verify sets R_meta = 1."}
+    )
+    verifier_max_new_tokens: int = field(default=128, metadata={"help": "Tokens of analysis a local verifier or meta-verifier writes before its grade."})
     alpha: float = field(default=ALPHA, metadata={"help": "Weight α of the proof score R_Y."})
-    beta: float = field(default=BETA, metadata={"help": "Weight β of the self-evaluation reward R_Z."})
+    beta: float = field(default=BETA, metadata={"help": "Weight β of the self-evaluation reward R_Z (not the KL coefficient: that is --kl-coef)."})
     temperature: float = field(default=1.0, metadata={"help": "Sampling temperature of the K completions."})
     eval_data: str = field(
         default="",
-        metadata={
-            "help": "JSONL of held-out problems: the mean reward and format rate of K samples each, before and after training. "
-            "With --verifier self the judge trains too; give a separate verifier for a fixed one."
-        },
+        metadata={"help": "JSONL of held-out problems: the mean reward and format rate of K samples each, before and after training."},
     )
     verifier_batch_size: int = field(default=16, metadata={"help": "Proofs a local verifier grades together (left-padded); raise it on a GPU."})
     eval_batch_size: int = field(default=1, metadata={"help": "Held-out problems sampled together (left-padded); raise it on a GPU."})
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        if self.preset and self.preset not in PRESETS:
+            raise ConfigError(f"Unknown preset {self.preset!r}; the presets are: {', '.join(PRESETS)}.")
         if not self.data:
             raise ConfigError("grpo needs --data: JSONL rows with a 'problem' field.")
         if self.num_generations < 2:
             raise ConfigError(
                 f"num_generations (K) must be at least 2: GRPO's advantage compares completions of the same problem (got {self.num_generations})."
             )
-        effective = self.batch_size * self.gradient_accumulation_steps
-        if effective % self.num_generations:
+        if self.problems_per_step < 1:
+            raise ConfigError(f"problems_per_step must be at least 1 (got {self.problems_per_step}).")
+        if self.verifier == SELF and not self.allow_self_verifier:
             raise ConfigError(
-                f"batch_size × gradient_accumulation_steps ({effective}) must be divisible by num_generations ({self.num_generations}): "
-                f"each problem's {self.num_generations} completions must land in the same batch. Try --batch-size {self.num_generations}."
+                "--verifier self makes the policy grade its own proofs, which it can learn to please. "
+                "Use 'frozen', a trained verifier (the verifier job), or an endpoint; or add --allow-self-verifier to accept it."
             )
+        if self.kl_coef < 0:
+            raise ConfigError(f"kl_coef must be 0 or more (got {self.kl_coef}).")
+        self.gradient_accumulation_steps = group_accumulation_steps(
+            self.num_generations, self.problems_per_step, self.batch_size, self.gradient_accumulation_steps
+        )
         if self.eval_batch_size < 1 or self.verifier_batch_size < 1:
             raise ConfigError("eval_batch_size and verifier_batch_size must be at least 1.")
         if abs(self.alpha + self.beta - 1) > 1e-6:
@@ -84,13 +128,28 @@ def run(cfg: GrpoConfig, events: EventWriter, extra_rewards: Sequence[RewardFunc
         raise ValueError(f"{cfg.data}: rows {missing[:5]} have no 'problem' field.")
     dataset = Dataset.from_list([{"prompt": [{"role": "user", "content": generator_prompt(r["problem"])}], "problem": r["problem"]} for r in rows])
     model = load_causal_lm(cfg.base_model, TRAINED_DTYPE).to(device)
-    if cfg.verifier.startswith("http"):
-        verifier = endpoint_verifier(cfg.verifier, cfg.verifier_model)
-    elif cfg.verifier == "self":
-        verifier = local_verifier(model, tokenizer, batch_size=cfg.verifier_batch_size)
-    else:
-        verifier = local_verifier(load_causal_lm(cfg.verifier, dtype).to(device), load_tokenizer(cfg.verifier), batch_size=cfg.verifier_batch_size)
-    reward = make_self_verification_reward(verifier, alpha=cfg.alpha, beta=cfg.beta)
+    if cfg.verifier == SELF:
+        events.progress(0, cfg.max_steps, SELF_WARNING)
+    judges = build_judges(
+        cfg.verifier,
+        base_model=cfg.base_model,
+        policy=model,
+        policy_tokenizer=tokenizer,
+        device=device,
+        dtype=dtype,
+        endpoint_model=cfg.verifier_model,
+        meta_verify=cfg.meta_verify,
+        max_new_tokens=cfg.verifier_max_new_tokens,
+        batch_size=cfg.verifier_batch_size,
+    )
+    events.progress(
+        0,
+        cfg.max_steps,
+        f"verifier: {judges.described}; meta-verification {'on' if cfg.meta_verify else 'off'}; KL coefficient {cfg.kl_coef}; "
+        f"{cfg.problems_per_step} problems × {cfg.num_generations} completions per step",
+    )
+    costs = JudgeCostCallback(events, judges)
+    reward = make_self_verification_reward(judges.verifier, judges.meta_verifier, alpha=cfg.alpha, beta=cfg.beta)
     held_out = held_out_problems(cfg, {r["problem"] for r in rows}, events)
 
     def measuring(when: str) -> Callable[[int], None]:
@@ -100,12 +159,13 @@ def run(cfg: GrpoConfig, events: EventWriter, extra_rewards: Sequence[RewardFunc
 
     before = held_out_reward(model, tokenizer, held_out, cfg, reward, measuring("before")) if held_out else {}
     if before:
-        events.metric(0, {f"before/{k}": v for k, v in before.items()})
+        events.metric(0, {f"before/{k}": v for k, v in {**before, **costs.take()}.items()})
     args = GRPOConfig(
         **trainer_arguments(cfg, device),
         num_generations=cfg.num_generations,
         max_completion_length=cfg.max_completion_length,
         temperature=cfg.temperature,
+        beta=cfg.kl_coef,
         log_completions=False,
         # TRL sums its reward functions. R_format already multiplies the design's reward, so the
         # separate format_reward is logged (rewards/format_reward/mean) with weight 0, never added.
@@ -118,13 +178,14 @@ def run(cfg: GrpoConfig, events: EventWriter, extra_rewards: Sequence[RewardFunc
         train_dataset=dataset,
         processing_class=tokenizer,
         peft_config=lora_for(cfg),
-        callbacks=progress_callbacks(events, cfg, JOB),
+        callbacks=[*progress_callbacks(events, cfg, JOB), costs],
     )
     metrics = {"train_loss": run_training(trainer, cfg), **{f"before/{k}": v for k, v in before.items()}}
+    metrics.update({f"train/{k}": v for k, v in costs.totals.items()})
     if held_out:
         merge_lora_for_generation(trainer.model)
         after = held_out_reward(trainer.model, tokenizer, held_out, cfg, reward, measuring("after"))
-        events.metric(cfg.max_steps, {f"after/{k}": v for k, v in after.items()})
+        events.metric(cfg.max_steps, {f"after/{k}": v for k, v in {**after, **costs.take()}.items()})
         metrics.update({f"after/{k}": v for k, v in after.items()})
     return finish(trainer, tokenizer, cfg, events, metrics)
 
