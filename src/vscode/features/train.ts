@@ -26,7 +26,8 @@ const JOBS: { job: TrainingJob; label: string; detail: string }[] = [
   {
     job: 'grpo',
     label: 'Generator with self-verification (grpo)',
-    detail: 'GRPO on the problems of your saved Prove runs; the model judges its own proofs.',
+    detail:
+      'GRPO on the problems of your saved Prove runs, graded by a frozen copy of the starting model (the policy never judges itself).',
   },
   {
     job: 'dpo',
@@ -125,7 +126,7 @@ export function registerTraining(ctx: StepwiseContext): void {
       '--output-dir',
       runDir,
       ...data.args,
-      ...(job === 'grpo' ? ['--batch-size', '4', '--num-generations', '4'] : []),
+      ...(job === 'grpo' ? ['--batch-size', '4'] : []),
       // The pairs a practice set exported are filtered again by the thresholds the user set now.
       ...(job === 'dpo' ? reliabilityArgs(readSettings().practice.thresholds) : []),
       ...(given.maxSteps
