@@ -5,6 +5,8 @@
  * 95 % percentile-bootstrap interval (1000 resamples, seeded).
  */
 import { answersEquivalent } from './answers';
+import type { Calibrator } from '../judgment/calibrator';
+import { summarizeJudgment, type JudgmentMetrics } from './proveJudgment';
 import type { CandidateOutcome, ProveItemResult } from './proveEval';
 import {
   calibration,
@@ -48,11 +50,16 @@ export interface ProveMetrics {
     metaVerify: number | null;
     stepScores: number | null;
   };
+  /** P(correct) and each signal alone on held-out problems; best-of-N by P(correct). */
+  judgment: JudgmentMetrics;
 }
 
 const roundTo = (x: number) => Math.round(x * 2) / 2;
 
-export function summarizeProve(items: readonly ProveItemResult[]): ProveMetrics {
+export function summarizeProve(
+  items: readonly ProveItemResult[],
+  calibrator?: { calibrator: Calibrator; file: string },
+): ProveMetrics {
   const all = items.flatMap((it) => it.rounds.flatMap((r) => r.candidates));
   const pairs = all.filter((c) => c.selfScore !== null && c.verifierScore !== null);
   const scored = (name: ScoreName): ScoredOutcome[] =>
@@ -110,6 +117,7 @@ export function summarizeProve(items: readonly ProveItemResult[]): ProveMetrics 
       items.filter((it) => it.generation).map((it) => it.generation!.mode === 'constrained'),
     ),
     phaseSeconds: phaseMeans(items),
+    judgment: summarizeJudgment(items, calibrator),
   };
 }
 

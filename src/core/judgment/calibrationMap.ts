@@ -34,8 +34,14 @@ export function fitMap(kind: MapKind, z: readonly number[], labels: readonly boo
       labels,
       1e-3,
     );
-    // Undo the standardisation so the map reads the raw log-odds.
+    // Undo the standardisation so the map reads the raw log-odds. A falling slope would turn the
+    // regression's ranking upside down on the strength of a few points: the map then keeps only
+    // the base rate (slope 0), which says "no signal" instead of the opposite of the signal.
     const a = m.weights[0] / m.scale[0];
+    if (!(a > 0)) {
+      const rate = (labels.filter(Boolean).length + 0.5) / (labels.length + 1);
+      return { kind, a: 0, b: Math.log(rate / (1 - rate)) };
+    }
     return { kind, a, b: m.bias - a * m.mean[0] };
   }
   return fitIsotonic(z, labels);

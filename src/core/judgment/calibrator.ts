@@ -7,7 +7,7 @@
  */
 import { applyMap, brier, fitMap, MAP_KINDS, type CalibrationMap, type MapKind } from './calibrationMap';
 import { FEATURE_NAMES, type FeatureName, type Features } from './features';
-import { fitLogistic, logOdds, type LogisticModel } from './logistic';
+import { fitLogistic, logOdds, sigmoid, type LogisticModel } from './logistic';
 import { foldOf } from './split';
 
 export const CALIBRATOR_SCHEMA = 'stepwise.judgment-calibrator';
@@ -15,10 +15,13 @@ export const CALIBRATOR_VERSION = 1;
 
 /** Always known for a parsed candidate; every model uses them. */
 const ALWAYS: readonly FeatureName[] = ['truncated', 'boxed'];
+/** Penalties tried: few positives call for a strong one, many for a weak one; CV decides. */
+export const L2_GRID: readonly number[] = [0.3, 1, 3, 10, 30, 100];
 const OPTIONAL: readonly FeatureName[] = FEATURE_NAMES.filter((f) => !ALWAYS.includes(f));
 
 export interface JudgmentModel extends LogisticModel {
   features: FeatureName[];
+  l2: number;
   map: CalibrationMap;
   /** How it was fitted: rows, positives, and each map's cross-validated Brier score. */
   fit: { rows: number; positives: number; cvBrier: Partial<Record<MapKind, number>> };
@@ -29,7 +32,8 @@ export interface Calibrator {
   version: typeof CALIBRATOR_VERSION;
   /** Where the labelled candidates came from (data file, split side, counts). */
   source: Record<string, unknown>;
-  l2: number;
+  /** The penalties the fit chose from; each model records its own. */
+  l2: readonly number[];
   /** Most signals first: the first model whose signals a candidate has all of judges it. */
   models: JudgmentModel[];
 }
@@ -42,7 +46,8 @@ export interface LabelledCandidate {
 }
 
 export interface FitOptions {
-  l2?: number;
+  /** L2 penalties to choose from by cross-validated Brier score (one value: no choice). */
+  l2?: readonly number[];
   folds?: number;
   /** Fewest positives and negatives a model needs; a model over rarer signals is not fitted. */
   minPerClass?: number;
@@ -55,7 +60,7 @@ export interface FitOptions {
  * scores and scored (Brier) on the fold; the lowest wins and is refitted on all out-of-fold scores.
  */
 export function fitCalibrator(samples: readonly LabelledCandidate[], options: FitOptions = {}): Calibrator {
-  const l2 = options.l2 ?? 1;
+  const l2 = options.l2 ?? L2_GRID;
   const folds = options.folds ?? 5;
   const minPerClass = options.minPerClass ?? 5;
   const present = OPTIONAL.filter((f) => samples.some((s) => s.features[f] !== null));
@@ -74,23 +79,32 @@ export function fitCalibrator(samples: readonly LabelledCandidate[], options: Fi
 function fitModel(
   rows: readonly LabelledCandidate[],
   features: FeatureName[],
-  l2: number,
+  grid: readonly number[],
   folds: number,
 ): JudgmentModel {
   const x = rows.map((r) => features.map((f) => r.features[f] as number));
   const y = rows.map((r) => r.correct);
   const fold = rows.map((r) => foldOf(r.problem, folds));
-  const oof = new Array<number>(rows.length).fill(0);
-  for (let k = 0; k < folds; k++) {
-    const train = rows.map((_, i) => i).filter((i) => fold[i] !== k);
-    const m = fitLogistic(
-      train.map((i) => x[i]),
-      train.map((i) => y[i]),
-      l2,
-    );
-    rows.forEach((_, i) => {
-      if (fold[i] === k) oof[i] = logOdds(m, x[i]);
-    });
+  const outOfFold = (l2: number) => {
+    const z = new Array<number>(rows.length).fill(0);
+    for (let k = 0; k < folds; k++) {
+      const train = rows.map((_, i) => i).filter((i) => fold[i] !== k);
+      const m = fitLogistic(
+        train.map((i) => x[i]),
+        train.map((i) => y[i]),
+        l2,
+      );
+      rows.forEach((_, i) => {
+        if (fold[i] === k) z[i] = logOdds(m, x[i]);
+      });
+    }
+    return z;
+  };
+  let l2 = grid[0];
+  let oof = outOfFold(l2);
+  for (const candidate of grid.slice(1)) {
+    const z = outOfFold(candidate);
+    if (brier(z.map(sigmoid), y) < brier(oof.map(sigmoid), y)) [l2, oof] = [candidate, z];
   }
   const cvBrier: Partial<Record<MapKind, number>> = {};
   for (const kind of MAP_KINDS) {
@@ -114,6 +128,7 @@ function fitModel(
   // scores, which is what the final regression's scores on new problems look like.
   return {
     features,
+    l2,
     ...regression,
     map: fitMap(best, oof, y),
     fit: { rows: rows.length, positives: y.filter(Boolean).length, cvBrier },
