@@ -259,6 +259,7 @@ function saveFittedCalibrator(r: EvalResult, file: string): void {
 
 function rerankBy(value: string | undefined): 'verifier' | 'prm' | 'self' | undefined {
   if (value === undefined) return undefined;
+  // Runs here are judged afterwards, by the calibrator fitted on the fit side, so P(correct) cannot rank them.
   if (value !== 'verifier' && value !== 'prm' && value !== 'self')
     throw new UsageError(`--rerank-by must be verifier, prm or self, not "${value}".`);
   return value;

@@ -4,29 +4,10 @@
  * calibrator can fall back to a model over the signals that are present instead of guessing.
  */
 import { answersEquivalent } from '../eval/answers';
+import type { FeatureName } from './featureNames';
 
-export const FEATURE_NAMES = [
-  'selfScore',
-  'verifierScore',
-  'metaScore',
-  'agreement',
-  'weakestStep',
-  'truncated',
-  'boxed',
-] as const;
-export type FeatureName = (typeof FEATURE_NAMES)[number];
+export { FEATURE_NAMES, type FeatureName } from './featureNames';
 export type Features = Record<FeatureName, number | null>;
-
-/** One line per signal, for the evidence a panel shows behind its details toggle. */
-export const FEATURE_EXPLANATIONS: Record<FeatureName, string> = {
-  selfScore: "the model's own expected score of its proof (self-evaluation)",
-  verifierScore: 'expected verifier score of the proof (R_Y, the mean of its k passes)',
-  metaScore: 'meta-verifier: are the issues the self-evaluation names real? (R_meta)',
-  agreement: "share of this problem's candidates whose final answer is equivalent to this one's",
-  weakestStep: 'the lowest step score of the proof',
-  truncated: 'the output was cut at its token limit (1) or ended by itself (0)',
-  boxed: 'the Solution ends in a boxed final answer (1) or boxes none (0)',
-};
 
 /** What a candidate contributes, whichever record it comes from (a run document, an eval journal). */
 export interface FeatureInput {

@@ -4,32 +4,13 @@
  * run document; refinement stops on it and best-of-N ranks by it.
  */
 import * as fs from 'node:fs';
-import { z } from 'zod';
 import { resourcePath } from '../resources';
 import { modelFor, parseCalibrator, predict, type Calibrator } from './calibrator';
-import { FEATURE_EXPLANATIONS, FEATURE_NAMES, type FeatureName, type Features } from './features';
+import { FEATURE_NAMES, type Features } from './features';
 import { contributions } from './logistic';
+import { verdictOf, type Judgment } from './judgmentSchema';
 
-/** Below this P(correct) a candidate is "likely wrong"; at or above LIKELY_RIGHT, "likely right". */
-export const LIKELY_WRONG = 0.3;
-export const LIKELY_RIGHT = 0.7;
-
-const featureName = z.enum(FEATURE_NAMES);
-export const JudgmentSchema = z.object({
-  pCorrect: z.number().min(0).max(1),
-  verdict: z.enum(['likely-wrong', 'uncertain', 'likely-right']),
-  /** Signals the calibrator's model used: value and contribution to the log-odds (before the map). */
-  evidence: z.array(z.object({ feature: featureName, value: z.number(), contribution: z.number() })),
-  /** Signals the candidate has that the model did not use (the shipped calibrator never saw them). */
-  unused: z.array(featureName),
-  /** The calibrator file and the map its model applies. */
-  calibrator: z.object({ source: z.string(), map: z.enum(['identity', 'platt', 'isotonic']) }),
-});
-export type Judgment = z.infer<typeof JudgmentSchema>;
-
-export function verdictOf(p: number): Judgment['verdict'] {
-  return p < LIKELY_WRONG ? 'likely-wrong' : p >= LIKELY_RIGHT ? 'likely-right' : 'uncertain';
-}
+export { JudgmentSchema, verdictOf, LIKELY_RIGHT, LIKELY_WRONG, type Judgment } from './judgmentSchema';
 
 /** The judgment of a candidate, or null when no model of the calibrator covers its signals. */
 export function judge(calibrator: Calibrator, features: Features, source = 'calibrator'): Judgment | null {
@@ -47,32 +28,7 @@ export function judge(calibrator: Calibrator, features: Features, source = 'cali
   };
 }
 
-/** "likely wrong (P = 0.12)": what a panel and the CLI say of a judgment. */
-export function judgmentText(j: Judgment | null): string {
-  if (!j) return 'no calibrated judgment';
-  return `${j.verdict.replace('-', ' ')} (P = ${j.pCorrect.toFixed(2)})`;
-}
-
-/** The evidence in words, strongest first: "verifier score 0.58 (−0.41)". */
-export function evidenceLines(j: Judgment): string[] {
-  return [...j.evidence]
-    .sort((a, b) => Math.abs(b.contribution) - Math.abs(a.contribution))
-    .map(
-      (e) =>
-        `${label(e.feature)} ${e.value.toFixed(2)} (${e.contribution >= 0 ? '+' : '−'}${Math.abs(e.contribution).toFixed(2)} log-odds): ${FEATURE_EXPLANATIONS[e.feature]}`,
-    );
-}
-
-const LABELS: Record<FeatureName, string> = {
-  selfScore: 'self score',
-  verifierScore: 'verifier score',
-  metaScore: 'meta-verifier score',
-  agreement: 'answer agreement',
-  weakestStep: 'weakest step',
-  truncated: 'cut at token limit',
-  boxed: 'boxed answer',
-};
-const label = (f: FeatureName) => LABELS[f];
+export { judgmentText, evidenceLines } from '../../shared/judgmentText';
 
 export const DEFAULT_CALIBRATOR_FILE = 'prompts/judgment/calibrator.json';
 
