@@ -1,7 +1,8 @@
 /**
- * What the CLI and the Prove panel say of a candidate's judgment: "likely wrong (P = 0.12)", the
- * evidence in words, and one-line explanations of the reward symbols shown behind the details
- * toggle. Pure and import-free (types aside) so the webview bundles it too.
+ * The Prove panel's copy of src/core/judgment/verdictText.ts: webviews cannot import core code,
+ * so they bundle this one, and a unit test fails when the two drift. What a panel says of a
+ * candidate's judgment ("likely wrong (P = 0.12)"), its evidence in words, and one-line
+ * explanations of the reward symbols behind the details toggle.
  */
 import type { Judgment } from '../core/judgment/judgmentSchema';
 import type { FeatureName } from '../core/judgment/featureNames';

@@ -28,7 +28,7 @@ export function judge(calibrator: Calibrator, features: Features, source = 'cali
   };
 }
 
-export { judgmentText, evidenceLines } from '../../shared/judgmentText';
+export { judgmentText, evidenceLines } from './verdictText';
 
 export const DEFAULT_CALIBRATOR_FILE = 'prompts/judgment/calibrator.json';
 

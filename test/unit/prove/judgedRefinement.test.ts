@@ -6,7 +6,7 @@ import { ProveRunSchema } from '../../../src/core/prove/runSchema';
 import type { Calibrator, JudgmentModel } from '../../../src/core/judgment/calibrator';
 import type { FeatureName } from '../../../src/core/judgment/features';
 import { judge, loadCalibrator } from '../../../src/core/judgment/judge';
-import { judgmentText, evidenceLines } from '../../../src/shared/judgmentText';
+import { judgmentText, evidenceLines } from '../../../src/core/judgment/verdictText';
 import {
   generatorOutput,
   judgeOutput,
