@@ -157,19 +157,30 @@ function bestOfN(
   heldItems: readonly ProveItemResult[],
 ): JudgmentMetrics['bestOfN'] {
   const firstRounds = heldItems.map((it) => judged.filter((j) => j.item === it.id && j.round === 0));
-  const by = (score: (j: Judged) => number | null) => (c: Judged[]) => {
-    let best: Judged | undefined;
-    for (const j of c) if (score(j) !== null && (best === undefined || score(j)! > score(best)!)) best = j;
-    return best;
-  };
+  // Ties go to the next key, as Prove's own ranking does (P(correct), then verifier, then self),
+  // so a calibrator that gives every candidate the same P picks what the verifier would.
+  const by =
+    (...keys: ((j: Judged) => number | null)[]) =>
+    (c: Judged[]) =>
+      [...c]
+        .filter((j) => keys[0](j) !== null)
+        .sort((a, b) => {
+          for (const key of keys) {
+            const d = (key(b) ?? -1) - (key(a) ?? -1);
+            if (d !== 0) return d;
+          }
+          return 0;
+        })[0];
+  const verifierOf = (j: Judged) => j.outcome.verifierScore;
+  const selfOf = (j: Judged) => j.outcome.selfScore;
   const pickers: Record<PickName, (c: Judged[]) => Judged | undefined> = {
-    pCorrect: by((j) => j.pCorrect),
+    pCorrect: by((j) => j.pCorrect, verifierOf, selfOf),
     majority: (c) => {
       const o = majorityVote(c.map((j) => j.outcome));
       return c.find((j) => j.outcome === o);
     },
-    self: by((j) => j.outcome.selfScore),
-    verifier: by((j) => j.outcome.verifierScore),
+    self: by(selfOf),
+    verifier: by(verifierOf),
     single: (c) => c[0],
   };
   const right = Object.fromEntries(
