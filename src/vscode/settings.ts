@@ -22,7 +22,9 @@ export interface StepwiseSettings {
   prove: {
     maxIterations: number;
     candidates: number;
-    rerankBy: 'prm' | 'verifier' | 'self';
+    rerankBy: 'p-correct' | 'prm' | 'verifier' | 'self';
+    /** P(correct) at which refinement stops. */
+    stopProbability: number;
     stepAggregate: 'product' | 'min';
     constrained: boolean;
     selfEvaluationMaxTokens: number;
@@ -118,6 +120,7 @@ export function readSettings(scope?: vscode.ConfigurationScope): StepwiseSetting
       maxIterations: g('prove.maxIterations'),
       candidates: g('prove.candidates'),
       rerankBy: g('prove.rerankBy'),
+      stopProbability: g('prove.stopProbability'),
       stepAggregate: g('prove.stepAggregate'),
       constrained: g('prove.constrained'),
       selfEvaluationMaxTokens: g('prove.selfEvaluationMaxTokens'),

@@ -170,6 +170,13 @@ function candidateView(run: ProveRun, it: IterationRecord, c: CandidateRecord): 
   ];
 }
 
+/** Why the run stopped, in the words of the score that decided it. */
+function stopText(run: ProveRun): string {
+  if (run.stopReason === 'p-correct') return `P(correct) ≥ ${run.options.stopProbability}`;
+  if (run.stopReason === 'self-score-1') return 'the self-evaluation boxed 1';
+  return run.stopReason.replace(/-/g, ' ');
+}
+
 function render(): void {
   const run = state.run;
   const parts: HTMLElement[] = [h('h1', {}, 'Prove and Self-Verify')];
@@ -180,7 +187,7 @@ function render(): void {
   } else {
     const status = partial
       ? 'running…'
-      : `${run.status} (${run.stopReason.replace(/-/g, ' ')}) in ${(run.totalMs / 1000).toFixed(1)} s`;
+      : `${run.status} (${stopText(run)}) in ${(run.totalMs / 1000).toFixed(1)} s`;
     parts.push(
       h(
         'p',

@@ -10,8 +10,11 @@ import type {
   ProveRun,
   ScoreDistribution,
 } from '../../src/shared/protocols/prove';
+import { judgmentCard, JUDGMENT_CSS } from './judgment';
 
-export const SCORES_CSS = `
+export const SCORES_CSS =
+  JUDGMENT_CSS +
+  `
 .scores { display: grid; grid-template-columns: repeat(auto-fill, minmax(170px, 1fr)); gap: 10px; }
 .score { border: 1px solid var(--vscode-panel-border); border-radius: 6px; padding: 8px 12px; }
 .score .value { font-size: 1.7em; font-weight: 600; }
@@ -105,6 +108,7 @@ export function scoreCards(run: ProveRun, c: CandidateRecord): HTMLElement {
   return h(
     'div',
     { class: 'scores' },
+    judgmentCard(c),
     scoreCard(
       'Self-score (expected)',
       'self-score',

@@ -1,4 +1,8 @@
 import * as path from 'node:path';
+import * as fs from 'node:fs';
+import type { Calibrator } from '../../core/judgment/calibrator';
+import { loadCalibrator } from '../../core/judgment/judge';
+import type { ProveMetrics } from '../../core/eval/proveSummary';
 import type { CliCommand } from '../command';
 import { UsageError } from '../command';
 import { MODEL_USAGE, assertionGrammarOf, openModel, parseWithModel } from '../modelOptions';
@@ -27,7 +31,7 @@ import { settingDefault } from '../../core/settings/schema';
 
 const COMMON = '[--out FILE.json] [--fresh] [--limit N] [--concurrency N] [--json] [--progress text|json]';
 const USAGE = [
-  `stepwise eval prove [--data MATH.jsonl] [--candidates N] [--iterations N] [--max-tokens N] [--temperature T] [--seed S] [--rerank-by verifier|prm|self] [--prm-dir DIR] [--prompts-dir DIR] [--no-step-scores] [--no-meta] [--free] ${COMMON} ${MODEL_USAGE}`,
+  `stepwise eval prove [--data MATH.jsonl] [--candidates N] [--iterations N] [--max-tokens N] [--temperature T] [--seed S] [--rerank-by verifier|prm|self] [--prm-dir DIR] [--prompts-dir DIR] [--no-step-scores] [--no-meta] [--free] [--calibrator FILE.json] [--save-calibrator FILE.json] ${COMMON} ${MODEL_USAGE}`,
   `       stepwise eval tests [--data HumanEval.jsonl.gz|mbpp.jsonl] [--mutants K] [--max-tokens N] [--seed S] [--stages STAGES.json] ${COMMON} ${MODEL_USAGE}`,
   `       stepwise eval prm --labels FILE [--prm-dir DIR | model options] [--threshold T] ${COMMON}`,
 ].join('\n');
@@ -55,6 +59,8 @@ const OPTIONS = {
   mutants: { type: 'string' },
   stages: { type: 'string' },
   threshold: { type: 'string' },
+  calibrator: { type: 'string' },
+  'save-calibrator': { type: 'string' },
 } as const;
 
 /** The data files the evaluations read by default: the shared folder beside the checkout. */
@@ -125,6 +131,12 @@ export const evalCommand: CliCommand = {
             'note: no step scores with --endpoint alone (they need a local model); add --prm-dir DIR for them.',
           );
         if (values['prompts-dir']) checkPromptsDir(values['prompts-dir']);
+        // A calibrator file that cannot be used is refused before the model loads.
+        const calibrator = values.calibrator ? readCalibrator(values.calibrator) : undefined;
+        if (calibrator && values['save-calibrator'])
+          throw new UsageError(
+            '--save-calibrator saves the calibrator fitted here; it cannot go with --calibrator.',
+          );
         const prm = values['prm-dir'] ? await OnnxPrmScorer.load({ modelDir: values['prm-dir'] }) : undefined;
         if (prm) opened.push(prm);
         const model = await openModel(values);
@@ -133,6 +145,7 @@ export const evalCommand: CliCommand = {
           ...common,
           data,
           models: { generator: model, stepScorer: prm },
+          calibrator,
           options: {
             candidates: wholeFlag(values.candidates, 'candidates', 1, 4),
             maxIterations: wholeFlag(
@@ -212,6 +225,8 @@ export const evalCommand: CliCommand = {
           threshold: fractionFlag(values.threshold, 'threshold', 1, 0.5),
         });
       }
+      if (kind === 'prove' && values['save-calibrator'])
+        saveFittedCalibrator(outcome.result as EvalResult, values['save-calibrator']);
       return finish(outcome, values.json ?? false, progressMode === 'json' ? emit : null);
     } finally {
       process.removeListener('SIGINT', stop);
@@ -221,8 +236,32 @@ export const evalCommand: CliCommand = {
   },
 };
 
+function readCalibrator(file: string): { calibrator: Calibrator; file: string } {
+  try {
+    return { calibrator: loadCalibrator(file), file: path.resolve(file) };
+  } catch (e) {
+    throw new UsageError(`--calibrator: ${(e as Error).message}`);
+  }
+}
+
+/** Writes the calibrator fitted on the fit side of the run, to ship or to pass to --calibrator. */
+function saveFittedCalibrator(r: EvalResult, file: string): void {
+  const fitted = (r.metrics as ProveMetrics).judgment.fitted;
+  if (!fitted?.models.length) {
+    process.stderr.write(
+      'stepwise eval: no calibrator was saved: the fit side has too few right or wrong candidates to fit one.\n',
+    );
+    return;
+  }
+  const source = { ...fitted.source, data: r.dataset.path, model: r.model.name, command: r.command };
+  fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  fs.writeFileSync(file, JSON.stringify({ ...fitted, source }, null, 2) + '\n');
+  process.stderr.write(`calibrator: ${file} (fitted on the fit side only)\n`);
+}
+
 function rerankBy(value: string | undefined): 'verifier' | 'prm' | 'self' | undefined {
   if (value === undefined) return undefined;
+  // Runs here are judged afterwards, by the calibrator fitted on the fit side, so P(correct) cannot rank them.
   if (value !== 'verifier' && value !== 'prm' && value !== 'self')
     throw new UsageError(`--rerank-by must be verifier, prm or self, not "${value}".`);
   return value;

@@ -13,10 +13,13 @@ import type { ModelBackend } from '../../core/model/types';
 import { loadRuns, runsDir, saveRun } from '../../core/prove/runStore';
 import { calibrationReport, type ScoreCalibration } from '../../core/prove/calibration';
 import { OnnxPrmScorer } from '../../core/model/onnx/prmScorer';
-import { wholeFlag } from '../flags';
+import { fractionFlag, wholeFlag } from '../flags';
+import { DEFAULT_CALIBRATOR_FILE, judgmentText, loadCalibrator } from '../../core/judgment/judge';
+import type { RoundCalibrator } from '../../core/prove/judgeRound';
+import { resourcePath } from '../../core/resources';
 
 const PROVE_USAGE =
-  'stepwise prove FILE [--json] [--iterations N] [--candidates N] [--rerank-by prm|verifier|self] [--verifier-passes K] ' +
+  'stepwise prove FILE [--json] [--iterations N] [--candidates N] [--rerank-by p-correct|prm|verifier|self] [--stop-probability P] [--calibrator FILE.json] [--verifier-passes K] ' +
   '[--rubric unit|olympiad] [--no-meta] [--no-step-scores] [--aggregate product|min] [--max-tokens N] [--temperature T] ' +
   `[--seed S] [--free] [--self-eval-max-tokens N] [--answer TEXT] [--prompts-dir DIR] [--save-dir DIR] [--verifier-model-dir DIR] [--prm-dir DIR] ${MODEL_USAGE}`;
 
@@ -80,7 +83,7 @@ function summary(run: ProveRun, file: string): string {
       lines.push(
         `${mark} round ${it.index + 1} candidate ${c.index + 1} (${c.constrained ? 'constrained' : 'free'}): ` +
           `self ${fmt(c.parsed.selfScore)}${dist(c.selfScoreDistribution)}, verifier ${fmt(c.verifier?.score)}${dist(c.verifier?.passes[0]?.distribution)}, ` +
-          `meta ${fmt(c.meta?.score)}, steps ${fmt(c.stepScores?.solutionScore)}, R ${fmt(c.rewards.r)}` +
+          `meta ${fmt(c.meta?.score)}, steps ${fmt(c.stepScores?.solutionScore)}, R ${fmt(c.rewards.r)}, ${judgmentText(c.judgment ?? null)}` +
           (c.answerCheck
             ? `; answer ${c.answerCheck.answer ?? '(none)'} ${c.answerCheck.matches ? '=' : '≠'} reference ${c.answerCheck.reference}`
             : '') +
@@ -130,6 +133,8 @@ export const proveCommand: CliCommand = {
       free: { type: 'boolean' },
       'self-eval-max-tokens': { type: 'string' },
       answer: { type: 'string' },
+      'stop-probability': { type: 'string' },
+      calibrator: { type: 'string' },
     });
     if (positionals.length !== 1)
       throw new UsageError(
@@ -158,7 +163,11 @@ export const proveCommand: CliCommand = {
     const options: ProveOptionsInput = {
       maxIterations: wholeFlag(values.iterations, 'iterations', 1),
       candidates: wholeFlag(values.candidates, 'candidates', 1),
-      rerankBy: oneOf(values['rerank-by'], 'rerank-by', ['prm', 'verifier', 'self'] as const),
+      rerankBy: oneOf(values['rerank-by'], 'rerank-by', ['p-correct', 'prm', 'verifier', 'self'] as const),
+      stopProbability:
+        values['stop-probability'] === undefined
+          ? undefined
+          : fractionFlag(values['stop-probability'], 'stop-probability', 1, 1),
       verifierPasses: wholeFlag(values['verifier-passes'], 'verifier-passes', 1),
       rubric: oneOf(values.rubric, 'rubric', ['unit', 'olympiad'] as const),
       metaVerify: values['no-meta'] ? false : undefined,
@@ -177,6 +186,14 @@ export const proveCommand: CliCommand = {
       throw new UsageError((err as Error).message);
     }
     const saveDir = path.resolve(values['save-dir'] ?? runsDir(process.cwd()));
+    // The shipped calibrator unless one is named; an unreadable one is refused before the model loads.
+    const calibratorFile = path.resolve(values.calibrator ?? resourcePath(DEFAULT_CALIBRATOR_FILE));
+    let calibrator: RoundCalibrator;
+    try {
+      calibrator = { calibrator: loadCalibrator(calibratorFile), source: path.basename(calibratorFile) };
+    } catch (err) {
+      throw new UsageError(`--calibrator: ${(err as Error).message}`);
+    }
 
     const model = await openModel(values);
     // A separate verifier folder is loaded with the generator's variant and device.
@@ -207,7 +224,7 @@ export const proveCommand: CliCommand = {
           signal: controller.signal,
           onEvent: progressPrinter(!values.json && !!process.stderr.isTTY),
         },
-        { generator: model, verifier, stepScorer: prm },
+        { generator: model, verifier, stepScorer: prm, calibrator },
       );
       const saved = await saveRun(run, saveDir);
       process.stdout.write(values.json ? JSON.stringify(run, null, 2) + '\n' : summary(run, saved));

@@ -24,6 +24,10 @@ export interface CandidateOutcome {
   verifierScore: number | null;
   /** The step scorer's solution score (PRM or verifier log-probabilities). */
   stepScore: number | null;
+  /** The meta-verifier's expected score (R_meta); absent in journals written before it was kept. */
+  metaScore?: number | null;
+  /** The lowest step score of the proof; absent in journals written before it was kept. */
+  weakestStep?: number | null;
   finishReason: CandidateRecord['finishReason'];
 }
 
@@ -57,6 +61,8 @@ export function candidateOutcome(c: CandidateRecord, reference: string): Candida
     selfScore: c.parsed.selfScore,
     verifierScore: c.verifier?.score ?? null,
     stepScore: c.stepScores?.solutionScore ?? null,
+    metaScore: c.meta?.score ?? null,
+    weakestStep: c.stepScores?.steps.length ? Math.min(...c.stepScores.steps.map((s) => s.score)) : null,
     finishReason: c.finishReason,
   };
 }

@@ -4,7 +4,11 @@
  * refinement round, and best-of-N selection. Proportions carry 95 % Wilson intervals; AUROC a
  * 95 % percentile-bootstrap interval (1000 resamples, seeded).
  */
-import { answersEquivalent } from '../math/answers';
+import type { Calibrator } from '../judgment/calibrator';
+import { summarizeJudgment, type JudgmentMetrics } from './proveJudgment';
+import { majorityVote } from './majorityVote';
+
+export { majorityVote };
 import type { CandidateOutcome, ProveItemResult } from './proveEval';
 import {
   calibration,
@@ -48,11 +52,16 @@ export interface ProveMetrics {
     metaVerify: number | null;
     stepScores: number | null;
   };
+  /** P(correct) and each signal alone on held-out problems; best-of-N by P(correct). */
+  judgment: JudgmentMetrics;
 }
 
 const roundTo = (x: number) => Math.round(x * 2) / 2;
 
-export function summarizeProve(items: readonly ProveItemResult[]): ProveMetrics {
+export function summarizeProve(
+  items: readonly ProveItemResult[],
+  calibrator?: { calibrator: Calibrator; file: string },
+): ProveMetrics {
   const all = items.flatMap((it) => it.rounds.flatMap((r) => r.candidates));
   const pairs = all.filter((c) => c.selfScore !== null && c.verifierScore !== null);
   const scored = (name: ScoreName): ScoredOutcome[] =>
@@ -110,6 +119,7 @@ export function summarizeProve(items: readonly ProveItemResult[]): ProveMetrics 
       items.filter((it) => it.generation).map((it) => it.generation!.mode === 'constrained'),
     ),
     phaseSeconds: phaseMeans(items),
+    judgment: summarizeJudgment(items, calibrator),
   };
 }
 
@@ -137,22 +147,4 @@ export function argmax(candidates: CandidateOutcome[], name: ScoreName): Candida
     if (s !== null && (best === undefined || s > (best[name] as number))) best = c;
   }
   return best;
-}
-
-/**
- * Self-consistency: candidates vote with their answers, equivalent answers counting as one
- * (`\frac12` and `0.5`); the largest group wins, ties going to the group seen first. Candidates
- * without a boxed answer do not vote.
- */
-export function majorityVote(candidates: CandidateOutcome[]): CandidateOutcome | undefined {
-  const groups: CandidateOutcome[][] = [];
-  for (const c of candidates) {
-    if (c.answer === null) continue;
-    const group = groups.find((g) => answersEquivalent(g[0].answer!, c.answer!));
-    if (group) group.push(c);
-    else groups.push([c]);
-  }
-  let best: CandidateOutcome[] | undefined;
-  for (const g of groups) if (!best || g.length > best.length) best = g;
-  return best?.[0];
 }

@@ -3,6 +3,7 @@
  * pick the items, and run them through `runEvaluation` with the right settings, item function,
  * summary and report. Models come in opened; whoever opened them disposes of them.
  */
+import type { Calibrator } from '../judgment/calibrator';
 import * as path from 'node:path';
 import type { ModelBackend } from '../model/types';
 import type { ProveModels, ProveOptionsInput } from '../prove/prove';
@@ -58,6 +59,8 @@ export async function evalProve(
   run: CommonRun & {
     data: string;
     models: ProveModels;
+    /** Evaluates this calibrator instead of fitting one on the fit side. */
+    calibrator?: { calibrator: Calibrator; file: string };
     options: ProveOptionsInput & {
       seed: number;
       candidates: number;
@@ -89,7 +92,7 @@ export async function evalProve(
     items,
     evaluate: (item, signal) => evaluateMathProblem(item.input, item.index, run.models, run.options, signal),
     describe: describeProveItem,
-    summarize: summarizeProve,
+    summarize: (results) => summarizeProve(results, run.calibrator),
     renderReport: report,
   });
 }

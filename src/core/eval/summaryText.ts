@@ -20,6 +20,30 @@ export function evalSummaryText(r: EvalResult): string {
   return [...head, ...body(r), 'intervals: 95 % Wilson (proportions), 95 % bootstrap (AUROC)', ''].join('\n');
 }
 
+function judgmentLines(m: ProveMetrics): string[] {
+  const j = m.judgment;
+  if (!j) return [];
+  const sig = (name: keyof typeof j.signals, label: string) =>
+    `${label} ${n(j.signals[name].auroc, 2)} / ${n(j.signals[name].ece, 2)}`;
+  const d = (x: { mean: number | null; low: number | null; high: number | null }) =>
+    x.mean === null
+      ? '—'
+      : `${x.mean >= 0 ? '+' : ''}${x.mean.toFixed(3)} [${x.low!.toFixed(2)}, ${x.high!.toFixed(2)}]`;
+  const b = j.bestOfN;
+  return [
+    `held-out judging (${j.split.heldOut.problems} problems, ${j.split.heldOut.candidates} candidates, ${j.split.heldOut.positives} right; calibrator ${j.calibrator.source}, fit side ${j.split.fit.problems} problems):`,
+    `  AUROC / ECE: ${[
+      sig('pCorrect', 'P(correct)'),
+      sig('selfScore', 'self'),
+      sig('verifierScore', 'verifier'),
+      sig('agreement', 'agreement'),
+      sig('metaScore', 'meta'),
+      sig('weakestStep', 'weakest step'),
+    ].join(', ')}`,
+    `  best-of-${b.candidates}: P(correct) ${n(b.picks.pCorrect.value)}, majority ${n(b.picks.majority.value)}, self ${n(b.picks.self.value)}, verifier ${n(b.picks.verifier.value)}, pass@${b.candidates} ${n(b.passAtN.value)}; P(correct) pick − majority ${d(b.differences.majority)}, − self ${d(b.differences.self)} (paired 95 % bootstrap)`,
+  ];
+}
+
 function body(r: EvalResult): string[] {
   if (r.kind === 'prove') {
     const m = r.metrics as ProveMetrics;
@@ -31,6 +55,7 @@ function body(r: EvalResult): string[] {
       `ECE / AUROC: self ${n(m.calibration.selfScore.ece)} / ${n(m.calibration.selfScore.roc.auroc)}, verifier ${n(m.calibration.verifierScore.ece)} / ${n(m.calibration.verifierScore.roc.auroc)}, step ${n(m.calibration.stepScore.ece)} / ${n(m.calibration.stepScore.roc.auroc)}`,
       `accuracy per round: ${m.perIteration.map((x) => `${x.round}: ${n(x.accuracy.value)}`).join(', ') || '—'}`,
       `best-of-${m.bestOfN.candidates}: single ${n(sel.single.value)}, majority ${n(sel.majority.value)}, verifier ${n(sel.verifier.value)}, self ${n(sel.self.value)}, step score ${n(sel.stepScore.value)}, any correct ${n(sel.oracle.value)}`,
+      ...judgmentLines(m),
     ];
   }
   if (r.kind === 'tests') {

@@ -68,14 +68,15 @@ export function checkAnswer(proof: string, reference: string): AnswerCheck {
 }
 
 /**
- * Whether a candidate ends the refinement: its format was accepted and its self-evaluation's
- * verdict is 1 — the most likely value of the self-score (for free text, the value written; for a
- * constrained choice, the mode of the distribution, which a sampled box need not be). A rejected
- * format is never "done", whatever score it boxes, since the next round is what can fix it.
+ * Whether a candidate's self-evaluation says it is done: its format was accepted, the score it
+ * boxes is 1 and so is the most likely value of its distribution. A constrained choice can sample
+ * a box other than its mode; a run once stopped on "self score 1" (the mode) while the evaluation
+ * the user reads boxed 0. Requiring both keeps the stop reason true of the text and of what the
+ * model believes. A rejected format is never "done", since the next round is what can fix it.
  */
 export function isDone(c: CandidateRecord): boolean {
   const d = c.selfScoreDistribution;
-  return c.parsed.formatReward === 1 && d !== null && mostLikely(d) === '1';
+  return c.parsed.formatReward === 1 && d !== null && d.chosen === '1' && mostLikely(d) === '1';
 }
 
 /**

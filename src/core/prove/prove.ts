@@ -5,7 +5,8 @@ import type { PlanSupport } from '../model/plan';
 import { resolvePlanSupport } from '../model/planCapability';
 import { ModelError, type ModelBackend } from '../model/types';
 import { splitReferenceAnswer } from './answers';
-import { evaluateCandidate, isDone, newCandidate, type EvaluationContext } from './evaluate';
+import { evaluateCandidate, newCandidate, type EvaluationContext } from './evaluate';
+import { judgeCandidates, stopVerdict, type RoundCalibrator, type StopVerdict } from './judgeRound';
 import type { ProveEventListener } from './events';
 import { generateAnswers } from './generate';
 import { loadPrompt, renderPrompt, type PromptTemplate } from './prompts';
@@ -43,6 +44,8 @@ export interface ProveModels {
   verifier?: ModelBackend;
   /** Scores steps; a `VerifierStepScorer` on the verifier model when absent. */
   stepScorer?: StepScorer;
+  /** Turns each candidate's signals into P(correct); without it, no judgment is recorded. */
+  calibrator?: RoundCalibrator | null;
 }
 
 /** Options checked against the schema; the error names each bad option and the rule it breaks. */
@@ -65,8 +68,9 @@ function generationMode(support: PlanSupport): GenerationMode {
 
 /**
  * Prove and self-verify: generate a proof with its self-evaluation (N candidates as one batch),
- * judge each candidate, rank them, and — until the chosen candidate's format is accepted and its
- * self-score is 1 — ask for a refined proof that fixes the issues its self-evaluation names, up to
+ * judge each candidate (and give it a P(correct) where a calibrator is given), rank them, and —
+ * until the chosen candidate's P(correct) reaches `stopProbability` (without a judgment: its
+ * self-evaluation boxes 1), and never while it is cut at its token limit — ask for a refined proof that fixes the issues its self-evaluation names, up to
  * `maxIterations` rounds. Outputs are constrained by generation plans where the backend can run
  * them, and generated freely and parsed where it cannot (the run says which, and why). Never
  * throws for model trouble: a failed or cancelled run is returned with its status and every
@@ -145,8 +149,9 @@ export async function proveAndVerify(request: ProveRequest, models: ProveModels)
       if (!iteration) break;
       run.final = { iteration: iteration.index, candidate: iteration.chosen };
       const chosen = iteration.candidates[iteration.chosen];
-      if (chosen && isDone(chosen)) {
-        run.stopReason = 'self-score-1';
+      const verdict: StopVerdict = chosen ? stopVerdict(chosen, options.stopProbability) : { stop: false };
+      if (verdict.stop) {
+        run.stopReason = verdict.reason;
         break;
       }
       signal?.throwIfAborted();
@@ -265,6 +270,7 @@ async function runRound(
     }
   } finally {
     emit({ type: 'phase', iteration: index, phase: 'rank', candidate: null });
+    judgeCandidates(iteration.candidates, ctx.models.calibrator ?? null);
     rank();
   }
   emit({ type: 'iteration', iteration });

@@ -4,11 +4,13 @@ export type RerankBy = ProveOptions['rerankBy'];
 
 /** The scores a candidate can be ranked by; null where it has none. */
 export function candidateScores(c: CandidateRecord): {
+  pCorrect: number | null;
   prm: number | null;
   verifier: number | null;
   self: number | null;
 } {
   return {
+    pCorrect: c.judgment?.pCorrect ?? null,
     prm: c.stepScores?.solutionScore ?? null,
     verifier: c.verifier?.score ?? null,
     self: c.parsed.selfScore,
@@ -17,7 +19,9 @@ export function candidateScores(c: CandidateRecord): {
 
 // The chosen key decides; the other two break ties, so that equal verifier scores still prefer
 // the candidate whose steps look sounder.
-const KEY_ORDER: Record<RerankBy, ('prm' | 'verifier' | 'self')[]> = {
+// P(correct) already combines the others; where no candidate has one, the verifier decides.
+const KEY_ORDER: Record<RerankBy, ('pCorrect' | 'prm' | 'verifier' | 'self')[]> = {
+  'p-correct': ['pCorrect', 'verifier', 'prm', 'self'],
   verifier: ['verifier', 'prm', 'self'],
   prm: ['prm', 'verifier', 'self'],
   self: ['self', 'verifier', 'prm'],

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { upgradeRun } from './runUpgrade';
 import { DEFAULT_REWARD_WEIGHTS } from './rewards';
+import { JudgmentSchema } from '../judgment/judgmentSchema';
 
 /**
  * The run document of one "Prove and self-verify" run: what `stepwise prove FILE --json` prints and
@@ -34,9 +35,19 @@ export const ProveOptionsSchema = z.object({
     .default(1)
     .describe('Candidates per round, generated as one batch (best-of-N).'),
   rerankBy: z
-    .enum(['prm', 'verifier', 'self'])
-    .default('verifier')
-    .describe('What ranks the candidates of a round.'),
+    .enum(['p-correct', 'prm', 'verifier', 'self'])
+    .default('p-correct')
+    .describe(
+      'What ranks the candidates of a round: P(correct) (the verifier where a candidate has no judgment), the PRM, the verifier or the self-score.',
+    ),
+  stopProbability: z
+    .number()
+    .min(0)
+    .max(1)
+    .default(0.8)
+    .describe(
+      "Refinement stops once the chosen candidate's P(correct) reaches this (without a judgment: once its self-evaluation boxes 1).",
+    ),
   stepAggregate: z
     .enum(['product', 'min'])
     .default('product')
@@ -202,6 +213,11 @@ export const CandidateSchema = z.object({
   meta: JudgeResultSchema.nullable(),
   rewards: RewardsSchema,
   stepScores: StepScoresSchema.nullable(),
+  /**
+   * P(correct) from the judging calibrator with the evidence for it; null when no model of the
+   * calibrator covers the candidate's signals, absent in runs made without a calibrator.
+   */
+  judgment: JudgmentSchema.nullable().optional(),
 });
 export type CandidateRecord = z.infer<typeof CandidateSchema>;
 
@@ -235,7 +251,8 @@ export const ProveRunSchema = z.object({
   id: z.string(),
   createdAt: z.string(),
   status: z.enum(['completed', 'cancelled', 'failed']),
-  stopReason: z.enum(['self-score-1', 'max-iterations', 'cancelled', 'failed']),
+  /** `p-correct`: the chosen candidate's P(correct) reached `options.stopProbability`. */
+  stopReason: z.enum(['p-correct', 'self-score-1', 'max-iterations', 'cancelled', 'failed']),
   error: z.object({ message: z.string(), hint: z.string().optional() }).nullable(),
   problem: z.object({
     text: z.string(),

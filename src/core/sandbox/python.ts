@@ -117,26 +117,39 @@ export function pytestArgs(
   };
 }
 
-/** Whether a pytest item name is the test named `name` (a parametrized test's items are `name[...]`). */
-const sameTest = (item: string, name: string | undefined) =>
-  name !== undefined && (item === name || item.startsWith(`${name}[`));
+/**
+ * Whether a pytest item is one of the test's own: named as the test (a parametrized test's items
+ * are `name[...]`), or a test function or class the test's source defines at its top level. The
+ * source is the host's (written before the code under test loads), so a test the code slips into
+ * the module at run time is none of these.
+ */
+function ownItem(test: SandboxTest | undefined, item: string, testClass?: string): boolean {
+  if (!test) return false;
+  const base = item.replace(/\[.*$/s, '');
+  if (testClass === undefined && (base === test.name || item === test.name)) return true;
+  const defined = testClass ?? base;
+  if (!/^[A-Za-z_]\w*$/.test(defined)) return false;
+  const keyword = testClass === undefined ? '(?:async\\s+)?def' : 'class';
+  return new RegExp(`^${keyword}\\s+${defined}\\b`, 'm').test(test.source);
+}
 
 /**
- * The index of the test a JUnit case reports on, by node id: its module is test_NNNN and its name
- * is that test's own, so a test the code under test slipped into the module reports on nothing.
- * A module that failed to import reports under the module's own name.
+ * The index of the test a JUnit case reports on, by node id: its module is test_NNNN (with a test
+ * class: test_NNNN.Class) and its item is one the test itself defines, so a test the code under
+ * test slipped into the module reports on nothing. A module that failed to import reports under the
+ * module's own name.
  */
 export function caseIndex(c: JunitCase, tests: SandboxTest[]): number | undefined {
-  const module = /^test_(\d{4})$/.exec(c.classname);
-  if (module) return sameTest(c.name, tests[Number(module[1])]?.name) ? Number(module[1]) : undefined;
+  const module = /^test_(\d{4})(?:\.([A-Za-z_]\w*))?$/.exec(c.classname);
+  if (module) return ownItem(tests[Number(module[1])], c.name, module[2]) ? Number(module[1]) : undefined;
   const broken = c.classname === '' ? /^test_(\d{4})$/.exec(c.name) : null;
   return broken ? Number(broken[1]) : undefined;
 }
 
-/** The index of the test a pytest node id (`test_NNNN.py::name`) names, if it is one of `tests`. */
+/** The index of the test a pytest node id (`test_NNNN.py::name` or `::Class::name`) names, if it is one of `tests`. */
 export function nodeIndex(nodeId: string, tests: SandboxTest[]): number | undefined {
-  const m = /^test_(\d{4})\.py::(.*)$/.exec(nodeId);
-  return m && sameTest(m[2], tests[Number(m[1])]?.name) ? Number(m[1]) : undefined;
+  const m = /^test_(\d{4})\.py::(?:([A-Za-z_]\w*)::)?(.*)$/.exec(nodeId);
+  return m && ownItem(tests[Number(m[1])], m[3], m[2]) ? Number(m[1]) : undefined;
 }
 
 export function pythonStatus(c: JunitCase): TestStatus {

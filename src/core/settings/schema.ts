@@ -195,10 +195,18 @@ export const SETTINGS_SCHEMA = {
       scope: 'resource',
       description: 'How best-of-N candidates are ranked.',
       enumDescriptions: [
+        'Calibrated P(correct) from the judging calibrator (the verifier score where a candidate has none).',
         'Process reward model solution score.',
         'Verifier (outcome) score.',
         "The generator's own self-score.",
       ],
+    }),
+  ),
+  'prove.stopProbability': prove.stopProbability.meta(
+    meta({
+      scope: 'resource',
+      description:
+        "Refinement stops once the chosen candidate's calibrated P(correct) reaches this; without a judgment, once its self-evaluation boxes 1. A Solution cut at its token limit is never done.",
     }),
   ),
   'prove.stepAggregate': prove.stepAggregate.meta(

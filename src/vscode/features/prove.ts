@@ -16,6 +16,8 @@ import type {
   StepLabelView,
 } from '../../shared/protocols/prove';
 import { problemAt, problemFromDocument } from '../../core/steps/document';
+import { DEFAULT_CALIBRATOR_FILE, loadCalibrator } from '../../core/judgment/judge';
+import type { RoundCalibrator } from '../../core/prove/judgeRound';
 
 const VIEW_TYPE = 'stepwise.prove';
 const CALIBRATION = 'stepwise.calibration';
@@ -150,6 +152,7 @@ export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabel
                 maxIterations: given.iterations ?? s.prove.maxIterations,
                 candidates: given.candidates ?? s.prove.candidates,
                 rerankBy: s.prove.rerankBy,
+                stopProbability: s.prove.stopProbability,
                 stepAggregate: s.prove.stepAggregate,
                 verifierPasses: s.verifier.passes,
                 maxTokens: given.maxTokens ?? s.model.maxOutputTokens,
@@ -170,6 +173,7 @@ export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabel
               generator,
               verifier: await ctx.verifier.backend(generator),
               stepScorer: await ctx.prm.scorer(),
+              calibrator: shippedCalibrator(),
             },
           ),
         );
@@ -222,4 +226,24 @@ export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabel
       }),
     });
   });
+}
+
+let calibrator: RoundCalibrator | null | undefined;
+
+/**
+ * The judging calibrator shipped with Stepwise, read once. Should it be unreadable (a broken
+ * install), proving goes on without P(correct) — refinement then stops on the self-evaluation —
+ * and the user is told why once.
+ */
+function shippedCalibrator(): RoundCalibrator | null {
+  if (calibrator !== undefined) return calibrator;
+  try {
+    calibrator = { calibrator: loadCalibrator(), source: DEFAULT_CALIBRATOR_FILE };
+  } catch (e) {
+    calibrator = null;
+    void vscode.window.showWarningMessage(
+      `Stepwise: proofs get no calibrated P(correct): ${(e as Error).message} Reinstall the extension to restore it.`,
+    );
+  }
+  return calibrator;
 }

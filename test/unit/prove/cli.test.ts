@@ -50,7 +50,7 @@ test('prove refuses bad options before loading any model', async () => {
   assert.equal(r.code, 2);
   assert.match(r.stderr, /--iterations must be a whole number ≥ 1/);
   r = await capture(['prove', example('sqrt-two-irrational.md'), '--rerank-by', 'vibes']);
-  assert.match(r.stderr, /--rerank-by must be one of prm, verifier, self/);
+  assert.match(r.stderr, /--rerank-by must be one of p-correct, prm, verifier, self/);
   r = await capture(['prove', example('sqrt-two-irrational.md'), '--iterations', '40']);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /maxIterations/);

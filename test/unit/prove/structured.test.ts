@@ -309,7 +309,7 @@ test('a version 1 run upgrades on reading: free generation, point-mass scores, n
   assert.equal(c.verifier?.passes[0].withoutReasons, true, '"checked." is not an analysis');
 });
 
-test('the refinement verdict is the self-score distribution’s most likely value, not a sampled box', () => {
+test('the self-evaluation says "done" only when both its box and its distribution’s most likely value are 1', () => {
   const candidate = (chosen: string, probabilities: number[], formatReward: 0 | 1 = 1) =>
     ({
       parsed: { formatReward },
@@ -325,11 +325,9 @@ test('the refinement verdict is the self-score distribution’s most likely valu
         })),
       },
     }) as unknown as Parameters<typeof isDone>[0];
-  assert.equal(
-    isDone(candidate('0', [0.07, 0.06, 0.87])),
-    true,
-    'sampled 0, but 1 is what the model believes',
-  );
-  assert.equal(isDone(candidate('1', [0.5, 0.1, 0.4])), false);
+  // Issue 38: a run stopped on "self score 1" while the evaluation the user reads boxed 0.
+  assert.equal(isDone(candidate('0', [0.07, 0.06, 0.87])), false, 'the text boxes 0: not done');
+  assert.equal(isDone(candidate('1', [0.5, 0.1, 0.4])), false, 'sampled 1, but 0 is what the model believes');
+  assert.equal(isDone(candidate('1', [0.07, 0.06, 0.87])), true);
   assert.equal(isDone(candidate('1', [0, 0, 1], 0)), false, 'a rejected format is never done');
 });

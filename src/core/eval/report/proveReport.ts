@@ -2,6 +2,7 @@
 import type { ProveMetrics, ScoreName, SelectionName } from '../proveSummary';
 import type { CalibrationSummary, RocSummary } from '../../math/stats';
 import { barChart, lineChart, type Series } from './charts';
+import { judgmentSection } from './judgmentReport';
 import { charts, num, pair, pct, section, table, tiles } from './parts';
 
 const SCORE_NAMES: Record<ScoreName, string> = {
@@ -21,7 +22,14 @@ const SELECTIONS: [SelectionName, string, string][] = [
 ];
 
 export function proveSections(m: ProveMetrics): string[] {
-  return [headline(m), pair(refinement(m), bestOfN(m)), calibrationSection(m), agreement(m), phases(m)];
+  return [
+    headline(m),
+    pair(refinement(m), bestOfN(m)),
+    judgmentSection(m.judgment),
+    calibrationSection(m),
+    agreement(m),
+    phases(m),
+  ];
 }
 
 function headline(m: ProveMetrics): string {

@@ -1,0 +1,61 @@
+/**
+ * Judging figures from finished `stepwise eval prove` journals, without running the model again:
+ * per-signal AUROC / ECE and P(correct) on the held-out side of the stable split, best-of-N by
+ * P(correct) against majority vote and the self-score pick. Optionally saves the calibrator fitted
+ * on the fit side (how prompts/judgment/calibrator.json is made).
+ *
+ *   node out/bench/judgment.js JOURNAL.items.jsonl [--calibrator FILE] [--save-calibrator FILE] --out RESULT.json
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { summarizeJudgment } from '../src/core/eval/proveJudgment';
+import type { ProveItemResult } from '../src/core/eval/proveEval';
+import { loadCalibrator } from '../src/core/judgment/judge';
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { out: { type: 'string' }, calibrator: { type: 'string' }, 'save-calibrator': { type: 'string' } },
+});
+if (!positionals.length || !values.out) {
+  process.stderr.write('usage: node out/bench/judgment.js JOURNAL.items.jsonl… --out RESULT.json\n');
+  process.exit(2);
+}
+const items: ProveItemResult[] = [];
+for (const journal of positionals)
+  for (const line of fs.readFileSync(journal, 'utf8').split('\n')) {
+    if (!line.trim()) continue;
+    const entry = JSON.parse(line) as { type: string; result?: ProveItemResult };
+    if (entry.type === 'item' && entry.result) items.push(entry.result);
+  }
+const given = values.calibrator
+  ? { calibrator: loadCalibrator(values.calibrator), file: values.calibrator }
+  : undefined;
+const metrics = summarizeJudgment(items, given);
+const command = `node out/bench/judgment.js ${process.argv.slice(2).join(' ')}`;
+fs.writeFileSync(
+  values.out,
+  JSON.stringify(
+    { command, journals: positionals, items: items.length, createdAt: new Date().toISOString(), metrics },
+    null,
+    2,
+  ) + '\n',
+);
+if (values['save-calibrator'] && metrics.fitted) {
+  fs.mkdirSync(path.dirname(values['save-calibrator']), { recursive: true });
+  const source = { ...metrics.fitted.source, journals: positionals.map((p) => path.basename(p)), command };
+  fs.writeFileSync(values['save-calibrator'], JSON.stringify({ ...metrics.fitted, source }, null, 2) + '\n');
+}
+const s = metrics.signals;
+const f = (x: number | null) => (x === null ? '—' : x.toFixed(3));
+process.stdout.write(
+  `${items.length} problems; held-out ${metrics.split.heldOut.problems} (${metrics.split.heldOut.candidates} candidates, ${metrics.split.heldOut.positives} right)\n` +
+    Object.entries(s)
+      .map(
+        ([k, v]) =>
+          `${k.padEnd(14)} n=${v.count} AUROC ${f(v.auroc)} [${f(v.interval?.low ?? null)}, ${f(v.interval?.high ?? null)}] ECE ${f(v.ece)}`,
+      )
+      .join('\n') +
+    `\nbest-of-${metrics.bestOfN.candidates}: ${JSON.stringify(Object.fromEntries(Object.entries(metrics.bestOfN.picks).map(([k, v]) => [k, v.value])))} pass@N ${f(metrics.bestOfN.passAtN.value)}\n` +
+    `P(correct) − majority ${JSON.stringify(metrics.bestOfN.differences.majority)}\n`,
+);

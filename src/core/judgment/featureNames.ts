@@ -1,0 +1,11 @@
+/** The names of the judging signals, in the order models list them (features.ts computes them). */
+export const FEATURE_NAMES = [
+  'selfScore',
+  'verifierScore',
+  'metaScore',
+  'agreement',
+  'weakestStep',
+  'truncated',
+  'boxed',
+] as const;
+export type FeatureName = (typeof FEATURE_NAMES)[number];

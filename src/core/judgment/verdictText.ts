@@ -1,0 +1,69 @@
+/**
+ * What the CLI and the Prove panel say of a candidate's judgment: "likely wrong (P = 0.12)", the
+ * evidence in words, and one-line explanations of the reward symbols shown behind the details
+ * toggle. Pure and import-free (types aside) so the webview bundles it too.
+ */
+import type { Judgment } from './judgmentSchema';
+import type { FeatureName } from './featureNames';
+
+export const SIGNAL_LABELS: Record<FeatureName, string> = {
+  selfScore: 'self score',
+  verifierScore: 'verifier score',
+  metaScore: 'meta-verifier score',
+  agreement: 'answer agreement',
+  weakestStep: 'weakest step',
+  truncated: 'cut at token limit',
+  boxed: 'boxed answer',
+};
+
+export const SIGNAL_EXPLANATIONS: Record<FeatureName, string> = {
+  selfScore: "the model's own expected score of its proof (self-evaluation)",
+  verifierScore: 'expected verifier score of the proof (R_Y, the mean of its k passes)',
+  metaScore: 'meta-verifier: are the issues the self-evaluation names real? (R_meta)',
+  agreement: "share of this problem's candidates whose final answer is equivalent to this one's",
+  weakestStep: 'the lowest step score of the proof',
+  truncated: 'the output was cut at its token limit (1) or ended by itself (0)',
+  boxed: 'the Solution ends in a boxed final answer (1) or boxes none (0)',
+};
+
+/** The reward symbols of the design, for the details toggle. */
+export const SYMBOL_EXPLANATIONS: [symbol: string, meaning: string][] = [
+  ['R_format', '1 when the output has both sections and a boxed self-score in {0, 0.5, 1}'],
+  ['R_Y', "the verifier's expected score of the proof"],
+  ['R_score', '1 − |E[self-score] − R_Y|: how far the self-score is from the verifier'],
+  ['R_meta', "the meta-verifier's expected score: are the issues the self-evaluation claims real?"],
+  ['R_Z', 'R_score · R_meta: reward for an honest self-evaluation'],
+  ['R', 'R_format · (α·R_Y + β·R_Z): the training reward'],
+  ['P(correct)', 'calibrated probability that the final answer is right, from the signals below'],
+];
+
+/** "likely wrong (P = 0.12)", "uncertain (P = 0.45)", "likely right (P = 0.81)". */
+export function judgmentText(j: Judgment | null | undefined): string {
+  if (!j) return 'no calibrated judgment';
+  return `${j.verdict.replace('-', ' ')} (P = ${j.pCorrect.toFixed(2)})`;
+}
+
+export interface EvidenceRow {
+  label: string;
+  value: string;
+  /** "+0.41" or "−0.41": how far the signal moved the log-odds. */
+  contribution: string;
+  explanation: string;
+}
+
+/** The evidence, strongest first. */
+export function evidenceRows(j: Judgment): EvidenceRow[] {
+  return [...j.evidence]
+    .sort((a, b) => Math.abs(b.contribution) - Math.abs(a.contribution))
+    .map((e) => ({
+      label: SIGNAL_LABELS[e.feature],
+      value: e.value.toFixed(2),
+      contribution: `${e.contribution >= 0 ? '+' : '−'}${Math.abs(e.contribution).toFixed(2)}`,
+      explanation: SIGNAL_EXPLANATIONS[e.feature],
+    }));
+}
+
+/** One line per signal: "verifier score 0.58 (−0.41 log-odds): expected verifier score …". */
+export function evidenceLines(j: Judgment): string[] {
+  return evidenceRows(j).map((r) => `${r.label} ${r.value} (${r.contribution} log-odds): ${r.explanation}`);
+}

@@ -1,0 +1,51 @@
+/**
+ * P(correct) for the candidates of one round, and the rule that ends refinement with it. The
+ * round is judged as a whole because answer agreement compares each candidate with the others.
+ */
+import type { Calibrator } from '../judgment/calibrator';
+import { candidateFeatures, isTruncated } from '../judgment/features';
+import { judge } from '../judgment/judge';
+import { finalAnswerOf } from './answers';
+import { isDone } from './evaluate';
+import type { CandidateRecord } from './runSchema';
+
+export interface RoundCalibrator {
+  calibrator: Calibrator;
+  /** Named in every judgment (the file it was read from). */
+  source: string;
+}
+
+/** Writes each candidate's judgment (null where no model of the calibrator covers its signals). */
+export function judgeCandidates(candidates: CandidateRecord[], calibrator: RoundCalibrator | null): void {
+  if (!calibrator) return;
+  const features = candidateFeatures(
+    candidates.map((c) => ({
+      answer: finalAnswerOf(c.parsed.proof),
+      selfScore: c.parsed.selfScore,
+      verifierScore: c.verifier?.score ?? null,
+      metaScore: c.meta?.score ?? null,
+      stepScores: c.stepScores?.steps.map((s) => s.score) ?? null,
+      finishReason: c.finishReason,
+    })),
+  );
+  candidates.forEach((c, i) => {
+    c.judgment = judge(calibrator.calibrator, features[i], calibrator.source);
+  });
+}
+
+export type StopVerdict = { stop: true; reason: 'p-correct' | 'self-score-1' } | { stop: false };
+
+/**
+ * Whether the chosen candidate ends the refinement. A Solution cut at its token limit is never
+ * done, whatever it scores: the next round is what can finish it. With a judgment, P(correct)
+ * must reach `stopProbability`; without one (no calibrator, or none for its signals), the
+ * self-evaluation's own boxed verdict must be 1.
+ */
+export function stopVerdict(chosen: CandidateRecord, stopProbability: number): StopVerdict {
+  if (isTruncated(chosen.finishReason)) return { stop: false };
+  if (chosen.judgment)
+    return chosen.judgment.pCorrect >= stopProbability
+      ? { stop: true, reason: 'p-correct' }
+      : { stop: false };
+  return isDone(chosen) ? { stop: true, reason: 'self-score-1' } : { stop: false };
+}

@@ -1,0 +1,64 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { pairedDifference, summarizeJudgment } from '../../../src/core/eval/proveJudgment';
+import type { CandidateOutcome, ProveItemResult } from '../../../src/core/eval/proveEval';
+import { splitOf } from '../../../src/core/judgment/split';
+import { mulberry32 } from '../../../src/core/math/stats';
+
+/** Problems whose right candidates agree on the reference and score higher with the verifier. */
+function items(count: number): ProveItemResult[] {
+  const random = mulberry32(3);
+  return Array.from({ length: count }, (_, i) => {
+    const candidates: CandidateOutcome[] = Array.from({ length: 4 }, () => {
+      const correct = random() < 0.4;
+      return {
+        answer: correct ? '7' : String(10 + Math.floor(random() * 50)),
+        correct,
+        formatReward: 1,
+        selfScore: random() < 0.8 ? 1 : 0.5,
+        verifierScore: Math.min(1, Math.max(0, (correct ? 0.65 : 0.45) + (random() - 0.5) * 0.4)),
+        stepScore: null,
+        finishReason: random() < 0.2 ? 'length' : 'eos',
+      };
+    });
+    return {
+      id: `problem-${i}`,
+      reference: '7',
+      status: 'completed',
+      stopReason: 'max-iterations',
+      error: null,
+      rounds: [{ kind: 'initial', chosen: 0, candidates }],
+      final: null,
+      stepScorer: null,
+      ms: 0,
+    } as ProveItemResult;
+  });
+}
+
+test('judging figures are computed on held-out problems only, by a calibrator fitted on the others', () => {
+  const all = items(200);
+  const m = summarizeJudgment(all);
+  const heldOut = all.filter((it) => splitOf(it.id) === 'held-out').length;
+  assert.equal(m.split.heldOut.problems, heldOut);
+  assert.equal(m.split.fit.problems, 200 - heldOut);
+  assert.equal(m.fitted?.source.problems, 200 - heldOut);
+  assert.equal(m.signals.pCorrect.count, heldOut * 4);
+  // Agreement and the verifier carry the signal here, so their combination ranks well and picks well.
+  assert.ok(m.signals.pCorrect.auroc! > 0.8, `P(correct) AUROC ${m.signals.pCorrect.auroc}`);
+  assert.ok(m.bestOfN.picks.pCorrect.value! >= m.bestOfN.picks.self.value!);
+  // Given a calibrator, nothing is fitted and the file is named.
+  const given = summarizeJudgment(all, { calibrator: m.fitted!, file: 'c.json' });
+  assert.equal(given.fitted, null);
+  assert.equal(given.calibrator.source, 'c.json');
+  assert.deepEqual(given.signals.pCorrect, m.signals.pCorrect);
+});
+
+test('the paired difference of two picks has a bootstrap interval around its mean', () => {
+  const a = [true, true, true, false, true, true, false, true];
+  const b = [false, true, false, false, true, false, false, true];
+  const d = pairedDifference(a, b);
+  assert.equal(d.mean, 3 / 8);
+  assert.ok(d.low! <= d.mean! && d.mean! <= d.high!);
+  assert.ok(d.low! >= 0, 'b is never right where a is wrong: the difference cannot go below 0');
+  assert.deepEqual(pairedDifference([], []), { mean: null, low: null, high: null });
+});
