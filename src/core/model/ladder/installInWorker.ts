@@ -10,6 +10,7 @@ import { ModelError } from '../types';
 import type { InstallResult } from './installer';
 import type { InstallWorkerReply, InstallWorkerRequest } from './installWorkerMessages';
 import type { InstallProgress } from './progress';
+import type { ModelVariant } from './variants';
 
 /** `ladderWorker.js` beside the esbuild bundle, or `installWorker.js` beside the tsc output. */
 export function resolveInstallWorkerPath(dir: string = __dirname): string {
@@ -26,6 +27,7 @@ export function resolveInstallWorkerPath(dir: string = __dirname): string {
 }
 
 export interface InstallInWorkerOptions {
+  variant?: ModelVariant;
   modelDir?: string;
   filesBaseUrl?: string;
   env?: NodeJS.ProcessEnv;
@@ -65,6 +67,7 @@ export function installInWorker(id: string, options: InstallInWorkerOptions = {}
     send({
       type: 'install',
       id,
+      variant: options.variant,
       modelDir: options.modelDir,
       filesBaseUrl: options.filesBaseUrl,
       env: options.env,
