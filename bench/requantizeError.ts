@@ -28,7 +28,7 @@ import { findLadderModel, DEFAULT_MODEL_ID } from '../src/core/model/ladder/cata
 import { ladderModelDir } from '../src/core/model/defaults';
 
 const ROOT = resolve(__dirname, '..', '..');
-const ROWS_PER_TENSOR = 64;
+const ROWS_PER_TENSOR = 16;
 const FORMS: FourBitForm[] = [32, 64, 128].flatMap((blockSize) =>
   [false, true].map((zeroPoints) => ({ blockSize: blockSize as 32 | 64 | 128, zeroPoints })),
 );
@@ -102,7 +102,7 @@ function main(): void {
     rows_per_tensor: ROWS_PER_TENSOR,
     chosen_form: formName(FAST_FORM),
     measure:
-      'relative RMS error sqrt(Σ(w−ŵ)²/Σw²) of 4-bit blocks against the GGUF\'s dequantized weights, over up to 64 evenly spaced rows of every 2-D tensor of the type; "search": the error-minimizing scale search of requantize.ts; "minmax": the extreme weight mapped to the end of the code range, plain rounding',
+      'relative RMS error sqrt(Σ(w−ŵ)²/Σw²) of 4-bit blocks against the GGUF\'s dequantized weights, over up to 16 evenly spaced rows of every 2-D tensor of the type; "search": the error-minimizing scale search of requantize.ts; "minmax": the extreme weight mapped to the end of the code range, plain rounding',
     types,
   };
   const out = join(ROOT, 'bench', 'results');
