@@ -8,7 +8,8 @@
  *
  * The form (block size 32, a zero point per block) has the smallest reconstruction error of the
  * forms measured on the default model's weights (bench/results/requantize-error.json, from
- * `npm run bench:requantize`); larger blocks save 0.5 bit per weight but lose more than they save.
+ * `npm run bench:requantize`): relative RMS error 0.084 on its Q5_0 tensors and 0.080 on Q6_K,
+ * against 0.102/0.093 for blocks of 64 (half a bit per weight less) and 0.102/0.089 symmetric.
  */
 import { carryOverBlocks, expandBlocks, type BlockQuantized } from './blockCodecs';
 import type { GgmlTypeName } from './ggmlTypes';
