@@ -369,6 +369,7 @@ test('the fast variant installs beside the exact one from its verified GGUF, lin
   assert.deepEqual(fileRequests(), [], 'the exact folder’s GGUF was reused');
   const fastRecord = readInstallRecord(fastDir)!;
   assert.equal(fastRecord.conversion!.variant, 'fast');
+  assert.equal(fastRecord.displayName, 'Demo Model (fast)');
   assert.equal(fastRecord.conversion!.converterVersion, 'v1+fast');
   assert.equal(readFileSync(join(fastDir, 'onnx', 'model_q4.onnx'), 'utf8'), 'converted by v1+fast');
   // One file on disk for both folders (a hard link), so the variant costs only its graph.

@@ -133,7 +133,8 @@ export async function installLadderModel(
     const record: InstallRecord = {
       schema: 1,
       id: model.id,
-      displayName: model.displayName,
+      // The engine shows this name: a fast folder says so.
+      displayName: converter?.variant === 'fast' ? `${model.displayName} (fast)` : model.displayName,
       installedAt: new Date().toISOString(),
       gguf: { ...model.gguf, path: `gguf/${model.gguf.fileName}` },
       // The GGUF's hash is the pinned one, so it was (or is byte-identical to) these parts joined.
