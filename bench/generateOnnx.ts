@@ -1,12 +1,13 @@
 /**
  * The ONNX side of bench/generate.ts, run as a child process per measurement so that its peak RSS
  * is its own:
- *   node out/bench/generateOnnx.js convert GGUF OUT_DIR
+ *   node out/bench/generateOnnx.js convert GGUF OUT_DIR [exact|fast]
  *   node out/bench/generateOnnx.js speed MODEL_DIR REQUEST.json
  *   node out/bench/generateOnnx.js agree MODEL_DIR REQUEST.json
+ *   node out/bench/generateOnnx.js perplexity MODEL_DIR REQUEST.json   ({"ids": [...], "threads": n})
  * Prints one JSON object on stdout.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { convertGgufToOnnx } from '../src/core/model/gguf/index';
 import { OnnxEngine } from '../src/core/model/onnx/engine';
@@ -156,7 +157,6 @@ async function agree(modelDir: string, request: AgreeRequest) {
     }
   }
   await engine.dispose();
-  rmSync(request.reference.logits_dir, { recursive: true, force: true });
   return {
     token_agreement: samePositions / positions,
     teacher_forced_top1: forcedAgree / forcedPositions,
@@ -168,14 +168,33 @@ async function agree(modelDir: string, request: AgreeRequest) {
   };
 }
 
+/** Perplexity of a text's tokens after the first, from one forward pass over all of them. */
+async function perplexity(modelDir: string, request: { ids: number[]; threads: number }) {
+  const engine = await OnnxEngine.load({ modelDir, variant: 'q4', device: 'cpu', threads: request.threads });
+  const { rows } = await engine.fullLogits(request.ids);
+  await engine.dispose();
+  let nll = 0;
+  for (let i = 1; i < request.ids.length; i++) {
+    const row = rows[i - 1];
+    let max = -Infinity;
+    for (const v of row) max = Math.max(max, v);
+    let sum = 0;
+    for (const v of row) sum += Math.exp(v - max);
+    nll -= row[request.ids[i]] - max - Math.log(sum);
+  }
+  return { perplexity: Math.exp(nll / (request.ids.length - 1)), tokens: request.ids.length };
+}
+
 async function main(): Promise<void> {
-  const [mode, a, b] = process.argv.slice(2);
+  const [mode, a, b, c] = process.argv.slice(2);
   let result: unknown;
   if (mode === 'convert') {
-    const report = await convertGgufToOnnx(a, b);
+    const report = await convertGgufToOnnx(a, b, { variant: c === 'fast' ? 'fast' : 'exact' });
     result = { ...report, peak_rss_mib: peakRssMiB() };
   } else if (mode === 'speed') result = await speed(a, JSON.parse(readFileSync(b, 'utf8')) as SpeedRequest);
   else if (mode === 'agree') result = await agree(a, JSON.parse(readFileSync(b, 'utf8')) as AgreeRequest);
+  else if (mode === 'perplexity')
+    result = await perplexity(a, JSON.parse(readFileSync(b, 'utf8')) as { ids: number[]; threads: number });
   else throw new Error(`unknown mode ${mode}`);
   process.stdout.write(JSON.stringify(result) + '\n');
 }

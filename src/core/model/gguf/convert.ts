@@ -9,6 +9,7 @@ import { basename, dirname, join } from 'node:path';
 import { carryOverBlocks, floatValues, isCarriedOver } from './blockCodecs';
 import { buildConfigFiles } from './configFiles';
 import { buildDecoderGraph, type WeightSource } from './decoderGraph';
+import { fastBlocks, type ConversionVariant } from './fastVariant';
 import { readGgufFile, readTensorBytes, type GgufFile } from './ggufFile';
 import { GraphBuilder } from './graphBuilder';
 import { readHyperparameters, UnsupportedModelError } from './hyperparameters';
@@ -37,6 +38,11 @@ export interface ConversionOptions {
    * and the GGUF's weights: for reference runs and tests.
    */
   activations?: 'int8' | 'float';
+  /**
+   * 'exact' (default) carries every quantized block over as the GGUF has it; 'fast' re-quantizes
+   * the 5/6-bit and offset-carrying tensors to 4-bit blocks (fastVariant.ts): faster, not exact.
+   */
+  variant?: ConversionVariant;
 }
 
 export interface ConversionReport {
@@ -49,6 +55,9 @@ export interface ConversionReport {
   tensorTypes: Record<string, number>;
   /** Bytes of the external weight file. */
   weightBytes: number;
+  variant: ConversionVariant;
+  /** Tensors re-quantized to 4-bit blocks (fast variant), by their ggml type. */
+  requantized: Record<string, number>;
   seconds: number;
 }
 
@@ -59,7 +68,11 @@ export class ConversionAbortedError extends Error {
   }
 }
 
-function weightSource(file: GgufFile): WeightSource {
+function weightSource(
+  file: GgufFile,
+  variant: ConversionVariant,
+  requantized: Record<string, number>,
+): WeightSource {
   const tensor = (name: string) => {
     const info = file.tensors.get(name);
     if (!info)
@@ -76,6 +89,11 @@ function weightSource(file: GgufFile): WeightSource {
         throw new UnsupportedModelError(`${name} has ${info.dims.length} dimensions, not 2.`);
       const [cols, rows] = info.dims;
       const bytes = readTensorBytes(file, info);
+      const fast = variant === 'fast' ? fastBlocks(info.type, bytes, rows, cols) : undefined;
+      if (fast) {
+        requantized[info.type] = (requantized[info.type] ?? 0) + 1;
+        return { kind: 'blocks', blocks: fast };
+      }
       if (isCarriedOver(info.type))
         return { kind: 'blocks', blocks: carryOverBlocks(info.type, bytes, rows, cols) };
       if (info.type === 'F32' || info.type === 'F16' || info.type === 'BF16') {
@@ -118,14 +136,22 @@ export async function convertGgufToOnnx(
   const staging = join(parent, `.${basename(outDir)}.converting-${process.pid}-${Date.now()}`);
   mkdirSync(join(staging, 'onnx'), { recursive: true });
   const builder = new GraphBuilder(join(staging, `${CONVERTED_MODEL_FILE}_data`));
+  const variant = options.variant ?? 'exact';
+  const requantized: Record<string, number> = {};
   try {
     const accuracyLevel = options.activations === 'float' ? 0 : ACCURACY_INT8;
-    await buildDecoderGraph(builder, hp, weightSource(file), accuracyLevel, async (layer, layers) => {
-      report({ stage: 'layers', done: layer, total: layers });
-      // Yields so that an abort (or anything else on this thread) can run between layers.
-      await new Promise((resolve) => setImmediate(resolve));
-      checkAbort();
-    });
+    await buildDecoderGraph(
+      builder,
+      hp,
+      weightSource(file, variant, requantized),
+      accuracyLevel,
+      async (layer, layers) => {
+        report({ stage: 'layers', done: layer, total: layers });
+        // Yields so that an abort (or anything else on this thread) can run between layers.
+        await new Promise((resolve) => setImmediate(resolve));
+        checkAbort();
+      },
+    );
     report({ stage: 'writing', done: 0, total: 1 });
     const embedding = file.tensors.get('token_embd.weight')!;
     writeEmbeddingTable(
@@ -133,7 +159,11 @@ export async function convertGgufToOnnx(
       { type: embedding.type, rows: embedding.dims[1], cols: embedding.dims[0] },
       readTensorBytes(file, embedding),
     );
-    const model = builder.finish(hp.name, { source_gguf: basename(ggufPath), architecture: hp.architecture });
+    const model = builder.finish(hp.name, {
+      source_gguf: basename(ggufPath),
+      architecture: hp.architecture,
+      stepwise_variant: variant,
+    });
     writeFileSync(join(staging, CONVERTED_MODEL_FILE), model);
     const json = (name: string, value: unknown) =>
       writeFileSync(join(staging, name), JSON.stringify(value, null, 2) + '\n');
@@ -160,6 +190,8 @@ export async function convertGgufToOnnx(
     layers: hp.layers,
     tensorTypes,
     weightBytes: builder.externalBytes,
+    variant,
+    requantized,
     seconds: (performance.now() - started) / 1000,
   };
 }

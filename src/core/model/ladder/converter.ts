@@ -5,10 +5,13 @@
  */
 
 import { convertGgufToOnnx, GGUF_CONVERTER_VERSION } from '../gguf/index';
+import type { ModelVariant } from './variants';
 
 export interface GgufConverter {
   /** Changes whenever the converter's output for the same GGUF changes. */
   version: string;
+  /** Which graph it makes; absent means exact (a converter from before the fast variant). */
+  variant?: ModelVariant;
   convert(
     ggufPath: string,
     outDir: string,
@@ -55,6 +58,21 @@ export function readConverterProgress(progress: unknown): { fraction?: number; m
 export function defaultConverter(): GgufConverter | undefined {
   return {
     version: GGUF_CONVERTER_VERSION,
+    variant: 'exact',
     convert: (ggufPath, outDir, options) => convertGgufToOnnx(ggufPath, outDir, options),
+  };
+}
+
+/**
+ * The converter of a variant: the exact one above, or the same converter re-quantizing to 4-bit
+ * blocks (its version differs, so an exact folder is never taken for a fast one or back).
+ */
+export function converterFor(variant: ModelVariant): GgufConverter | undefined {
+  if (variant === 'exact') return defaultConverter();
+  return {
+    version: `${GGUF_CONVERTER_VERSION}+fast`,
+    variant: 'fast',
+    convert: (ggufPath, outDir, options) =>
+      convertGgufToOnnx(ggufPath, outDir, { ...options, variant: 'fast' }),
   };
 }

@@ -15,7 +15,14 @@ export {
   type LadderModel,
   type Rung,
 } from './catalogTypes';
-export { defaultConverter, type GgufConverter } from './converter';
+export { converterFor, defaultConverter, type GgufConverter } from './converter';
+export {
+  DEFAULT_MODEL_VARIANT,
+  MODEL_VARIANTS,
+  isModelVariant,
+  variantDir,
+  type ModelVariant,
+} from './variants';
 export {
   installLadderModel,
   stagingDirFor,
@@ -28,6 +35,7 @@ export {
   ggufPathIn,
   installState,
   readInstallRecord,
+  recordedVariant,
   type InstallRecord,
   type InstallState,
 } from './installRecord';

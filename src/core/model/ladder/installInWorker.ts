@@ -9,6 +9,7 @@ import { findWorkerScript } from '../workerScript';
 import type { InstallResult } from './installer';
 import type { InstallWorkerReply, InstallWorkerRequest } from './installWorkerMessages';
 import type { InstallProgress } from './progress';
+import type { ModelVariant } from './variants';
 
 /** `ladderWorker.js` beside the esbuild bundle, or `installWorker.js` beside the tsc output. */
 export function resolveInstallWorkerPath(dir: string = __dirname): string {
@@ -21,6 +22,7 @@ export function resolveInstallWorkerPath(dir: string = __dirname): string {
 }
 
 export interface InstallInWorkerOptions {
+  variant?: ModelVariant;
   modelDir?: string;
   filesBaseUrl?: string;
   env?: NodeJS.ProcessEnv;
@@ -60,6 +62,7 @@ export function installInWorker(id: string, options: InstallInWorkerOptions = {}
     send({
       type: 'install',
       id,
+      variant: options.variant,
       modelDir: options.modelDir,
       filesBaseUrl: options.filesBaseUrl,
       env: options.env,

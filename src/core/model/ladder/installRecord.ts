@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AssembledGguf, LadderModel } from './catalogTypes';
+import type { ModelVariant } from './variants';
 
 export const INSTALL_RECORD_FILE = 'stepwise-install.json';
 
@@ -20,8 +21,11 @@ export interface InstallRecord {
   gguf: AssembledGguf & { path: string };
   /** The archives the GGUF is assembled from. */
   parts: { package: string; version: string; sha256: string }[];
-  /** The conversion to ONNX; null while no converter has run. */
-  conversion: { converterVersion: string; report: unknown } | null;
+  /**
+   * The conversion to ONNX; null while no converter has run. `variant` is absent in records
+   * written before the fast variant existed, which were all exact.
+   */
+  conversion: { converterVersion: string; variant?: ModelVariant; report: unknown } | null;
 }
 
 /** Where the GGUF lives inside a model folder. */
@@ -38,6 +42,11 @@ export function readInstallRecord(modelDir: string): InstallRecord | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Which variant a folder's record says it holds (exact for records from before the fast variant). */
+export function recordedVariant(record: InstallRecord): ModelVariant {
+  return record.conversion?.variant ?? 'exact';
 }
 
 export async function writeInstallRecord(modelDir: string, record: InstallRecord): Promise<void> {

@@ -18,6 +18,7 @@ if (port) {
       return;
     }
     installById(request.id, {
+      variant: request.variant,
       modelDir: request.modelDir,
       filesBaseUrl: request.filesBaseUrl,
       env: request.env,

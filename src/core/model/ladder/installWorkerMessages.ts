@@ -2,9 +2,17 @@
 
 import type { InstallResult } from './installer';
 import type { InstallProgress } from './progress';
+import type { ModelVariant } from './variants';
 
 export type InstallWorkerRequest =
-  | { type: 'install'; id: string; modelDir?: string; filesBaseUrl?: string; env?: NodeJS.ProcessEnv }
+  | {
+      type: 'install';
+      id: string;
+      variant?: ModelVariant;
+      modelDir?: string;
+      filesBaseUrl?: string;
+      env?: NodeJS.ProcessEnv;
+    }
   | { type: 'cancel' };
 
 export type InstallWorkerReply =

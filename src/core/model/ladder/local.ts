@@ -9,16 +9,20 @@ import { ladderModelDir } from '../defaults';
 import { ModelError } from '../types';
 import { LADDER, findLadderModel } from './catalog';
 import type { LadderModel } from './catalogTypes';
-import { defaultConverter, type GgufConverter } from './converter';
+import { converterFor, defaultConverter, type GgufConverter } from './converter';
 import { installLadderModel, type InstallOptions, type InstallResult } from './installer';
 import { installState, type InstallState } from './installRecord';
+import { MODEL_VARIANTS, variantDir, type ModelVariant } from './variants';
 
 export interface LadderEntry {
   model: LadderModel;
+  /** The exact variant's folder and state (the model as the ladder has always installed it). */
   dir: string;
   state: InstallState;
   /** Bytes the model's folder takes, when anything is installed. */
   diskBytes?: number;
+  /** Each variant's folder and state; the exact one repeats `dir` and `state`. */
+  variants: { variant: ModelVariant; dir: string; state: InstallState }[];
 }
 
 async function folderBytes(dir: string): Promise<number> {
@@ -38,7 +42,20 @@ export async function listLadder(
     LADDER.map(async (model) => {
       const dir = ladderModelDir(model.id, env);
       const state = await installState(model, dir, converter?.version);
-      return { model, dir, state, diskBytes: state === 'absent' ? undefined : await folderBytes(dir) };
+      const variants = await Promise.all(
+        MODEL_VARIANTS.map(async (variant) => {
+          const at = variantDir(dir, variant);
+          if (variant === 'exact') return { variant, dir: at, state };
+          return { variant, dir: at, state: await installState(model, at, converterFor(variant)?.version) };
+        }),
+      );
+      return {
+        model,
+        dir,
+        state,
+        diskBytes: state === 'absent' ? undefined : await folderBytes(dir),
+        variants,
+      };
     }),
   );
 }
@@ -56,16 +73,22 @@ export function requireLadderModel(id: string): LadderModel {
   return model;
 }
 
-/** Installs a model of the ladder into its folder (or `modelDir`), converting with Stepwise's converter. */
+/**
+ * Installs a model of the ladder into its folder (or `modelDir`), converting with Stepwise's
+ * converter. The fast variant goes into the `-fast` folder beside the exact one and reuses the
+ * exact folder's verified GGUF when there is one.
+ */
 export function installById(
   id: string,
-  options: Partial<InstallOptions> & { env?: NodeJS.ProcessEnv } = {},
+  options: Partial<InstallOptions> & { env?: NodeJS.ProcessEnv; variant?: ModelVariant } = {},
 ): Promise<InstallResult> {
   const model = requireLadderModel(id);
-  const { env, ...rest } = options;
+  const { env, variant = 'exact', ...rest } = options;
+  const exactDir = ladderModelDir(model.id, env);
   return installLadderModel(model, {
-    converter: defaultConverter(),
+    converter: converterFor(variant),
+    ggufFrom: variant === 'exact' ? undefined : exactDir,
     ...rest,
-    modelDir: options.modelDir ?? ladderModelDir(model.id, env),
+    modelDir: options.modelDir ?? variantDir(exactDir, variant),
   });
 }
