@@ -7,7 +7,7 @@
  * outcome in [0, 1]: whether the candidate's final answer matched the reference answer (1 or 0),
  * or, for problems without one, the verifier's expected score as a soft label.
  */
-import type { ProveRun } from './runSchema';
+import { isDataRun, type ProveRun } from './runSchema';
 
 export interface CalibrationSample {
   confidence: number;
@@ -126,7 +126,7 @@ export function calibrationReport(runs: readonly ProveRun[], binCount = DEFAULT_
   const selfVsVerifier: CalibrationSample[] = [];
   let constrained = 0;
   let free = 0;
-  for (const run of runs) {
+  for (const run of runs.filter(isDataRun)) {
     for (const iteration of run.iterations) {
       for (const c of iteration.candidates) {
         if (c.constrained) constrained++;
