@@ -307,6 +307,15 @@ rpc.on('start', (m) => {
   saveState(state);
   render();
 });
+rpc.on('error', (e) => {
+  live = null;
+  render();
+  const progress = document.getElementById('progress');
+  progress?.replaceWith(
+    h('p', { class: 'error', id: 'progress' }, `${e.message}${e.hint ? ` — ${e.hint}` : ''}`),
+  );
+  document.getElementById('cancel')?.remove();
+});
 rpc.on('run', (m) => {
   state = { run: m.run, file: m.file, kind: m.run.kind, selected: m.partial ? undefined : state.selected };
   partial = m.partial;

@@ -51,6 +51,8 @@ export interface ProveHost {
     /** A new run began: the panel drops the previous result at once. */
     start: { kind: RunKind; problem: string };
     run: { run: ProveRun; file?: string; partial: boolean };
+    /** The run could not start (the model did not load): the panel says so instead of "Starting…". */
+    error: { message: string; hint?: string };
     live: ProveLive;
     labels: StepLabelView[];
   };

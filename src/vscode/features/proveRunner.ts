@@ -107,7 +107,7 @@ export class ProveRunner {
         send();
       }
     };
-    const run = await vscode.window.withProgress(
+    const started = vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: spec.title, cancellable: true },
       (progress, token) => {
         token.onCancellationRequested(() => abort.abort());
@@ -124,7 +124,17 @@ export class ProveRunner {
           .finally(() => clearInterval(tick));
       },
     );
-    if (flush) clearTimeout(flush);
+    let run: ProveRun;
+    try {
+      run = await started;
+    } catch (err) {
+      // No run document exists (the model did not load): the panel must not wait for one.
+      const e = err as Error & { hint?: string };
+      handle.rpc.emit('error', { message: e.message, ...(e.hint ? { hint: e.hint } : {}) });
+      throw err;
+    } finally {
+      if (flush) clearTimeout(flush);
+    }
     if (this.running === abort) this.running = undefined;
     const savedAs = await this.save(run);
     // A run replaced by a newer one is saved but no longer shown: the panel belongs to the new one.
