@@ -9,6 +9,10 @@ import { API_KEY_SECRET } from '../modelSession';
 import { readSettings, updateSettings } from '../settings';
 import { singletonPanel } from '../panels/panelHost';
 import { installLadderModel, useLadderModel } from './ladder';
+import { shippedEvalResults } from './evalReport';
+import { describeFigures, modelFigures } from '../../core/eval/modelFigures';
+import { VARIANT_FILES, type OnnxVariant } from '../../core/model/onnx/modelFolder';
+import * as fs from 'node:fs';
 import type { PlaygroundHost, PlaygroundView } from '../../shared/protocols/playground';
 
 const PLAYGROUND = 'stepwise.playground';
@@ -82,6 +86,15 @@ async function ladderChoices(ctx: StepwiseContext): Promise<Choice[]> {
   const { model } = readSettings();
   const inUse = model.backend === 'onnx' ? model.onnx.path || defaultModelDir() : '';
   const entries = await listLadder();
+  // Accuracy and speed are quoted from the shipped evaluations, the figures the report shows; the
+  // catalog's own note (a first-5-problems smoke test) is kept only for models never evaluated.
+  const evaluations = shippedEvalResults().map((e) => e.result);
+  const evaluated = (m: (typeof entries)[number]['model']) =>
+    modelFigures(evaluations, m.displayName).proveAccuracy !== null;
+  const goodFor = (m: (typeof entries)[number]['model']) => {
+    const measured = describeFigures(modelFigures(evaluations, m.displayName));
+    return measured ? `${m.goodFor.replace(/\s*\([^()]*MATH-500[^()]*\)/, '')} ${measured}.` : m.goodFor;
+  };
   return [
     { label: "Stepwise's models (local, offline)", kind: vscode.QuickPickItemKind.Separator },
     ...entries.map<Choice>(({ model, dir, state, diskBytes }) => {
@@ -91,7 +104,7 @@ async function ladderChoices(ctx: StepwiseContext): Promise<Choice[]> {
       return {
         label: `${using ? '$(pass-filled)' : installed ? '$(package)' : '$(cloud-download)'} ${model.displayName}`,
         description: `${model.rung} · ${status}`,
-        detail: `${model.goodFor} ${diskBytes ? `${formatBytes(diskBytes)} on disk` : `${formatBytes(downloadBytes(model))} to download`} · ${model.memoryGb} GB memory · ${describeSpeed(model)}`,
+        detail: `${goodFor(model)} ${diskBytes ? `${formatBytes(diskBytes)} on disk` : `${formatBytes(downloadBytes(model))} to download`} · ${model.memoryGb} GB memory${evaluated(model) ? '' : ` · ${describeSpeed(model)}`}`,
         apply: async () => {
           if (installed) await useLadderModel(dir);
           else await installLadderModel(ctx, model.id, { use: true });
@@ -102,12 +115,19 @@ async function ladderChoices(ctx: StepwiseContext): Promise<Choice[]> {
   ];
 }
 
+function availableVariants(dir: string): OnnxVariant[] {
+  return (Object.keys(VARIANT_FILES) as OnnxVariant[]).filter((v) =>
+    fs.existsSync(path.join(dir, VARIANT_FILES[v])),
+  );
+}
+
 async function selectModel(ctx: StepwiseContext): Promise<void> {
   const current = readSettings().model;
   const target = vscode.ConfigurationTarget.Global;
   const choices: Choice[] = [
     ...(await ladderChoices(ctx)),
-    ...(['fp32', 'q8', 'q4'] as const).map<Choice>((variant) => ({
+    // Only the weights the model folder holds: choosing a variant it lacks would fail on next load.
+    ...availableVariants(current.onnx.path || defaultModelDir()).map<Choice>((variant) => ({
       label: `$(settings) ONNX weights: ${variant}`,
       description: variant === current.onnx.variant ? 'current' : undefined,
       apply: () => updateSettings({ 'model.onnx.variant': variant }, target),
