@@ -330,7 +330,8 @@ rpc.on('live', (l) => {
   // Streaming tokens update only the texts and the progress line, not the whole page.
   const progress = document.getElementById('progress');
   if (progress) progress.replaceWith(progressLine(l, state.kind ?? 'prove'));
-  for (const [k, t] of Object.entries(l.text)) {
+  // While writing, the stream is the proof itself (shown once, below); later stages stream apart.
+  for (const [k, t] of l.phase === 'generate' ? [] : Object.entries(l.text)) {
     const pre = document.querySelector<HTMLElement>(`#live pre[data-sequence="${k}"]`);
     if (pre) pre.textContent = t;
     else return render();

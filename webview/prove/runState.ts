@@ -52,7 +52,7 @@ export function liveView(live: ProveLive, kind: RunKind): HTMLElement {
           h('h2', {}, STAGES[live.phase] ?? live.phase),
           ...streams.map(([k, t]) => h('pre', { 'data-sequence': k }, t)),
         )
-      : h('div', {}, ...Object.entries(live.text).map(([k]) => h('span', { 'data-sequence-slot': k }))),
+      : null,
   );
 }
 
