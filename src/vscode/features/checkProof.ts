@@ -28,7 +28,6 @@ export function registerCheckProof(ctx: StepwiseContext, runner: ProveRunner): v
       throw new Error('Open a proof document with your proof under "## Solution", then run Check My Proof.');
     const found = proofToCheck(document.getText());
     if ('error' in found) throw new Error(found.error);
-    if (document.isDirty) await document.save();
     const s = readSettings(document.uri);
     const options = {
       rerankBy: s.prove.rerankBy,
