@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { checkProof, proofToCheck } from '../../../src/core/prove/check';
+import { checkSummary } from '../../../src/cli/commands/check';
 import { calibrationReport } from '../../../src/core/prove/calibration';
 import type { ProveEvent } from '../../../src/core/prove/events';
 import { isDataRun, ProveRunSchema } from '../../../src/core/prove/runSchema';
@@ -124,4 +125,17 @@ test('a cancelled check is recorded as cancelled and kept out of calibration dat
   assert.equal(isDataRun(run), false);
   const report = calibrationReport([run]);
   assert.equal(report.constrained + report.free, 0);
+});
+
+test('the CLI summary of a check leads with the grade, the step scores and the issues', async () => {
+  const found = proofToCheck(SQRT_TWO);
+  assert.ok('proof' in found);
+  const run = await checkProof(found, { verifier: judges(), stepScorer: scorer([0.9, 0.8, 0.3, 0.9, 0.95]) });
+  const text = checkSummary(run, '/w/.stepwise/runs/x.json');
+  assert.match(text, /^status: completed/);
+  assert.match(text, /verifier score: 0\.50/);
+  assert.match(text, /meta-verifier \(are the issues below real\?\): 1\.00/);
+  assert.match(text, /0\.30 {2}step 3: Since the square of an odd number is odd/);
+  assert.ok(text.includes(ISSUE));
+  assert.match(text, /saved: \/w\/\.stepwise\/runs\/x\.json\n$/);
 });
