@@ -95,14 +95,14 @@ export class ModelSession implements vscode.Disposable {
     if (old) await old.then((b) => b.dispose()).catch(() => undefined);
   }
 
+  /** The name of the model the settings point at, before it is loaded (for the status bar). */
+  async configuredName(): Promise<string> {
+    return nameOf(await this.describeConfig());
+  }
+
   private async load(): Promise<ModelBackend> {
     const config = await this.describeConfig();
-    const name =
-      config.backend === 'onnx'
-        ? readInstallRecord(config.modelDir)?.displayName ||
-          config.modelDir.split(/[\\/]/).pop() ||
-          DEFAULT_MODEL_NAME
-        : config.model;
+    const name = nameOf(config);
     this.setState({ kind: 'loading', name });
     const started = Date.now();
     const { apiKey: _hidden, ...loggable } = config as ModelConfig & { apiKey?: string };
@@ -131,4 +131,12 @@ export class ModelSession implements vscode.Disposable {
     void this.unload();
     this.changed.dispose();
   }
+}
+
+function nameOf(config: ModelConfig): string {
+  return config.backend === 'onnx'
+    ? readInstallRecord(config.modelDir)?.displayName ||
+        config.modelDir.split(/[\\/]/).pop() ||
+        DEFAULT_MODEL_NAME
+    : config.model;
 }

@@ -1,6 +1,11 @@
 import * as vscode from 'vscode';
 import type { ModelSession, ModelState } from './modelSession';
 
+/** "Qwen2.5-Coder-0.5B" for "Qwen2.5-Coder-0.5B-Instruct": the status bar has little room. */
+export function shortName(name: string): string {
+  return name.replace(/[-_ ]Instruct$/i, '');
+}
+
 /** The status-bar item that shows the model: backend, name, device and load state. */
 export function createModelStatusItem(session: ModelSession): vscode.Disposable {
   const item = vscode.window.createStatusBarItem('stepwise.model', vscode.StatusBarAlignment.Right, 100);
@@ -9,9 +14,18 @@ export function createModelStatusItem(session: ModelSession): vscode.Disposable 
     item.backgroundColor = undefined;
     switch (state.kind) {
       case 'idle':
-        item.text = '$(circle-outline) Stepwise';
+        item.text = '$(circle-outline) Stepwise · not loaded';
         item.tooltip = 'Stepwise: the model loads on first use. Click to select a model.';
         item.command = 'stepwise.selectModel';
+        // Which model will load is read from the settings (and its install record) asynchronously.
+        void session.configuredName().then(
+          (name) => {
+            if (session.state.kind !== 'idle') return;
+            item.text = `$(circle-outline) ${shortName(name)} · not loaded`;
+            item.tooltip = `Stepwise: ${name} loads on first use. Click to select a model.`;
+          },
+          () => undefined,
+        );
         break;
       case 'loading':
         item.text = `$(loading~spin) Stepwise: loading ${state.name}`;

@@ -1,4 +1,5 @@
 import { connect, h, injectStyles } from '../shared/host';
+import { smallSampleWarning } from '../../src/shared/sampleSize';
 import baseCss from '../shared/base.css';
 import { CHART_CSS } from '../shared/charts';
 import type { CalibrationHost, ProveView } from '../../src/shared/protocols/prove';
@@ -113,6 +114,9 @@ function section(
       h('div', {}, h('div', { class: 'muted' }, 'bias'), h('strong', {}, f(c.bias))),
       h('div', {}, h('div', { class: 'muted' }, 'candidates'), h('strong', {}, String(c.count))),
     ),
+    smallSampleWarning(c.count, 'ECE, AUROC and bias')
+      ? h('p', { class: 'warning small-sample' }, smallSampleWarning(c.count, 'ECE, AUROC and bias'))
+      : null,
     c.count ? diagram(c, labels.x, labels.y, labels.outcome) : h('p', { class: 'muted' }, 'No data yet.'),
     c.count
       ? h(

@@ -1,7 +1,14 @@
 import { connect, h, injectStyles, loadState, saveState } from '../shared/host';
 import baseCss from '../shared/base.css';
 import { renderMathText } from '../shared/math';
-import type { ProveHost, ProveLive, ProveView, StepLabelView } from '../../src/shared/protocols/prove';
+import type {
+  ProveHost,
+  ProveLive,
+  ProveView,
+  RunKind,
+  StepLabelView,
+} from '../../src/shared/protocols/prove';
+import { checkView, liveView, progressLine, runBanner } from './runState';
 import type { CandidateRecord, IterationRecord, ProveRun } from '../../src/shared/protocols/prove';
 import { answerCard, fmt, generationView, modeBadge, scoreCards, SCORES_CSS } from './scores';
 
@@ -32,6 +39,8 @@ interface State {
   run: ProveRun | null;
   file?: string;
   selected?: { iteration: number; candidate: number };
+  /** The kind of the run shown or running, for the heading before its result arrives. */
+  kind?: RunKind;
 }
 const rpc = connect<ProveView, ProveHost>();
 const app = document.getElementById('app')!;
@@ -130,7 +139,20 @@ function legend(): HTMLElement {
 }
 
 function candidateView(run: ProveRun, it: IterationRecord, c: CandidateRecord): HTMLElement[] {
-  const cut = c.finishReason === 'length' ? ' · cut at its token limit' : '';
+  if (run.kind === 'check') return checkView(c, stepsView(c, it.index), legend());
+  const cut =
+    run.status === 'cancelled' && c.finishReason !== 'stop'
+      ? ' · stopped when the run was cancelled'
+      : c.finishReason === 'length'
+        ? ' · cut at its token limit'
+        : '';
+  // A cancelled run's missing parts were never asked for: no score or reward stands for them.
+  if (run.status === 'cancelled')
+    return [
+      h('h2', {}, 'Proof, step by step ', h('span', { class: 'muted' }, cut)),
+      legend(),
+      stepsView(c, it.index),
+    ];
   return [
     answerCard(c) ?? h('span'),
     scoreCards(run, c),
@@ -179,21 +201,23 @@ function stopText(run: ProveRun): string {
 
 function render(): void {
   const run = state.run;
-  const parts: HTMLElement[] = [h('h1', {}, 'Prove and Self-Verify')];
+  const kind = run?.kind ?? state.kind ?? 'prove';
+  const parts: HTMLElement[] = [h('h1', {}, kind === 'check' ? 'Check My Proof' : 'Prove and Self-Verify')];
   if (!run) {
-    parts.push(
-      h('p', { class: 'loading' }, live ? `Round ${live.iteration + 1}: ${live.phase}…` : 'Starting…'),
-    );
+    parts.push(live ? progressLine(live, kind) : h('p', { class: 'loading', id: 'progress' }, 'Starting…'));
   } else {
     const status = partial
       ? 'running…'
-      : `${run.status} (${stopText(run)}) in ${(run.totalMs / 1000).toFixed(1)} s`;
+      : run.kind === 'check' || run.status !== 'completed'
+        ? `${run.status} after ${(run.totalMs / 1000).toFixed(1)} s`
+        : `${run.status} (${stopText(run)}) in ${(run.totalMs / 1000).toFixed(1)} s`;
     parts.push(
       h(
         'p',
         { class: 'muted', id: 'status' },
-        `${run.models.generator.name} on ${run.models.generator.device} · ${run.iterations.length} round(s) · ${status}${state.file ? ` · ${state.file}` : ''}`,
+        `${run.models.generator.name} on ${run.models.generator.device} · ${run.kind === 'check' ? 'your proof' : `${run.iterations.length} round(s)`} · ${status}${state.file ? ` · ${state.file}` : ''}`,
       ),
+      runBanner(run) ?? h('span'),
       h(
         'div',
         { class: 'card', id: 'problem' },
@@ -215,21 +239,7 @@ function render(): void {
     cancel.addEventListener('click', () => void rpc.request('cancel', null));
     parts.push(cancel);
   }
-  if (live && (partial || !run)) {
-    const texts = Object.entries(live.text);
-    parts.push(
-      h(
-        'div',
-        { class: 'live', id: 'live' },
-        h(
-          'h2',
-          {},
-          `Round ${live.iteration + 1}: ${live.phase}${live.candidate !== null ? ` (candidate ${live.candidate + 1})` : ''}`,
-        ),
-        ...texts.map(([k, t]) => h('pre', { 'data-sequence': k }, t)),
-      ),
-    );
-  }
+  if (live && (partial || !run)) parts.push(liveView(live, kind));
   if (run && run.iterations.length) {
     const sel = state.selected ?? {
       iteration: run.iterations.length - 1,
@@ -250,7 +260,7 @@ function render(): void {
       });
       timeline.append(b);
     }
-    parts.push(h('h2', {}, 'Iterations'), timeline);
+    if (run.kind !== 'check') parts.push(h('h2', {}, 'Iterations'), timeline);
     const it = run.iterations[sel.iteration] ?? run.iterations[run.iterations.length - 1];
     if (it.candidates.length > 1) {
       const rows = it.ranking.map((ci, rank) => {
@@ -295,8 +305,26 @@ function render(): void {
   app.replaceChildren(...parts);
 }
 
+rpc.on('start', (m) => {
+  // A new run: the previous result goes at once, so nothing stale is read as the new run's.
+  state = { run: null, kind: m.kind };
+  live = null;
+  partial = false;
+  labels = [];
+  saveState(state);
+  render();
+});
+rpc.on('error', (e) => {
+  live = null;
+  render();
+  const progress = document.getElementById('progress');
+  progress?.replaceWith(
+    h('p', { class: 'error', id: 'progress' }, `${e.message}${e.hint ? ` — ${e.hint}` : ''}`),
+  );
+  document.getElementById('cancel')?.remove();
+});
 rpc.on('run', (m) => {
-  state = { run: m.run, file: m.file, selected: m.partial ? undefined : state.selected };
+  state = { run: m.run, file: m.file, kind: m.run.kind, selected: m.partial ? undefined : state.selected };
   partial = m.partial;
   if (!m.partial) live = null;
   saveState(state);
@@ -306,9 +334,17 @@ rpc.on('live', (l) => {
   const changed = !live || live.iteration !== l.iteration || live.phase !== l.phase;
   live = l;
   if (changed) return render();
-  // Streaming tokens update only the text, not the whole page.
-  for (const [k, t] of Object.entries(l.text)) {
+  // Streaming tokens update only the texts and the progress line, not the whole page.
+  const progress = document.getElementById('progress');
+  if (progress) progress.replaceWith(progressLine(l, state.kind ?? 'prove'));
+  // While writing, the stream is the proof itself (shown once, below); later stages stream apart.
+  for (const [k, t] of l.phase === 'generate' ? [] : Object.entries(l.text)) {
     const pre = document.querySelector<HTMLElement>(`#live pre[data-sequence="${k}"]`);
+    if (pre) pre.textContent = t;
+    else return render();
+  }
+  for (const [k, t] of Object.entries(l.proofs)) {
+    const pre = document.querySelector<HTMLElement>(`#live-proof pre[data-candidate="${k}"]`);
     if (pre) pre.textContent = t;
     else return render();
   }

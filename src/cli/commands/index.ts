@@ -1,4 +1,5 @@
 import type { CliCommand } from '../command';
+import { checkCommand } from './check';
 import { convertGgufCommand } from './convertGguf';
 import { evalCommand } from './eval';
 import { labelsCommand } from './labels';
@@ -13,6 +14,7 @@ import { testsCommand } from './tests';
 // Every subcommand module registers here (one line each, alphabetical).
 export const commands: CliCommand[] = [
   calibrationCommand,
+  checkCommand,
   convertGgufCommand,
   evalCommand,
   labelsCommand,

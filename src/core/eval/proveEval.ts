@@ -8,7 +8,7 @@
  * proveSummary.ts.
  */
 import { proveAndVerify, type ProveModels, type ProveOptionsInput } from '../prove/prove';
-import type { CandidateRecord, ProveRun } from '../prove/runSchema';
+import type { CandidateRecord, IterationRecord, ProveRun } from '../prove/runSchema';
 import { answersEquivalent, finalBoxedAnswer } from '../math/answers';
 import type { MathProblem } from './datasets';
 import { truncate } from '../text/truncate';
@@ -40,7 +40,7 @@ export interface ProveItemResult {
   stopReason: ProveRun['stopReason'];
   error: ProveRun['error'];
   /** Per round: every candidate, and the one the run chose (by its `rerankBy`). */
-  rounds: { kind: 'initial' | 'refine'; chosen: number; candidates: CandidateOutcome[] }[];
+  rounds: { kind: IterationRecord['kind']; chosen: number; candidates: CandidateOutcome[] }[];
   /** The run's answer: the chosen candidate of the last round. */
   final: { round: number; candidate: number; answer: string | null; correct: boolean } | null;
   stepScorer: ProveRun['models']['stepScorer'];

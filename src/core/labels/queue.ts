@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { lastBoxedAnswer } from './answers';
 import { answersEquivalent } from '../math/answers';
 import { solutionIdOf } from '../steps/document';
+import { isDataRun } from '../prove/runSchema';
 
 /**
  * Saved Prove runs read loosely. The run document is owned by the Prove feature and may grow or
@@ -41,6 +42,8 @@ const IterationSchema = CandidateSchema.extend({ candidates: loose(z.array(z.unk
 
 export const QueueRunSchema = z.looseObject({
   id: loose(z.string()),
+  kind: loose(z.string()),
+  status: loose(z.string()),
   problem: loose(z.union([z.string(), z.looseObject({ text: z.string() })])),
   problemId: loose(z.string()),
   knownAnswer: loose(z.union([z.string(), z.number()]).nullable()),
@@ -127,6 +130,8 @@ export function nextToLabel(
     const parsedRun = QueueRunSchema.safeParse(rawRun);
     if (!parsedRun.success) continue;
     const run = parsedRun.data;
+    // Cancelled runs are no labelling data; a checked proof is labelled in its own document.
+    if (!isDataRun(run) || run.kind === 'check') continue;
     const problem = typeof run.problem === 'string' ? run.problem : (run.problem?.text ?? '');
     const known =
       given ??

@@ -12,7 +12,7 @@ import {
   type CalibrationSample,
   type ScoreCalibration,
 } from '../math/calibration';
-import type { ProveRun } from './runSchema';
+import { isDataRun, type ProveRun } from './runSchema';
 
 export {
   DEFAULT_BINS,
@@ -44,7 +44,7 @@ export function calibrationReport(runs: readonly ProveRun[], binCount = DEFAULT_
   const selfVsVerifier: CalibrationSample[] = [];
   let constrained = 0;
   let free = 0;
-  for (const run of runs) {
+  for (const run of runs.filter(isDataRun)) {
     for (const iteration of run.iterations) {
       for (const c of iteration.candidates) {
         if (c.constrained) constrained++;

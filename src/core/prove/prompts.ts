@@ -13,7 +13,12 @@ export const PROMPT_NAMES = [
   'step-judge',
   'step-verdict',
 ] as const;
-export type PromptName = (typeof PROMPT_NAMES)[number];
+/**
+ * Prompts only "Check My Proof" uses. Kept apart from PROMPT_NAMES, whose digest evaluations record,
+ * so that adding them leaves the settings of saved prove evaluations unchanged.
+ */
+export const CHECK_PROMPT_NAMES = ['meta-verifier-check'] as const;
+export type PromptName = (typeof PROMPT_NAMES)[number] | (typeof CHECK_PROMPT_NAMES)[number];
 
 export interface PromptTemplate {
   name: PromptName;

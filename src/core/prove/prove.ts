@@ -60,7 +60,7 @@ export function resolveProveOptions(input: ProveOptionsInput = {}) {
   return result.data;
 }
 
-function generationMode(support: PlanSupport): GenerationMode {
+export function generationMode(support: PlanSupport): GenerationMode {
   return support.mode === 'none'
     ? { mode: 'free', planMode: null, fallbackReason: support.reason }
     : { mode: 'constrained', planMode: support.mode, fallbackReason: null };
@@ -113,6 +113,7 @@ export async function proveAndVerify(request: ProveRequest, models: ProveModels)
     schema: PROVE_RUN_SCHEMA,
     version: PROVE_RUN_VERSION,
     id: randomUUID(),
+    kind: 'prove',
     createdAt: new Date().toISOString(),
     status: 'completed',
     stopReason: 'max-iterations',

@@ -223,7 +223,8 @@ export type CandidateRecord = z.infer<typeof CandidateSchema>;
 
 export const IterationSchema = z.object({
   index: z.int().min(0),
-  kind: z.enum(['initial', 'refine']),
+  /** `check`: the one round of a "Check My Proof" run, whose candidate is the person's own proof. */
+  kind: z.enum(['initial', 'refine', 'check']),
   /** The candidate whose proof and self-evaluation this round refines. */
   refinedFrom: z.object({ iteration: z.int(), candidate: z.int() }).nullable(),
   prompt: z.string(),
@@ -249,6 +250,11 @@ export const ProveRunSchema = z.object({
   schema: z.literal(PROVE_RUN_SCHEMA),
   version: z.literal(PROVE_RUN_VERSION),
   id: z.string(),
+  /**
+   * `prove`: the model wrote the proofs; `check`: "Check My Proof" judged a proof a person wrote
+   * (one round, one candidate, no self-evaluation, so no R_format, R_score or R).
+   */
+  kind: z.enum(['prove', 'check']).default('prove'),
   createdAt: z.string(),
   status: z.enum(['completed', 'cancelled', 'failed']),
   /** `p-correct`: the chosen candidate's P(correct) reached `options.stopProbability`. */
@@ -280,6 +286,15 @@ export const ProveRunSchema = z.object({
   totalMs: z.number(),
 });
 export type ProveRun = z.infer<typeof ProveRunSchema>;
+
+/**
+ * Whether a run's scores may be learnt from or measured: a cancelled run stopped wherever the person
+ * stopped it, so its judgments are partial and its problem was not one they wanted answered. It
+ * stays saved (nothing shown is lost) but calibration and training data leave it out.
+ */
+export function isDataRun(run: { status?: unknown }): boolean {
+  return run.status !== 'cancelled';
+}
 
 /**
  * Reads a saved run, saying in words what is wrong with one that does not match the schema. A run

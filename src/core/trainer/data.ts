@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LabelStore, exportableSolutions, toTrlStepwise } from '../labels/index';
 import { loadRuns, runsDir } from '../prove/runStore';
+import { isDataRun } from '../prove/runSchema';
 
 export type TrainingJob = 'prm' | 'sft-format' | 'grpo' | 'dpo';
 
@@ -67,7 +68,15 @@ export async function prepareTrainingData(
   }
   if (job === 'grpo') {
     const { runs, skipped } = await loadRuns(runsDir(workspace));
-    const problems = [...new Set(runs.map((r) => r.run.problem.text.trim()).filter(Boolean))];
+        // Cancelled runs are kept on disk but are no training data (see isDataRun).
+    const problems = [
+      ...new Set(
+        runs
+          .filter((r) => isDataRun(r.run))
+          .map((r) => r.run.problem.text.trim())
+          .filter(Boolean),
+      ),
+    ];
     if (!problems.length)
       throw new NoTrainingDataError(
         'No saved Prove runs yet: their problems are the GRPO training set.',

@@ -11,6 +11,8 @@ export type {
   ScoreDistribution,
 } from '../../core/prove/runSchema';
 export type { ScoreCalibration } from '../../core/prove/calibration';
+import type { StageProgress } from '../../core/prove/progress';
+export type { StageProgress };
 
 export interface ProveLive {
   iteration: number;
@@ -18,7 +20,17 @@ export interface ProveLive {
   candidate: number | null;
   /** Streaming text of the current phase, per candidate. */
   text: Record<number, string>;
+  /**
+   * The proofs of the current round as far as they are written (the person's own proof for a
+   * check), per candidate: kept through step scoring and judging, so what was streamed stays shown.
+   */
+  proofs: Record<number, string>;
+  /** Progress of the current stage, from measured speed. */
+  progress: StageProgress;
 }
+
+/** What a run is: the model's own proofs, or a check of the person's proof. */
+export type RunKind = 'prove' | 'check';
 
 export interface StepLabelView {
   stepIndex: number;
@@ -36,7 +48,11 @@ export interface ProveHost {
     };
   };
   events: {
+    /** A new run began: the panel drops the previous result at once. */
+    start: { kind: RunKind; problem: string };
     run: { run: ProveRun; file?: string; partial: boolean };
+    /** The run could not start (the model did not load): the panel says so instead of "Starting…". */
+    error: { message: string; hint?: string };
     live: ProveLive;
     labels: StepLabelView[];
   };

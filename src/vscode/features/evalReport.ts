@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { StepwiseContext } from '../context';
 import { EVAL_RESULT_SCHEMA, type EvalResult } from '../../core/eval/evaluation';
 import { renderReport } from '../../core/eval/report/html';
+import { resourcePath } from '../../core/resources';
 
 const VIEW_TYPE = 'stepwise.evalReport';
 
@@ -17,6 +18,24 @@ export function findEvalResults(root: string): { file: string; result: EvalResul
     .filter((f) => f.endsWith('.json'))
     .map((f) => path.join(dir, f))
     .flatMap((file) => {
+      const loaded = loadEvalResult(file);
+      return 'result' in loaded ? [{ file, result: loaded.result }] : [];
+    })
+    .sort((a, b) => b.result.updatedAt.localeCompare(a.result.updatedAt));
+}
+
+/**
+ * The evaluations measured for this release, shipped in the package (`bench/results/eval-*.json`),
+ * newest first: what a person sees before running an evaluation of their own.
+ */
+export function shippedEvalResults(): { file: string; result: EvalResult }[] {
+  const dir = resourcePath('bench', 'results');
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir)
+    .filter((f) => /^eval-.*\.json$/.test(f))
+    .flatMap((f) => {
+      const file = path.join(dir, f);
       const loaded = loadEvalResult(file);
       return 'result' in loaded ? [{ file, result: loaded.result }] : [];
     })
@@ -92,25 +111,44 @@ export function registerShowReport(ctx: StepwiseContext, panels: EvalReportPanel
     }
     const root = ctx.workspaceRoot()?.fsPath;
     const found = root ? findEvalResults(root) : [];
-    const browse = { label: '$(folder-opened) Choose a results file…', file: '' };
+    const shipped = shippedEvalResults();
+    const item = (file: string, r: EvalResult, where: string) => ({
+      label: `${r.kind}: ${path.basename(r.dataset.path)}`,
+      description: `${r.model.name} · ${r.items.finished}/${r.items.selected} items${r.complete ? '' : ' (incomplete)'}`,
+      detail: `${where} · updated ${r.updatedAt.replace('T', ' ').slice(0, 16)} UTC`,
+      file,
+      run: false,
+    });
+    const separator = (label: string) => ({
+      label,
+      kind: vscode.QuickPickItemKind.Separator,
+      file: '',
+      run: false,
+    });
     const picked = await vscode.window.showQuickPick(
       [
-        ...found.map(({ file, result: r }) => ({
-          label: `${r.kind}: ${path.basename(r.dataset.path)}`,
-          description: `${r.model.name} · ${r.items.finished}/${r.items.selected} items${r.complete ? '' : ' (incomplete)'}`,
-          detail: `${vscode.workspace.asRelativePath(file)} · updated ${r.updatedAt.replace('T', ' ').slice(0, 16)} UTC`,
-          file,
-        })),
-        browse,
+        ...(found.length ? [separator('Your evaluations (.stepwise/eval)')] : []),
+        ...found.map(({ file, result: r }) => item(file, r, vscode.workspace.asRelativePath(file))),
+        ...(shipped.length ? [separator('Measured for this release (shipped with Stepwise)')] : []),
+        ...shipped.map(({ file, result: r }) => item(file, r, 'shipped with Stepwise')),
+        separator(''),
+        {
+          label: '$(play) Run evaluation…',
+          description: 'measure the model on a dataset yourself',
+          file: '',
+          run: true,
+        },
+        { label: '$(folder-opened) Choose a results file…', file: '', run: false },
       ],
       {
         title: 'Stepwise: Show Evaluation Report',
         placeHolder: found.length
-          ? 'An evaluation under .stepwise/eval/'
-          : 'No evaluation in .stepwise/eval/ yet',
+          ? 'An evaluation under .stepwise/eval/, or one measured for this release'
+          : 'No evaluation of yours yet: open one measured for this release, or run one',
       },
     );
     if (!picked) return undefined;
+    if (picked.run) return vscode.commands.executeCommand('stepwise.runEvaluation');
     let file = picked.file;
     if (!file) {
       const chosen = await vscode.window.showOpenDialog({

@@ -11,6 +11,8 @@ import { API_KEY_SECRET } from '../modelSession';
 import { readSettings, updateSettings } from '../settings';
 import { singletonPanel } from '../panels/panelHost';
 import { installLadderModel, useLadderModel } from './ladder';
+import { shippedEvalResults } from './evalReport';
+import { describeFigures, modelFigures } from '../../core/eval/modelFigures';
 import type { PlaygroundHost, PlaygroundView } from '../../shared/protocols/playground';
 
 const PLAYGROUND = 'stepwise.playground';
@@ -84,6 +86,15 @@ async function ladderChoices(ctx: StepwiseContext): Promise<Choice[]> {
   const { model } = readSettings();
   const inUse = model.backend === 'onnx' ? model.onnx.path || defaultModelDir() : '';
   const entries = await listLadder();
+  // Accuracy and speed are quoted from the shipped evaluations, the figures the report shows; the
+  // catalog's own note (a first-5-problems smoke test) is kept only for models never evaluated.
+  const evaluations = shippedEvalResults().map((e) => e.result);
+  const evaluated = (m: (typeof entries)[number]['model']) =>
+    modelFigures(evaluations, m.displayName).proveAccuracy !== null;
+  const goodFor = (m: (typeof entries)[number]['model']) => {
+    const measured = describeFigures(modelFigures(evaluations, m.displayName));
+    return measured ? `${m.goodFor.replace(/\s*\([^()]*MATH-500[^()]*\)/, '')} ${measured}.` : m.goodFor;
+  };
   return [
     { label: "Stepwise's models (local, offline)", kind: vscode.QuickPickItemKind.Separator },
     ...entries.map<Choice>(({ model, dir, state, diskBytes }) => {
@@ -93,7 +104,7 @@ async function ladderChoices(ctx: StepwiseContext): Promise<Choice[]> {
       return {
         label: `${using ? '$(pass-filled)' : installed ? '$(package)' : '$(cloud-download)'} ${model.displayName}`,
         description: `${model.rung} · ${status}`,
-        detail: `${model.goodFor} ${diskBytes ? `${formatBytes(diskBytes)} on disk` : `${formatBytes(downloadBytes(model))} to download`} · ${model.memoryGb} GB memory · ${describeSpeed(model)}`,
+        detail: `${goodFor(model)} ${diskBytes ? `${formatBytes(diskBytes)} on disk` : `${formatBytes(downloadBytes(model))} to download`} · ${model.memoryGb} GB memory${evaluated(model) ? '' : ` · ${describeSpeed(model)}`}`,
         apply: async () => {
           if (installed) await useLadderModel(dir);
           else await installLadderModel(ctx, model.id, { use: true });

@@ -1,20 +1,14 @@
 import * as vscode from 'vscode';
 import * as path from 'node:path';
 import type { StepwiseContext } from '../context';
-import { openPanel, singletonPanel } from '../panels/panelHost';
+import { openPanel, singletonPanel, type SingletonPanel } from '../panels/panelHost';
 import { readSettings } from '../settings';
 import { proveAndVerify } from '../../core/prove/prove';
-import type { ProveEvent } from '../../core/prove/events';
-import type { ProveRun } from '../../core/prove/runSchema';
-import { loadRuns, runsDir, saveRun } from '../../core/prove/runStore';
+import { loadRuns, runsDir } from '../../core/prove/runStore';
 import { calibrationReport } from '../../core/prove/calibration';
-import type {
-  CalibrationHost,
-  ProveHost,
-  ProveLive,
-  ProveView,
-  StepLabelView,
-} from '../../shared/protocols/prove';
+import type { CalibrationHost, ProveHost, ProveView } from '../../shared/protocols/prove';
+import { chosenOf, ProveRunner, type PanelLabelling } from './proveRunner';
+import { registerCheckProof } from './checkProof';
 import { problemAt, problemFromDocument } from '../../core/steps/document';
 import { DEFAULT_CALIBRATOR_FILE, loadCalibrator } from '../../core/judgment/judge';
 import type { RoundCalibrator } from '../../core/prove/judgeRound';
@@ -22,54 +16,39 @@ import type { RoundCalibrator } from '../../core/prove/judgeRound';
 const VIEW_TYPE = 'stepwise.prove';
 const CALIBRATION = 'stepwise.calibration';
 
-/** Labels of the shown run's steps; the labelling feature plugs in here. */
-export interface PanelLabelling {
-  labelsFor(run: ProveRun, iteration: number, candidate: number): Promise<StepLabelView[]>;
-  label(
-    run: ProveRun,
-    iteration: number,
-    candidate: number,
-    stepIndex: number,
-    rating: -1 | 0 | 1,
-  ): Promise<StepLabelView[]>;
-}
+export type { PanelLabelling } from './proveRunner';
 
 export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabelling | undefined): void {
-  let shown: { run: ProveRun | null; file?: string } = { run: null };
-  let running: AbortController | undefined;
-
-  const chosen = (run: ProveRun) =>
-    run.final ?? {
-      iteration: run.iterations.length - 1,
-      candidate: run.iterations[run.iterations.length - 1]?.chosen ?? 0,
-    };
-
-  const panel = singletonPanel<ProveHost, ProveView>(ctx, {
+  const panel: SingletonPanel<ProveHost, ProveView> = singletonPanel<ProveHost, ProveView>(ctx, {
     viewType: VIEW_TYPE,
     bundle: 'prove',
     title: 'Stepwise: Prove and Self-Verify',
     styles: ['katex/katex.min.css'],
     handlers: () => ({
       state: async () => {
+        const { shown } = runner;
         const l = labelling?.();
-        const sel = shown.run && chosen(shown.run);
+        const sel = shown.run && chosenOf(shown.run);
         const labels =
           shown.run && l && sel ? await l.labelsFor(shown.run, sel.iteration, sel.candidate) : [];
         return { ...shown, labels };
       },
       cancel: () => {
-        running?.abort();
+        runner.cancel();
         return null;
       },
       label: async ({ iteration, candidate, stepIndex, rating }) => {
         const l = labelling?.();
-        if (!l || !shown.run) throw new Error('Labelling is not available: open a workspace folder first.');
-        return { saved: true, labels: await l.label(shown.run, iteration, candidate, stepIndex, rating) };
+        const shown = runner.shown.run;
+        if (!l || !shown) throw new Error('Labelling is not available: open a workspace folder first.');
+        return { saved: true, labels: await l.label(shown, iteration, candidate, stepIndex, rating) };
       },
     }),
     column: vscode.ViewColumn.Beside,
     preserveFocus: true,
   });
+  const runner: ProveRunner = new ProveRunner(ctx, panel, () => labelling?.());
+  registerCheckProof(ctx, runner);
 
   ctx.command('stepwise.prove', async (arg?: unknown) => {
     const given =
@@ -105,70 +84,31 @@ export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabel
       if (!problem) return undefined;
     }
     const s = readSettings();
-    running?.abort();
-    const abort = new AbortController();
-    running = abort;
-    shown = { run: null };
-    const handle = panel.show();
-    await handle.ready;
-    const liveState: ProveLive = { iteration: 0, phase: 'generate', candidate: null, text: {} };
-    let flush: NodeJS.Timeout | undefined;
-    // Tokens arrive faster than a webview needs to repaint; send at most ten updates a second.
-    const scheduleLive = () => {
-      flush ??= setTimeout(() => {
-        flush = undefined;
-        handle.rpc.emit('live', liveState);
-      }, 100);
+    const options = {
+      maxIterations: given.iterations ?? s.prove.maxIterations,
+      candidates: given.candidates ?? s.prove.candidates,
+      rerankBy: s.prove.rerankBy,
+      stopProbability: s.prove.stopProbability,
+      stepAggregate: s.prove.stepAggregate,
+      verifierPasses: s.verifier.passes,
+      maxTokens: given.maxTokens ?? s.model.maxOutputTokens,
+      verifierMaxTokens:
+        given.verifierMaxTokens ?? Math.min(s.model.maxOutputTokens, s.prove.verifierMaxTokens),
+      alpha: s.rewards.alpha,
+      beta: s.rewards.beta,
+      constrained: s.prove.constrained,
+      // The model's output cap bounds every free segment, the self-evaluation's too.
+      selfEvalMaxTokens: Math.min(s.model.maxOutputTokens, s.prove.selfEvaluationMaxTokens),
     };
-    const onEvent = (e: ProveEvent) => {
-      if (e.type === 'phase') {
-        Object.assign(liveState, {
-          iteration: e.iteration,
-          phase: e.phase,
-          candidate: e.candidate,
-          text: {},
-        });
-        handle.rpc.emit('live', liveState);
-      } else if (e.type === 'token') {
-        liveState.text[e.sequence] = (liveState.text[e.sequence] ?? '') + e.text;
-        scheduleLive();
-      } else if (e.type === 'iteration') {
-        if (shown.run) shown.run.iterations.push(e.iteration);
-      } else if (e.type === 'run-start') {
-        handle.rpc.emit('live', liveState);
-      }
-    };
-    const run = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: 'Stepwise: proving', cancellable: true },
-      (progress, token) => {
-        token.onCancellationRequested(() => abort.abort());
-        return ctx.model.use('proving', async (generator) =>
+    return runner.run({
+      kind: 'prove',
+      problem,
+      title: 'Stepwise: proving',
+      budgets: { generate: options.maxTokens, judge: options.verifierMaxTokens },
+      start: (signal, onEvent) =>
+        ctx.model.use('proving', async (generator) =>
           proveAndVerify(
-            {
-              problem: problem!,
-              file,
-              signal: abort.signal,
-              options: {
-                maxIterations: given.iterations ?? s.prove.maxIterations,
-                candidates: given.candidates ?? s.prove.candidates,
-                rerankBy: s.prove.rerankBy,
-                stopProbability: s.prove.stopProbability,
-                stepAggregate: s.prove.stepAggregate,
-                verifierPasses: s.verifier.passes,
-                maxTokens: given.maxTokens ?? s.model.maxOutputTokens,
-                verifierMaxTokens:
-                  given.verifierMaxTokens ?? Math.min(s.model.maxOutputTokens, s.prove.verifierMaxTokens),
-                alpha: s.rewards.alpha,
-                beta: s.rewards.beta,
-                constrained: s.prove.constrained,
-                // The model's output cap bounds every free segment, the self-evaluation's too.
-                selfEvalMaxTokens: Math.min(s.model.maxOutputTokens, s.prove.selfEvaluationMaxTokens),
-              },
-              onEvent: (e) => {
-                if (e.type === 'phase') progress.report({ message: `round ${e.iteration + 1}: ${e.phase}` });
-                onEvent(e);
-              },
-            },
+            { problem: problem!, file, signal, options, onEvent },
             {
               generator,
               verifier: await ctx.verifier.backend(generator),
@@ -176,34 +116,8 @@ export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabel
               calibrator: shippedCalibrator(),
             },
           ),
-        );
-      },
-    );
-    if (flush) clearTimeout(flush);
-    const root = ctx.workspaceRoot();
-    let savedAs: string | undefined;
-    if (root) {
-      try {
-        savedAs = vscode.workspace.asRelativePath(await saveRun(run, runsDir(root.fsPath)));
-      } catch (err) {
-        ctx.log.error(`Could not save the run: ${String(err)}`);
-        void vscode.window.showWarningMessage(
-          `Stepwise could not save the run under .stepwise/runs: ${(err as Error).message}`,
-        );
-      }
-    }
-    shown = { run, file: savedAs };
-    handle.rpc.emit('run', { run, file: savedAs, partial: false });
-    const l = labelling?.();
-    if (l) {
-      const sel = chosen(run);
-      handle.rpc.emit('labels', await l.labelsFor(run, sel.iteration, sel.candidate));
-    }
-    if (run.status === 'failed')
-      void vscode.window.showErrorMessage(
-        `Stepwise: the proof run failed: ${run.error?.message ?? 'unknown error'}`,
-      );
-    return { run, file: savedAs };
+        ),
+    });
   });
 
   ctx.command('stepwise.showCalibration', async () => {

@@ -153,7 +153,9 @@ export function singletonPanel<Host extends ProtocolSide, View extends ProtocolS
   return {
     show() {
       if (!current) return open();
-      current.panel.reveal(spec.column, spec.preserveFocus);
+      // An open panel stays in its column: revealing it "beside" whatever is active (the panel
+      // itself, after a click in it) would open a new column each time and squeeze the editors.
+      current.panel.reveal(current.panel.viewColumn ?? spec.column, spec.preserveFocus);
       return current;
     },
     get current() {

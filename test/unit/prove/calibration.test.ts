@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { smallSampleWarning } from '../../../src/shared/sampleSize';
 import {
   auroc,
   calibrationReport,
@@ -81,4 +82,11 @@ test('the report pairs expected self and verifier scores with answer correctness
   assert.equal(r.selfVsVerifier.auroc, null, 'verifier scores are soft labels');
   close(r.selfVsAnswer.bias, (0.9 + 0.7 + 0.4) / 3 - 1 / 3);
   assert.deepEqual([r.constrained, r.free], [3, 1]);
+});
+
+test('figures from fewer than 30 items carry a small-sample warning', () => {
+  assert.match(smallSampleWarning(1, 'ECE') ?? '', /1 item \(fewer than 30\)/);
+  assert.match(smallSampleWarning(29) ?? '', /29 items/);
+  assert.equal(smallSampleWarning(30), null);
+  assert.equal(smallSampleWarning(0), null, 'no figure, nothing to warn about');
 });

@@ -82,8 +82,10 @@ export class LabelDecorations implements vscode.Disposable {
       if (!label || label.rating === null) continue;
       const start = editor.document.positionAt(step.start);
       const end = editor.document.positionAt(step.end);
-      // The mark sits on the step's last line, so a multi-line block shows it once.
-      const range = new vscode.Range(end.line, 0, end.line, editor.document.lineAt(end.line).text.length);
+      // The mark is an empty range at the end of the step's last line: a multi-line block shows it
+      // once, and a long line that wraps shows it once (a whole-line range marks every wrapped row).
+      const eol = editor.document.lineAt(end.line).range.end;
+      const range = new vscode.Range(eol, eol);
       const lines = start.line !== end.line ? ` (lines ${start.line + 1}–${end.line + 1})` : '';
       const automatic = isAutomaticLabel(label);
       const hoverMessage = automatic

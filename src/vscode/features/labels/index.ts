@@ -207,11 +207,23 @@ export function registerLabels(ctx: StepwiseContext): PanelLabelling {
     return { file: file.fsPath, item: next, queued: queue.length };
   });
 
-  // The Prove panel labels a candidate's steps through the same store.
-  const candidateSteps = (run: ProveRun, iteration: number, candidate: number) => {
+  // The Prove panel labels a candidate's steps through the same store. A checked proof is the
+  // person's own document: its labels are the document's (shown in its gutter too, and stale once
+  // the step is edited); a generated candidate never changes, so its text is its identity.
+  const candidateSolution = (run: ProveRun, iteration: number, candidate: number) => {
     const c = run.iterations[iteration]?.candidates[candidate];
     if (!c) throw new Error('That candidate is not in the run.');
-    return { proof: c.parsed.proof, steps: splitSteps(c.parsed.proof) };
+    const proof = c.parsed.proof;
+    const document =
+      run.kind === 'check' && run.problem.file
+        ? vscode.workspace.textDocuments.find((d) => d.uri.fsPath === run.problem.file)
+        : undefined;
+    const solutionId = document
+      ? service.solutionIdOf(document)
+      : run.kind === 'check' && run.problem.file
+        ? `doc:${vscode.workspace.asRelativePath(run.problem.file, false)}`
+        : solutionIdOf(proof);
+    return { solutionId, steps: splitSteps(proof) };
   };
   const views = async (
     root: string,
@@ -219,8 +231,8 @@ export function registerLabels(ctx: StepwiseContext): PanelLabelling {
     iteration: number,
     candidate: number,
   ): Promise<StepLabelView[]> => {
-    const { proof, steps } = candidateSteps(run, iteration, candidate);
-    const states = await service.stepLabels(root, solutionIdOf(proof), steps);
+    const { solutionId, steps } = candidateSolution(run, iteration, candidate);
+    const states = await service.stepLabels(root, solutionId, steps);
     return states
       .filter((s) => s.label && s.label.rating !== null)
       .map((s) => ({ stepIndex: s.step.index, rating: s.label!.rating as Rating, stale: s.stale }));
@@ -233,7 +245,7 @@ export function registerLabels(ctx: StepwiseContext): PanelLabelling {
     label: async (run, iteration, candidate, stepIndex, rating) => {
       const root = ctx.workspaceRoot();
       if (!root) throw new Error('Open a folder: labels are stored in its .stepwise/ folder.');
-      const { proof, steps } = candidateSteps(run, iteration, candidate);
+      const { solutionId, steps } = candidateSolution(run, iteration, candidate);
       const step = steps[stepIndex];
       if (!step) throw new Error(`The proof has no step ${stepIndex + 1}.`);
       await service.label(
@@ -241,12 +253,15 @@ export function registerLabels(ctx: StepwiseContext): PanelLabelling {
         {
           problemId: problemIdOf(run.problem.text),
           problemText: run.problem.text,
-          solutionId: solutionIdOf(proof),
+          solutionId,
         },
         step,
         rating,
         'panel',
       );
+      // The document's gutter shows the label at once.
+      await refreshVisible();
+      tree.refresh();
       return views(root.fsPath, run, iteration, candidate);
     },
   };

@@ -14,7 +14,7 @@ type Node =
       line: number;
     };
 
-/** The "Stepwise Labels" view: proof documents with their labelling progress, and their steps. */
+/** The "Step Labels" view (shown as "Stepwise: Step Labels"): proof documents with their labelling progress, and their steps. */
 export class LabelsTreeProvider implements vscode.TreeDataProvider<Node>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeTreeData = this.changed.event;

@@ -1,0 +1,107 @@
+import * as path from 'node:path';
+import type { CliCommand } from '../command';
+import { UsageError } from '../command';
+import { MODEL_USAGE, openModel, parseWithModel } from '../modelOptions';
+import { checkProof, proofToCheck } from '../../core/prove/check';
+import type { ProveRun } from '../../core/prove/runSchema';
+import { runsDir, saveRun } from '../../core/prove/runStore';
+import { stageName } from '../../core/prove/progress';
+import { OnnxPrmScorer } from '../../core/model/onnx/prmScorer';
+import { readInputFile } from './prove';
+
+const fmt = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(2));
+
+/** What a person reads first: the grade, the weakest steps and the issues the verifier named. */
+export function checkSummary(run: ProveRun, file: string): string {
+  const c = run.iterations[0]?.candidates[0];
+  const lines = [`status: ${run.status}, ${(run.totalMs / 1000).toFixed(1)} s`];
+  if (run.status === 'cancelled')
+    lines.push('cancelled: what was finished is saved; the run is left out of calibration and training data');
+  if (run.error)
+    lines.push(`error: ${run.error.message}${run.error.hint ? `\nhint: ${run.error.hint}` : ''}`);
+  if (c) {
+    lines.push(
+      `verifier score: ${fmt(c.verifier?.score)} (0 wrong, 0.5 minor gaps, 1 complete)`,
+      `meta-verifier (are the issues below real?): ${fmt(c.meta?.score)}`,
+    );
+    if (c.answerCheck)
+      lines.push(
+        `final answer: ${c.answerCheck.answer ?? '(none boxed)'} ${c.answerCheck.matches ? '=' : '≠'} ${c.answerCheck.reference}`,
+      );
+    const steps = c.stepScores?.steps ?? [];
+    if (steps.length) {
+      lines.push(`step scores (${c.stepScores!.scorer.kind} ${c.stepScores!.scorer.name}):`);
+      for (const s of steps)
+        lines.push(`  ${s.score.toFixed(2)}  step ${s.index + 1}: ${s.text.replace(/\s+/g, ' ')}`);
+    }
+    const analysis = c.verifier?.passes[0]?.raw.trim();
+    if (analysis) lines.push('', "The verifier's evaluation:", analysis);
+  }
+  lines.push('', `saved: ${file}`);
+  return lines.join('\n') + '\n';
+}
+
+export const checkCommand: CliCommand = {
+  name: 'check',
+  summary:
+    'Check a proof you wrote (## Solution): step scores, the verifier’s grade and issues, no generation',
+  usage: `stepwise check FILE [--json] [--verifier-passes K] [--no-meta] [--no-step-scores] [--max-tokens N] [--save-dir DIR] [--prm-dir DIR] ${MODEL_USAGE}`,
+  async run(argv) {
+    const { values, positionals } = parseWithModel(argv, {
+      json: { type: 'boolean' },
+      'verifier-passes': { type: 'string' },
+      'no-meta': { type: 'boolean' },
+      'no-step-scores': { type: 'boolean' },
+      'max-tokens': { type: 'string' },
+      'save-dir': { type: 'string' },
+      'prm-dir': { type: 'string' },
+    });
+    if (positionals.length !== 1)
+      throw new UsageError('give exactly one FILE: a proof document with "## Problem" and "## Solution".');
+    const file = positionals[0];
+    const found = proofToCheck(readInputFile(file));
+    if ('error' in found) throw new UsageError(`${file}: ${found.error}`);
+    const whole = (v: string | undefined, name: string, min: number) => {
+      if (v === undefined) return undefined;
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < min)
+        throw new UsageError(`--${name} must be a whole number ≥ ${min}, not "${v}".`);
+      return n;
+    };
+    const options = {
+      verifierPasses: whole(values['verifier-passes'], 'verifier-passes', 1),
+      verifierMaxTokens: whole(values['max-tokens'], 'max-tokens', 16),
+      metaVerify: values['no-meta'] ? false : undefined,
+      stepScores: values['no-step-scores'] || (!!values.endpoint && !values['prm-dir']) ? false : undefined,
+    };
+    const saveDir = path.resolve(values['save-dir'] ?? runsDir(process.cwd()));
+    const model = await openModel(values);
+    let prm: OnnxPrmScorer | undefined;
+    const controller = new AbortController();
+    const onSigint = () => controller.abort();
+    process.once('SIGINT', onSigint);
+    try {
+      prm = values['prm-dir'] ? await OnnxPrmScorer.load({ modelDir: values['prm-dir'] }) : undefined;
+      const run = await checkProof(
+        {
+          ...found,
+          file: path.resolve(file),
+          options,
+          signal: controller.signal,
+          onEvent: (e) => {
+            if (e.type === 'phase') process.stderr.write(`${stageName(e.phase)}\n`);
+          },
+        },
+        { verifier: model, stepScorer: prm },
+      );
+      const saved = await saveRun(run, saveDir);
+      process.stdout.write(values.json ? JSON.stringify(run, null, 2) + '\n' : checkSummary(run, saved));
+      if (values.json) process.stderr.write(`saved: ${saved}\n`);
+      return run.status === 'completed' ? 0 : run.status === 'cancelled' ? 130 : 1;
+    } finally {
+      process.removeListener('SIGINT', onSigint);
+      await model.dispose();
+      await prm?.dispose();
+    }
+  },
+};

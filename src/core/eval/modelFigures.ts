@@ -1,0 +1,50 @@
+import type { EvalResult } from './evaluation';
+
+/** What the evaluations measured for one model: the figures a model picker may quote. */
+export interface ModelFigures {
+  /** Final answers right on the prove evaluation (k of n), with its dataset's file name. */
+  proveAccuracy: { k: number; n: number; dataset: string } | null;
+  /** Mean wall seconds per prove item, and the machine it was measured on. */
+  secondsPerProblem: { seconds: number; cores: number } | null;
+}
+
+interface RateLike {
+  k: number;
+  n: number;
+}
+const isRate = (v: unknown): v is RateLike =>
+  typeof v === 'object' &&
+  v !== null &&
+  typeof (v as RateLike).k === 'number' &&
+  typeof (v as RateLike).n === 'number';
+
+/**
+ * The figures of `modelName` from evaluation results: one source for every view that quotes a
+ * model's accuracy or speed, so the picker and the evaluation report cannot disagree. The newest
+ * complete prove evaluation of the model wins; null figures when there is none.
+ */
+export function modelFigures(results: readonly EvalResult[], modelName: string): ModelFigures {
+  const prove = results
+    .filter((r) => r.kind === 'prove' && r.model.name === modelName && r.complete)
+    .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt))[0];
+  if (!prove) return { proveAccuracy: null, secondsPerProblem: null };
+  const accuracy = (prove.metrics as { accuracy?: unknown }).accuracy;
+  const { secondsPerItem, machine } = prove.timing;
+  const dataset = prove.dataset.path.split(/[\\/]/).pop() ?? prove.dataset.path;
+  return {
+    proveAccuracy: isRate(accuracy) ? { k: accuracy.k, n: accuracy.n, dataset } : null,
+    secondsPerProblem: secondsPerItem === null ? null : { seconds: secondsPerItem, cores: machine.cores },
+  };
+}
+
+/** "7 of 100 MATH-500.jsonl answers right · 45 s per problem on 2 CPU cores", or null. */
+export function describeFigures(f: ModelFigures): string | null {
+  const parts: string[] = [];
+  if (f.proveAccuracy)
+    parts.push(`${f.proveAccuracy.k} of ${f.proveAccuracy.n} ${f.proveAccuracy.dataset} answers right`);
+  if (f.secondsPerProblem)
+    parts.push(
+      `${Math.round(f.secondsPerProblem.seconds)} s per problem${f.secondsPerProblem.cores ? ` on ${f.secondsPerProblem.cores} CPU cores` : ''}`,
+    );
+  return parts.length ? `${parts.join(' · ')} (shipped evaluation)` : null;
+}

@@ -1,0 +1,62 @@
+import * as vscode from 'vscode';
+import type { StepwiseContext } from '../context';
+import { readSettings } from '../settings';
+import { checkProof, proofToCheck } from '../../core/prove/check';
+import type { ProveRunner } from './proveRunner';
+
+/** What tests and scripts may pass instead of taking the active editor. */
+interface CheckArgs {
+  file?: string;
+  verifierMaxTokens?: number;
+}
+
+/**
+ * "Stepwise: Check My Proof": the proof the person wrote under `## Solution` is judged as it is —
+ * step scores, the verifier's grade and issues, the meta-verifier's check of those issues — and
+ * shown in the Prove panel, where each step can be labelled in place (the labels are the
+ * document's). The run is saved with kind 'check', so it joins the labels and calibration data.
+ */
+export function registerCheckProof(ctx: StepwiseContext, runner: ProveRunner): void {
+  ctx.command('stepwise.checkProof', async (arg?: unknown) => {
+    const given: CheckArgs =
+      typeof arg === 'object' && arg !== null && !(arg instanceof vscode.Uri) ? (arg as CheckArgs) : {};
+    const uri = arg instanceof vscode.Uri ? arg : given.file ? vscode.Uri.file(given.file) : undefined;
+    const document = uri
+      ? await vscode.workspace.openTextDocument(uri)
+      : vscode.window.activeTextEditor?.document;
+    if (!document)
+      throw new Error('Open a proof document with your proof under "## Solution", then run Check My Proof.');
+    const found = proofToCheck(document.getText());
+    if ('error' in found) throw new Error(found.error);
+    const s = readSettings(document.uri);
+    const options = {
+      rerankBy: s.prove.rerankBy,
+      stepAggregate: s.prove.stepAggregate,
+      verifierPasses: s.verifier.passes,
+      verifierMaxTokens:
+        given.verifierMaxTokens ?? Math.min(s.model.maxOutputTokens, s.prove.verifierMaxTokens),
+      constrained: s.prove.constrained,
+    };
+    return runner.run({
+      kind: 'check',
+      problem: found.problem,
+      proof: found.proof,
+      title: 'Stepwise: checking your proof',
+      budgets: { generate: 0, judge: options.verifierMaxTokens },
+      start: (signal, onEvent) =>
+        ctx.model.use('checking a proof', async (generator) =>
+          checkProof(
+            {
+              problem: found.problem,
+              proof: found.proof,
+              file: document.uri.fsPath,
+              options,
+              signal,
+              onEvent,
+            },
+            { verifier: await ctx.verifier.backend(generator), stepScorer: await ctx.prm.scorer() },
+          ),
+        ),
+    });
+  });
+}

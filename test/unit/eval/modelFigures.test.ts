@@ -1,0 +1,31 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describeFigures, modelFigures } from '../../../src/core/eval/modelFigures';
+import type { EvalResult } from '../../../src/core/eval/evaluation';
+
+const shipped = JSON.parse(
+  fs.readFileSync(path.join(__dirname, '../../../../bench/results/eval-prove-math500.json'), 'utf8'),
+) as EvalResult;
+
+test("the picker quotes the shipped evaluation's own figures for the model it measured", () => {
+  const f = modelFigures([shipped], shipped.model.name);
+  const accuracy = shipped.metrics as { accuracy: { k: number; n: number } };
+  assert.deepEqual(
+    { k: f.proveAccuracy?.k, n: f.proveAccuracy?.n },
+    { k: accuracy.accuracy.k, n: accuracy.accuracy.n },
+  );
+  assert.equal(f.secondsPerProblem?.seconds, shipped.timing.secondsPerItem);
+  assert.match(
+    describeFigures(f) ?? '',
+    new RegExp(
+      `^${accuracy.accuracy.k} of ${accuracy.accuracy.n} MATH-500\\.jsonl answers right · \\d+ s per problem`,
+    ),
+  );
+});
+
+test('a model never evaluated has no figures, and an incomplete evaluation is not quoted', () => {
+  assert.equal(describeFigures(modelFigures([shipped], 'SmolLM2-135M-Instruct')), null);
+  assert.equal(modelFigures([{ ...shipped, complete: false }], shipped.model.name).proveAccuracy, null);
+});
