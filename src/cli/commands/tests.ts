@@ -5,10 +5,16 @@ import { MODEL_USAGE, openModel, parseWithModel } from '../modelOptions';
 import { findFunctions, languageForFile } from '../../core/codeReasoning/functions';
 import { runFiveStages, testWritingText } from '../../core/codeReasoning/pipeline';
 import { createSandboxSuiteRunner } from '../../core/codeReasoning/sandboxRunner';
-import { DEFAULT_AGREEMENT_SAMPLES } from '../../core/codeReasoning/rewards';
+import { DEFAULT_AGREEMENT_SAMPLES, rewardSupportText } from '../../core/codeReasoning/rewards';
+import {
+  DEFAULT_CONFIRM_THRESHOLD,
+  DEFAULT_EVIDENCE_SAMPLES,
+  USER_VERDICT_TEXT,
+  evidenceText,
+} from '../../core/codeReasoning/evidence';
 import { DEFAULT_DISK_MB } from '../../core/sandbox/types';
 
-const USAGE = `stepwise tests FILE::FUNCTION [--reference user|agreement] [--samples N] [--max-tokens N] [--python PATH] [--disk-mb N] [--json] ${MODEL_USAGE}`;
+const USAGE = `stepwise tests FILE::FUNCTION [--reference user|agreement] [--samples N] [--evidence-samples N] [--confirm-threshold X] [--max-tokens N] [--python PATH] [--disk-mb N] [--json] ${MODEL_USAGE}`;
 
 /** Five-stage reasoning about one function, with tests written at every stage and run in the sandbox. */
 export const testsCommand: CliCommand = {
@@ -19,6 +25,8 @@ export const testsCommand: CliCommand = {
     const { values, positionals } = parseWithModel(argv, {
       reference: { type: 'string' },
       samples: { type: 'string' },
+      'evidence-samples': { type: 'string' },
+      'confirm-threshold': { type: 'string' },
       'max-tokens': { type: 'string' },
       python: { type: 'string' },
       'disk-mb': { type: 'string' },
@@ -62,6 +70,20 @@ export const testsCommand: CliCommand = {
     const maxTokens = whole(values['max-tokens'], 'max-tokens', 256, 16);
     const samples = whole(values.samples, 'samples', DEFAULT_AGREEMENT_SAMPLES, 2);
     const diskMb = whole(values['disk-mb'], 'disk-mb', DEFAULT_DISK_MB, 16);
+    const evidenceSamples = whole(
+      values['evidence-samples'],
+      'evidence-samples',
+      DEFAULT_EVIDENCE_SAMPLES,
+      0,
+    );
+    const threshold =
+      values['confirm-threshold'] === undefined
+        ? DEFAULT_CONFIRM_THRESHOLD
+        : Number(values['confirm-threshold']);
+    if (!Number.isFinite(threshold) || threshold < 0 || threshold > 1.01)
+      throw new UsageError(
+        `--confirm-threshold must be a number from 0 to 1.01, not "${values['confirm-threshold']}".`,
+      );
     const model = await openModel(values);
     try {
       const run = await runFiveStages({
@@ -71,6 +93,8 @@ export const testsCommand: CliCommand = {
         file,
         referenceMode: reference,
         agreementSamples: samples,
+        evidenceSamples,
+        confirmThreshold: threshold,
         maxTokens,
         runSuite: createSandboxSuiteRunner({
           perTestTimeoutMs: 5000,
@@ -82,7 +106,7 @@ export const testsCommand: CliCommand = {
         onEvent: (e) => {
           if (e.type === 'stage-start') process.stderr.write(`stage ${e.stage}: ${e.role}\n`);
           if (e.type === 'sampling')
-            process.stderr.write(`sampling implementation ${e.sample} of ${e.of} for agreement\n`);
+            process.stderr.write(`sampling ${e.of - 1} independent implementation(s) as evidence\n`);
           if (e.type === 'running-suite')
             process.stderr.write(
               `running ${e.tests} tests against ${e.against === 'user' ? 'your function' : 'the generated code'}\n`,
@@ -94,23 +118,32 @@ export const testsCommand: CliCommand = {
       } else {
         for (const v of run.verdicts)
           process.stdout.write(
-            `stage ${v.stage}  ${v.name.padEnd(32)} yours: ${v.onUser.padEnd(13)} generated: ${v.onGenerated}\n`,
+            `stage ${v.stage}  ${v.name.padEnd(32)} yours: ${(v.verdict ? USER_VERDICT_TEXT[v.verdict] : v.onUser).padEnd(34)} generated: ${v.onGenerated}\n`,
           );
         const s = run.scores!;
         const w = run.testWriting;
         process.stdout.write(`\ntest writer: ${testWritingText(w)}\n`);
         process.stdout.write(
-          `${s.total} tests, ${s.valid} valid (validity ${s.validity.toFixed(2)}); generator reward ${s.generatorReward.toFixed(2)}, test-writer reward ${s.testWriterReward.toFixed(2)}\n${s.referenceReason}\n`,
+          `${s.total} tests, ${s.valid} valid (validity ${s.validity.toFixed(2)}); ${rewardSupportText(s)}\n${s.referenceReason}\n`,
         );
-        if (s.disagreements.length) {
-          process.stdout.write(
-            `\n${s.disagreements.length} test(s) disagree with your function (review them; the test may be wrong):\n`,
-          );
-          for (const d of s.disagreements)
+        const confirmed = run.verdicts.filter((v) => v.verdict === 'fails-confirmed');
+        const unconfirmed = run.verdicts.filter((v) => v.verdict === 'unconfirmed');
+        const list = (title: string, vs: typeof confirmed) => {
+          if (!vs.length) return;
+          process.stdout.write(`\n${title}\n`);
+          for (const v of vs)
             process.stdout.write(
-              `  ${d.input}: yours ${d.onUser}; ${d.samplesPassing} of ${d.samples} generated implementation(s) pass it\n`,
+              `  ${v.input}: yours ${v.onUser}; ${v.evidence ? evidenceText(v.evidence) : 'no evidence'}\n`,
             );
-        }
+        };
+        list(
+          `${confirmed.length} test(s) your function fails, confirmed by the generated implementations (threshold ${threshold}):`,
+          confirmed,
+        );
+        list(
+          `${unconfirmed.length} unconfirmed expectation(s) to review (your function does not do this, but the evidence is weak; the test may be wrong):`,
+          unconfirmed,
+        );
       }
       return 0;
     } finally {
