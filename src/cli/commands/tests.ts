@@ -13,8 +13,30 @@ import {
   evidenceText,
 } from '../../core/codeReasoning/evidence';
 import { DEFAULT_DISK_MB } from '../../core/sandbox/types';
+import { TestJudgementStore, judgementTrainingRows } from '../../core/codeReasoning/expectationStore';
+import * as path from 'node:path';
 
-const USAGE = `stepwise tests FILE::FUNCTION [--reference user|agreement] [--samples N] [--evidence-samples N] [--confirm-threshold X] [--max-tokens N] [--python PATH] [--disk-mb N] [--json] ${MODEL_USAGE}`;
+/**
+ * Writes the workspace's accepted and rejected expectations as test-writer training rows
+ * ({prompt, completion, label}: docs/test-verdicts.md).
+ */
+async function exportJudgements(out: string, workspace: string): Promise<number> {
+  const store = new TestJudgementStore(path.join(workspace, '.stepwise'));
+  const { records, corrupt } = await store.read();
+  if (!records.length)
+    throw new UsageError(
+      `No judgements in ${store.file}: accept or reject unconfirmed expectations in the editor first.`,
+    );
+  const rows = judgementTrainingRows(records);
+  fs.writeFileSync(out, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  process.stdout.write(
+    `${rows.length} test-writer row(s) (${rows.filter((r) => r.label).length} accepted) written to ${out}${corrupt ? `; ${corrupt} unreadable line(s) in ${store.file} left out` : ''}\n`,
+  );
+  return 0;
+}
+
+const USAGE = `stepwise tests --export-judgements OUT.jsonl [--workspace DIR]
+       stepwise tests FILE::FUNCTION [--reference user|agreement] [--samples N] [--evidence-samples N] [--confirm-threshold X] [--max-tokens N] [--python PATH] [--disk-mb N] [--json] ${MODEL_USAGE}`;
 
 /** Five-stage reasoning about one function, with tests written at every stage and run in the sandbox. */
 export const testsCommand: CliCommand = {
@@ -31,7 +53,11 @@ export const testsCommand: CliCommand = {
       python: { type: 'string' },
       'disk-mb': { type: 'string' },
       json: { type: 'boolean' },
+      'export-judgements': { type: 'string' },
+      workspace: { type: 'string' },
     });
+    if (values['export-judgements'] !== undefined)
+      return exportJudgements(values['export-judgements'], values.workspace ?? process.cwd());
     const target = positionals[0];
     const sep = target?.lastIndexOf('::') ?? -1;
     if (!target || sep <= 0)
