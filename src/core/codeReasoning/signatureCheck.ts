@@ -219,8 +219,10 @@ export async function signatureProblems(
   if (target.kind === 'method' || !calls.length) return calls.map(() => undefined);
   const parser = await parserFor(target.language);
   try {
-    const body = target.language === 'python' ? '\n    pass\n' : ' {}';
-    const sigTree = parser.parse(target.signature.replace(/[\s{]*$/, '') + body);
+    // A found function's signature stops before its body (a Python one before the colon).
+    const body = target.language === 'python' ? ':\n    pass\n' : ' {}';
+    const head = target.signature.replace(target.language === 'python' ? /[\s:]*$/ : /[\s{]*$/, '');
+    const sigTree = parser.parse(head + body);
     const list = sigTree ? parametersOf(sigTree.rootNode, target.language) : undefined;
     sigTree?.delete();
     return calls.map((call) => {

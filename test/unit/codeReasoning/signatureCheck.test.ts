@@ -2,12 +2,34 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { signatureProblems } from '../../../src/core/codeReasoning/signatureCheck';
 import { testsFromStage } from '../../../src/core/codeReasoning/stageTests';
+import { findFunctions } from '../../../src/core/codeReasoning/functions';
 
 const merge = {
   name: 'merge_intervals',
   language: 'python' as const,
   signature: 'def merge_intervals(intervals):',
 };
+
+test('signatures as functions.ts finds them (Python without its colon) are read', async () => {
+  const src =
+    'from typing import List\n\ndef close(numbers: List[float], threshold: float) -> bool:\n    return True\n';
+  const [fn] = await findFunctions(src, 'python');
+  assert.deepEqual(
+    await signatureProblems(fn, ['close([1.0], 0.5, 3)', 'close("ab", 0.5)', 'close([1.0], 0.5)']),
+    [
+      'close takes 2 positional arguments, but this call gives 3',
+      'argument numbers is declared a list but the call passes a string literal ("ab")',
+      undefined,
+    ],
+  );
+  const [ts] = await findFunctions(
+    'export const pick = (xs: number[], n: number): number => xs[n];\n',
+    'typescript',
+  );
+  assert.deepEqual(await signatureProblems(ts, ['pick([1], 0, 2)']), [
+    'pick takes 2 positional arguments, but this call gives 3',
+  ]);
+});
 
 test('a call with more arguments than the Python signature takes is rejected with the counts', async () => {
   const [two, one] = await signatureProblems(merge, [
