@@ -64,7 +64,7 @@ export interface FiveStageRun {
   stages: StageResult[];
   /** The stage-5 code block: the generated implementation. */
   generatedCode: string;
-  /** Agreement mode: further implementations sampled independently from the stage-5 prompt. */
+  /** Further implementations sampled from the specification alone: the tests' evidence (evidence.ts). */
   samples?: string[];
   accumulatedSuite: GeneratedTest[];
   /** How the test writer's answers were generated: a plan, or free text with the reason. */
@@ -177,8 +177,9 @@ export function specOf(fn: Pick<FoundFunction, 'signature' | 'docstring'>): stri
  * The five-stage chain: at each stage the generator writes that stage's reasoning (seeing the
  * stages before, as one conversation: stages.ts) and the test writer adds tests with the stage's
  * focus. Tests accumulate (an identical test never twice); the whole accumulated suite then runs against the user's function
- * and the stage-5 code, and in agreement mode against further independently sampled
- * implementations, so that a generated reference rests on consensus (see rewards.ts).
+ * the stage-5 code and further implementations sampled from the specification alone; a test
+ * the user's function fails is shown as a failure only when those implementations back it
+ * (evidence.ts), and in agreement mode a generated reference rests on consensus (rewards.ts).
  */
 export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRun> {
   const started = Date.now();
