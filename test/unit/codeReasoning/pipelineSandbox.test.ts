@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { findFunctions } from '../../../src/core/codeReasoning/functions';
 import { runFiveStages } from '../../../src/core/codeReasoning/pipeline';
+import { DEFAULT_CONFIRM_THRESHOLD } from '../../../src/core/codeReasoning/evidence';
 import { createSandboxSuiteRunner } from '../../../src/core/codeReasoning/sandboxRunner';
 import { asksForTests, scriptedModel } from '../helpers/scriptedModel';
 
@@ -93,7 +94,7 @@ test('a failure the independent implementations do not back is an unconfirmed ex
   assert.equal(e.implementationsPassing, 1);
   // Sets: the misreading alone passing 3 tests (3), both samples passing 2 (4): 3 / 7.
   assert.equal(e.confidence.toFixed(3), (3 / 7).toFixed(3));
-  assert.equal(run.confirmThreshold, 0.75);
+  assert.equal(run.confirmThreshold, DEFAULT_CONFIRM_THRESHOLD);
 });
 
 test('agreement mode trusts generated code only when the independent samples agree', async () => {
