@@ -38,6 +38,10 @@ export interface StepwiseSettings {
     memoryMb: number;
     reference: 'user' | 'agreement';
     agreementSamples: number;
+    /** Implementations sampled from the specification as evidence for each test's verdict. */
+    evidenceSamples: number;
+    /** Confidence a test needs before a failure of your function is shown as one. */
+    confirmThreshold: number;
     /** Runs of the code per assertion test's call; two verdicts make the test flaky. */
     runs: number;
   };
@@ -134,6 +138,8 @@ export function readSettings(scope?: vscode.ConfigurationScope): StepwiseSetting
       memoryMb: g('tests.memoryMb'),
       reference: g('tests.reference'),
       agreementSamples: g('tests.agreementSamples'),
+      evidenceSamples: g('tests.evidenceSamples'),
+      confirmThreshold: g('tests.confirmThreshold'),
       runs: g('tests.runs'),
     },
     sandbox: { diskMb: g('sandbox.diskMb') },

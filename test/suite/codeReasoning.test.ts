@@ -100,4 +100,39 @@ suite('Reason & generate tests (default model)', () => {
       ['passed', 'failed'],
     );
   });
+
+  test('merge_intervals (correct): no failure is shown without evidence, and a judgement is stored', async function () {
+    this.timeout(600_000);
+    await activateStepwise();
+    const uri = vscode.Uri.file(path.join(workspaceRoot(), 'code', 'intervals.py'));
+    const run = (await vscode.commands.executeCommand(
+      'stepwise.reasonAndGenerateTests',
+      uri,
+      'merge_intervals',
+      { maxTokens: 96 },
+    )) as FiveStageRun;
+    assert.ok(run?.scores, 'the suite was executed (the workspace is trusted)');
+    assert.equal(run.samples?.length, 2, 'two independent implementations were sampled as evidence');
+    // Calls with two arguments cannot match merge_intervals(intervals): they never run.
+    assert.ok(
+      run.accumulatedSuite.every(
+        (t) => !/merge_intervals\(\s*\[[^\]]*\]\s*,\s*\[/.test(t.assertion?.call ?? ''),
+      ),
+      'no two-argument call was admitted',
+    );
+    for (const v of run.verdicts) {
+      assert.ok(v.evidence, `${v.name} carries its evidence`);
+      // A failure on the correct function is shown as one only with confirmed evidence.
+      if (v.verdict === 'fails-confirmed') assert.ok(v.evidence.confidence >= run.confirmThreshold!);
+      if (v.onUser === 'failed') assert.ok(v.verdict === 'unconfirmed' || v.verdict === 'fails-confirmed');
+    }
+    // A judgement of one of the run's tests is appended to the workspace's store.
+    if (run.verdicts.length) {
+      const stored = await vscode.commands.executeCommand<{ file: string }>(
+        'stepwise.rejectExpectation',
+        run.verdicts[0].name,
+      );
+      assert.match(stored?.file ?? '', /\.stepwise[\\/]test-judgements\.jsonl$/);
+    }
+  });
 });

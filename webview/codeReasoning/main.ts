@@ -1,6 +1,7 @@
 import { connect, h, injectStyles, loadState, saveState } from '../shared/host';
 import baseCss from '../shared/base.css';
 import type {
+  ExpectationJudgement,
   CodeReasoningHost,
   CodeReasoningView,
   CodeRunView,
@@ -28,7 +29,10 @@ details.stage summary .name { font-weight: 600; }
 td.status { font-weight: 600; }
 .passed { color: var(--vscode-testing-iconPassed); }
 .failed, .error { color: var(--vscode-testing-iconFailed); }
-.timeout, .uncollectable, .flaky { color: var(--vscode-editorWarning-foreground); }
+.timeout, .uncollectable, .flaky, .unconfirmed { color: var(--vscode-editorWarning-foreground); }
+.fails-confirmed { color: var(--vscode-testing-iconFailed); }
+li.expectation { margin: 6px 0; }
+li.expectation .evidence { display: block; font-size: 0.9em; }
 tr.invalid td.name { text-decoration: line-through; opacity: 0.7; }
 button { font: inherit; padding: 4px 14px; border: none; border-radius: 2px; cursor: pointer; color: var(--vscode-button-foreground); background: var(--vscode-button-background); }
 button.secondary { color: var(--vscode-button-secondaryForeground); background: var(--vscode-button-secondaryBackground); }
@@ -115,6 +119,64 @@ function stageCard(stage: StageView): HTMLElement {
   return details;
 }
 
+/** The verdict on the user's function: a failure is shown as one only when the evidence confirms it. */
+const USER_VERDICT: Record<string, string> = {
+  passes: '✓ passes',
+  'fails-confirmed': '✗ fails (confirmed)',
+  unconfirmed: '? unconfirmed expectation',
+  flaky: '⚠ flaky',
+  broken: '⚠ test does not run',
+};
+
+function userCell(v: VerdictView): HTMLElement {
+  if (!v.verdict) return h('td', { class: `status ${v.onUser}` }, VERDICT_TEXT[v.onUser] ?? v.onUser);
+  return h(
+    'td',
+    { class: `status ${v.verdict}`, title: v.evidence ?? '' },
+    USER_VERDICT[v.verdict] ?? v.verdict,
+  );
+}
+
+/** One unconfirmed expectation with its evidence and the two buttons that judge it. */
+function expectationItem(v: VerdictView): HTMLElement {
+  const judged = h(
+    'span',
+    { class: 'muted', id: `judged-${v.name}` },
+    v.judgement ? ` — you ${v.judgement === 'accept' ? 'accepted' : 'rejected'} it` : '',
+  );
+  const button = (judgement: ExpectationJudgement, label: string) => {
+    const b = h(
+      'button',
+      { class: 'secondary', 'data-judge': judgement, 'data-test': v.name },
+      label,
+    ) as HTMLButtonElement;
+    b.addEventListener('click', async () => {
+      try {
+        const r = await rpc.request('judgeExpectation', { name: v.name, judgement }, 30_000);
+        v.judgement = judgement;
+        judged.textContent = ` — you ${judgement === 'accept' ? 'accepted' : 'rejected'} it (saved in ${r.file})`;
+      } catch (err) {
+        judged.textContent = ` — not saved: ${(err as Error).message}`;
+      }
+    });
+    return b;
+  };
+  return h(
+    'li',
+    { class: 'expectation', title: v.userOutput?.slice(0, 2000) ?? '' },
+    h('code', {}, v.source.split('\n').find((l) => l.includes('assert')) ?? v.name),
+    h(
+      'span',
+      { class: 'evidence muted' },
+      `Your function: ${VERDICT_TEXT[v.onUser] ?? v.onUser}. Evidence: ${v.evidence ?? 'none'}.`,
+    ),
+    button('accept', 'Accept: my function is wrong'),
+    ' ',
+    button('reject', 'Reject: the test is wrong'),
+    judged,
+  );
+}
+
 function verdictRow(v: VerdictView): HTMLElement {
   const check = h('input', { type: 'checkbox', 'data-test': v.name, 'aria-label': `Accept ${v.name}` });
   check.checked = v.valid;
@@ -127,7 +189,7 @@ function verdictRow(v: VerdictView): HTMLElement {
     h('td', {}, check),
     h('td', { class: 'name' }, v.name),
     h('td', {}, `stage ${v.stage}`),
-    h('td', { class: `status ${v.onUser}` }, VERDICT_TEXT[v.onUser] ?? v.onUser),
+    userCell(v),
     h('td', { class: `status ${v.onGenerated}` }, VERDICT_TEXT[v.onGenerated] ?? v.onGenerated),
   );
 }
@@ -165,7 +227,7 @@ function render(): void {
       metric(
         'Generator reward',
         s.generatorReward,
-        'pass rate of the generated code on valid tests',
+        s.support ?? 'pass rate of the generated code on valid tests',
         'metric-generator',
       ),
       metric('Test-writer reward', s.testWriterReward, '(1 − pass rate) · validity', 'metric-test-writer'),
@@ -175,7 +237,41 @@ function render(): void {
       bar.style.width = pct([s.validity, s.generatorReward, s.testWriterReward][i]);
     });
     parts.push(h('h2', {}, 'Validity and rewards'), metrics, h('p', { class: 'muted' }, s.referenceReason));
-    if (s.disagreements.length) {
+    const confirmed = v.verdicts.filter((x) => x.verdict === 'fails-confirmed');
+    const unconfirmed = v.verdicts.filter((x) => x.verdict === 'unconfirmed');
+    if (confirmed.length)
+      parts.push(
+        h(
+          'div',
+          { class: 'notice', id: 'confirmed-failures' },
+          h(
+            'p',
+            {},
+            `Your function fails ${confirmed.length} test(s) that the generated implementations agree on:`,
+          ),
+          h(
+            'ul',
+            {},
+            ...confirmed.map((x) =>
+              h('li', { title: x.userOutput?.slice(0, 2000) ?? '' }, `${x.name}: ${x.evidence ?? ''}`),
+            ),
+          ),
+        ),
+      );
+    if (unconfirmed.length)
+      parts.push(
+        h(
+          'div',
+          { class: 'notice', id: 'unconfirmed' },
+          h(
+            'p',
+            {},
+            `${unconfirmed.length} unconfirmed expectation(s) to review: your function does not do what these tests expect, but the generated implementations do not back them strongly enough to call it a failure. Accept one if your function is wrong, reject it if the test is.`,
+          ),
+          h('ul', {}, ...unconfirmed.map(expectationItem)),
+        ),
+      );
+    if (!v.verdicts.some((x) => x.verdict) && s.disagreements.length) {
       parts.push(
         h(
           'div',

@@ -28,11 +28,12 @@ import { loadStageChain } from '../../core/codeReasoning/stages';
 import { fractionFlag, wholeFlag } from '../flags';
 import { SANDBOX_DEFAULTS } from '../../core/sandbox/limits';
 import { settingDefault } from '../../core/settings/schema';
+import { DEFAULT_EVIDENCE_SAMPLES } from '../../core/codeReasoning/evidence';
 
 const COMMON = '[--out FILE.json] [--fresh] [--limit N] [--concurrency N] [--json] [--progress text|json]';
 const USAGE = [
   `stepwise eval prove [--data MATH.jsonl] [--candidates N] [--iterations N] [--max-tokens N] [--temperature T] [--seed S] [--rerank-by verifier|prm|self] [--prm-dir DIR] [--prompts-dir DIR] [--no-step-scores] [--no-meta] [--free] [--calibrator FILE.json] [--save-calibrator FILE.json] ${COMMON} ${MODEL_USAGE}`,
-  `       stepwise eval tests [--data HumanEval.jsonl.gz|mbpp.jsonl] [--mutants K] [--max-tokens N] [--seed S] [--stages STAGES.json] ${COMMON} ${MODEL_USAGE}`,
+  `       stepwise eval tests [--data HumanEval.jsonl.gz|mbpp.jsonl] [--mutants K] [--samples N] [--max-tokens N] [--seed S] [--stages STAGES.json] ${COMMON} ${MODEL_USAGE}`,
   `       stepwise eval prm --labels FILE [--prm-dir DIR | model options] [--threshold T] ${COMMON}`,
 ].join('\n');
 
@@ -48,6 +49,7 @@ const OPTIONS = {
   candidates: { type: 'string' },
   iterations: { type: 'string' },
   'max-tokens': { type: 'string' },
+  samples: { type: 'string' },
   temperature: { type: 'string' },
   seed: { type: 'string' },
   'rerank-by': { type: 'string' },
@@ -200,6 +202,8 @@ export const evalCommand: CliCommand = {
             seed: values.seed === undefined ? undefined : wholeFlag(values.seed, 'seed', 0, 0),
             perTestTimeoutMs: SANDBOX_DEFAULTS.perTestTimeoutMs,
             memoryMb: SANDBOX_DEFAULTS.memoryMb,
+            // Implementations sampled as evidence for each test's verdict, besides the stage-5 code.
+            evidenceSamples: wholeFlag(values.samples, 'samples', 0, DEFAULT_EVIDENCE_SAMPLES),
             stagesFile: values.stages,
             assertionGrammar: model.info.backend === 'openai' ? assertionGrammarOf(values) : undefined,
           },

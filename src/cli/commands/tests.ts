@@ -5,13 +5,41 @@ import { MODEL_USAGE, openModel, parseWithModel } from '../modelOptions';
 import { findFunctions, languageForFile } from '../../core/codeReasoning/functions';
 import { runFiveStages, testWritingText } from '../../core/codeReasoning/pipeline';
 import { createSandboxSuiteRunner } from '../../core/codeReasoning/sandboxRunner';
-import { DEFAULT_AGREEMENT_SAMPLES } from '../../core/codeReasoning/rewards';
+import { DEFAULT_AGREEMENT_SAMPLES, rewardSupportText } from '../../core/codeReasoning/rewards';
+import {
+  DEFAULT_CONFIRM_THRESHOLD,
+  DEFAULT_EVIDENCE_SAMPLES,
+  USER_VERDICT_TEXT,
+  evidenceText,
+} from '../../core/codeReasoning/evidence';
 import { DEFAULT_DISK_MB } from '../../core/sandbox/types';
-import { wholeFlag } from '../flags';
+import { fractionFlag, wholeFlag } from '../flags';
 import { SANDBOX_DEFAULTS } from '../../core/sandbox/limits';
 import { settingDefault } from '../../core/settings/schema';
+import { TestJudgementStore, judgementTrainingRows } from '../../core/codeReasoning/expectationStore';
+import * as path from 'node:path';
 
-const USAGE = `stepwise tests FILE::FUNCTION [--reference user|agreement] [--samples N] [--max-tokens N] [--python PATH] [--disk-mb N] [--json] ${MODEL_USAGE}`;
+/**
+ * Writes the workspace's accepted and rejected expectations as test-writer training rows
+ * ({prompt, completion, label}: docs/test-verdicts.md).
+ */
+async function exportJudgements(out: string, workspace: string): Promise<number> {
+  const store = new TestJudgementStore(path.join(workspace, '.stepwise'));
+  const { records, corrupt } = await store.read();
+  if (!records.length)
+    throw new UsageError(
+      `No judgements in ${store.file}: accept or reject unconfirmed expectations in the editor first.`,
+    );
+  const rows = judgementTrainingRows(records);
+  fs.writeFileSync(out, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  process.stdout.write(
+    `${rows.length} test-writer row(s) (${rows.filter((r) => r.label).length} accepted) written to ${out}${corrupt ? `; ${corrupt} unreadable line(s) in ${store.file} left out` : ''}\n`,
+  );
+  return 0;
+}
+
+const USAGE = `stepwise tests --export-judgements OUT.jsonl [--workspace DIR]
+       stepwise tests FILE::FUNCTION [--reference user|agreement] [--samples N] [--evidence-samples N] [--confirm-threshold X] [--max-tokens N] [--python PATH] [--disk-mb N] [--json] ${MODEL_USAGE}`;
 
 /** Five-stage reasoning about one function, with tests written at every stage and run in the sandbox. */
 export const testsCommand: CliCommand = {
@@ -22,11 +50,17 @@ export const testsCommand: CliCommand = {
     const { values, positionals } = parseWithModel(argv, {
       reference: { type: 'string' },
       samples: { type: 'string' },
+      'evidence-samples': { type: 'string' },
+      'confirm-threshold': { type: 'string' },
       'max-tokens': { type: 'string' },
       python: { type: 'string' },
       'disk-mb': { type: 'string' },
       json: { type: 'boolean' },
+      'export-judgements': { type: 'string' },
+      workspace: { type: 'string' },
     });
+    if (values['export-judgements'] !== undefined)
+      return exportJudgements(values['export-judgements'], values.workspace ?? process.cwd());
     const target = positionals[0];
     const sep = target?.lastIndexOf('::') ?? -1;
     if (!target || sep <= 0)
@@ -63,6 +97,18 @@ export const testsCommand: CliCommand = {
     );
     const samples = wholeFlag(values.samples, 'samples', 2, DEFAULT_AGREEMENT_SAMPLES);
     const diskMb = wholeFlag(values['disk-mb'], 'disk-mb', 16, DEFAULT_DISK_MB);
+    const evidenceSamples = wholeFlag(
+      values['evidence-samples'],
+      'evidence-samples',
+      0,
+      DEFAULT_EVIDENCE_SAMPLES,
+    );
+    const threshold = fractionFlag(
+      values['confirm-threshold'],
+      'confirm-threshold',
+      1.01,
+      DEFAULT_CONFIRM_THRESHOLD,
+    );
     const model = await openModel(values);
     try {
       const run = await runFiveStages({
@@ -72,6 +118,8 @@ export const testsCommand: CliCommand = {
         file,
         referenceMode: reference,
         agreementSamples: samples,
+        evidenceSamples,
+        confirmThreshold: threshold,
         maxTokens,
         runSuite: createSandboxSuiteRunner({
           perTestTimeoutMs: SANDBOX_DEFAULTS.perTestTimeoutMs,
@@ -83,7 +131,7 @@ export const testsCommand: CliCommand = {
         onEvent: (e) => {
           if (e.type === 'stage-start') process.stderr.write(`stage ${e.stage}: ${e.role}\n`);
           if (e.type === 'sampling')
-            process.stderr.write(`sampling implementation ${e.sample} of ${e.of} for agreement\n`);
+            process.stderr.write(`sampling ${e.of - 1} independent implementation(s) as evidence\n`);
           if (e.type === 'running-suite')
             process.stderr.write(
               `running ${e.tests} tests against ${e.against === 'user' ? 'your function' : 'the generated code'}\n`,
@@ -95,23 +143,32 @@ export const testsCommand: CliCommand = {
       } else {
         for (const v of run.verdicts)
           process.stdout.write(
-            `stage ${v.stage}  ${v.name.padEnd(32)} yours: ${v.onUser.padEnd(13)} generated: ${v.onGenerated}\n`,
+            `stage ${v.stage}  ${v.name.padEnd(32)} yours: ${(v.verdict ? USER_VERDICT_TEXT[v.verdict] : v.onUser).padEnd(34)} generated: ${v.onGenerated}\n`,
           );
         const s = run.scores!;
         const w = run.testWriting;
         process.stdout.write(`\ntest writer: ${testWritingText(w)}\n`);
         process.stdout.write(
-          `${s.total} tests, ${s.valid} valid (validity ${s.validity.toFixed(2)}); generator reward ${s.generatorReward.toFixed(2)}, test-writer reward ${s.testWriterReward.toFixed(2)}\n${s.referenceReason}\n`,
+          `${s.total} tests, ${s.valid} valid (validity ${s.validity.toFixed(2)}); ${rewardSupportText(s)}\n${s.referenceReason}\n`,
         );
-        if (s.disagreements.length) {
-          process.stdout.write(
-            `\n${s.disagreements.length} test(s) disagree with your function (review them; the test may be wrong):\n`,
-          );
-          for (const d of s.disagreements)
+        const confirmed = run.verdicts.filter((v) => v.verdict === 'fails-confirmed');
+        const unconfirmed = run.verdicts.filter((v) => v.verdict === 'unconfirmed');
+        const list = (title: string, vs: typeof confirmed) => {
+          if (!vs.length) return;
+          process.stdout.write(`\n${title}\n`);
+          for (const v of vs)
             process.stdout.write(
-              `  ${d.input}: yours ${d.onUser}; ${d.samplesPassing} of ${d.samples} generated implementation(s) pass it\n`,
+              `  ${v.input}: yours ${v.onUser}; ${v.evidence ? evidenceText(v.evidence) : 'no evidence'}\n`,
             );
-        }
+        };
+        list(
+          `${confirmed.length} test(s) your function fails, confirmed by the generated implementations (threshold ${threshold}):`,
+          confirmed,
+        );
+        list(
+          `${unconfirmed.length} unconfirmed expectation(s) to review (your function does not do this, but the evidence is weak; the test may be wrong):`,
+          unconfirmed,
+        );
       }
       return 0;
     } finally {

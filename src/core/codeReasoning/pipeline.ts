@@ -12,6 +12,16 @@ import {
   type VerdictStatus,
 } from './rewards';
 import { writeStageTests } from './testWriter';
+import {
+  DEFAULT_CONFIRM_THRESHOLD,
+  DEFAULT_EVIDENCE_SAMPLES,
+  testEvidence,
+  userVerdict,
+  type TestEvidence,
+  type UserVerdict,
+} from './evidence';
+import { sampleImplementations } from './implementationSamples';
+import { functionPromptValues } from './functionPrompt';
 import type { ChatMessage, FinishReason, ModelBackend } from '../model/types';
 import { loadStageChain, StageConversation, type StageChain, type StageDefinition } from './stages';
 
@@ -55,7 +65,7 @@ export interface FiveStageRun {
   stages: StageResult[];
   /** The stage-5 code block: the generated implementation. */
   generatedCode: string;
-  /** Agreement mode: further implementations sampled independently from the stage-5 prompt. */
+  /** Further implementations sampled from the specification alone: the tests' evidence (evidence.ts). */
   samples?: string[];
   accumulatedSuite: GeneratedTest[];
   /** How the test writer's answers were generated: a plan, or free text with the reason. */
@@ -66,7 +76,17 @@ export interface FiveStageRun {
     assertionGrammar: 'expressions' | 'lines' | null;
     fallbackReason: string | null;
   };
-  verdicts: (DualVerdict & { userOutput?: string; generatedOutput?: string; inProcess?: boolean })[];
+  verdicts: (DualVerdict & {
+    userOutput?: string;
+    generatedOutput?: string;
+    inProcess?: boolean;
+    /** How far the generated implementations back this test (evidence.ts). */
+    evidence?: TestEvidence;
+    /** What is shown on the user's function: a failure only when the evidence confirms it. */
+    verdict?: UserVerdict;
+  })[];
+  /** The confidence a test needs before a failure of the user's function is shown as one. */
+  confirmThreshold?: number;
   /** Null when the suite was not executed. */
   scores: SuiteScores | null;
   referenceMode: ReferenceMode;
@@ -86,6 +106,13 @@ export interface FiveStageOptions {
   referenceMode?: ReferenceMode;
   /** Agreement mode: independent implementations that must agree (default 3). */
   agreementSamples?: number;
+  /**
+   * Implementations sampled from the specification alone, besides the stage-5 code, as evidence
+   * for each test (default DEFAULT_EVIDENCE_SAMPLES; 0 leaves the stage-5 code alone).
+   */
+  evidenceSamples?: number;
+  /** Confidence at which a test the user's function fails is shown as a failure (default fitted). */
+  confirmThreshold?: number;
   maxTokens?: number;
   /** Write each stage's tests as an assertion-lines plan where the model can (default true). */
   constrained?: boolean;
@@ -99,60 +126,15 @@ export interface FiveStageOptions {
   chain?: StageChain;
 }
 
-const ASSERTION_FORM: Record<CodeLanguage, (fn: string) => string> = {
-  python: (fn) => `\`assert ${fn}(...) == expected\` (or \`with pytest.raises(SomeError): ${fn}(...)\`)`,
-  javascript: (fn) =>
-    `\`assert.deepStrictEqual(${fn}(...), expected);\` (or \`assert.throws(() => ${fn}(...), TypeError);\`)`,
-  typescript: (fn) =>
-    `\`assert.deepStrictEqual(${fn}(...), expected);\` (or \`assert.throws(() => ${fn}(...), TypeError);\`)`,
-  tsx: (fn) =>
-    `\`assert.deepStrictEqual(${fn}(...), expected);\` (or \`assert.throws(() => ${fn}(...), TypeError);\`)`,
-};
-
-const FRAMEWORK: Record<CodeLanguage, string> = {
-  python: 'pytest',
-  javascript: "node:test (test() from 'node:test', assert from 'node:assert/strict')",
-  typescript: "node:test (test() from 'node:test', assert from 'node:assert/strict')",
-  tsx: "node:test (test() from 'node:test', assert from 'node:assert/strict')",
-};
-
-const LANGUAGE_NAME: Record<CodeLanguage, string> = {
-  python: 'Python',
-  javascript: 'JavaScript',
-  typescript: 'TypeScript',
-  tsx: 'TypeScript',
-};
-
-/** The function's part of every stage prompt: what the templates' placeholders are filled with. */
-export type PromptFunction = Pick<FoundFunction, 'name' | 'language' | 'signature' | 'docstring'>;
-
-/** The placeholders every stage template shares, filled for one function. */
-export function functionPromptValues(target: PromptFunction): Record<string, string> {
-  return {
-    spec: specOf(target),
-    language: LANGUAGE_NAME[target.language],
-    framework: FRAMEWORK[target.language],
-    assertion_form: ASSERTION_FORM[target.language](target.name),
-    function_name: target.name,
-  };
-}
-
-/** The specification the generator reasons from: signature and documentation, not the body. */
-export function specOf(fn: Pick<FoundFunction, 'signature' | 'docstring'>): string {
-  return [
-    fn.signature,
-    fn.docstring
-      ? `Documentation: ${fn.docstring}`
-      : 'No documentation: infer the intent from the name and parameters.',
-  ].join('\n');
-}
+export { functionPromptValues, specOf, type PromptFunction } from './functionPrompt';
 
 /**
  * The five-stage chain: at each stage the generator writes that stage's reasoning (seeing the
  * stages before, as one conversation: stages.ts) and the test writer adds tests with the stage's
  * focus. Tests accumulate (an identical test never twice); the whole accumulated suite then runs against the user's function
- * and the stage-5 code, and in agreement mode against further independently sampled
- * implementations, so that a generated reference rests on consensus (see rewards.ts).
+ * the stage-5 code and further implementations sampled from the specification alone; a test
+ * the user's function fails is shown as a failure only when those implementations back it
+ * (evidence.ts), and in agreement mode a generated reference rests on consensus (rewards.ts).
  */
 export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRun> {
   const started = Date.now();
@@ -165,7 +147,6 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
   const taken = new Set<string>();
   // Keys of every admitted test: an identical test is never admitted twice, whatever the stage.
   const seen = new Set<string>();
-  let finalMessages: ChatMessage[] = [];
   const support = await resolvePlanSupport(model, opts.constrained ?? true);
   const testWriting: FiveStageRun['testWriting'] =
     support.mode === 'none'
@@ -181,8 +162,7 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
     const t0 = Date.now();
     emit({ type: 'stage-start', stage: stage.id, role: 'generator' });
     // Each stage result is a StageTurn: its stage and the reasoning as written.
-    finalMessages = conversation.generator(results, stage);
-    const reasoning = await complete(model, finalMessages, opts, (text) =>
+    const reasoning = await complete(model, conversation.generator(results, stage), opts, (text) =>
       emit({ type: 'token', stage: stage.id, role: 'generator', text }),
     );
     emit({ type: 'stage-start', stage: stage.id, role: 'test-writer' });
@@ -232,21 +212,26 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
   );
   const referenceMode = opts.referenceMode ?? 'user';
   const required = opts.agreementSamples ?? DEFAULT_AGREEMENT_SAMPLES;
-  // Agreement needs independent implementations: the stage-5 one, and more sampled from its prompt.
-  const samples: string[] = [];
-  if (referenceMode === 'agreement' && opts.runSuite) {
-    for (let k = 1; k < required; k++) {
-      signal?.throwIfAborted();
-      emit({ type: 'sampling', sample: k + 1, of: required });
-      const text = await complete(
-        model,
-        finalMessages,
-        { ...opts, temperature: 0.8, seed: (opts.seed ?? 0) + k },
-        () => undefined,
-      );
-      samples.push(withFileImports(codeBlocks(text)[0]?.trim() ?? '', opts.fileSource, target.language));
-    }
-  }
+  // Independent implementations, from the specification alone: the evidence each test is judged
+  // by (evidence.ts), and in agreement mode the candidates for a consensus reference.
+  const sampleCount = opts.runSuite
+    ? Math.max(
+        opts.evidenceSamples ?? DEFAULT_EVIDENCE_SAMPLES,
+        referenceMode === 'agreement' ? required - 1 : 0,
+      )
+    : 0;
+  signal?.throwIfAborted();
+  if (sampleCount > 0) emit({ type: 'sampling', sample: 2, of: sampleCount + 1 });
+  const samples = await sampleImplementations({
+    model,
+    target,
+    fileSource: opts.fileSource,
+    count: sampleCount,
+    maxTokens: opts.maxTokens ?? 256,
+    temperature: 0.8,
+    seed: (opts.seed ?? 0) + 1,
+    signal,
+  });
   const base = {
     version: 1 as const,
     function: {
@@ -288,18 +273,27 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
   const onSamples = [];
   for (const code of samples) {
     signal?.throwIfAborted();
-    onSamples.push(await opts.runSuite({ language: target.language, code, tests: accumulated, signal }));
+    // A sample without code passes nothing; there is nothing to run.
+    onSamples.push(
+      code
+        ? await opts.runSuite({ language: target.language, code, tests: accumulated, signal })
+        : { verdicts: [] },
+    );
   }
   const byName = (list: typeof onUser.verdicts) => new Map(list.map((v) => [v.name, v]));
   const u = byName(onUser.verdicts);
   const g = byName(onGenerated.verdicts);
   const s = onSamples.map((r) => byName(r.verdicts));
-  const verdicts = accumulated.map((t) => {
+  const matrix = [g, ...s].map((m) => accumulated.map((t) => m.get(t.name)?.status ?? ('error' as const)));
+  const evidence = testEvidence(matrix, accumulated.length);
+  const threshold = opts.confirmThreshold ?? DEFAULT_CONFIRM_THRESHOLD;
+  const verdicts = accumulated.map((t, i) => {
     const onGeneratedStatus = g.get(t.name)?.status ?? 'error';
+    const onUserStatus = u.get(t.name)?.status ?? 'error';
     return {
       name: t.name,
       stage: t.stage,
-      onUser: u.get(t.name)?.status ?? 'error',
+      onUser: onUserStatus,
       onGenerated: onGeneratedStatus,
       ...(samples.length
         ? { onSamples: [onGeneratedStatus, ...s.map((m) => m.get(t.name)?.status ?? ('error' as const))] }
@@ -308,12 +302,15 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
       userOutput: u.get(t.name)?.output ?? u.get(t.name)?.message,
       generatedOutput: g.get(t.name)?.output ?? g.get(t.name)?.message,
       inProcess: u.get(t.name)?.inProcess ?? !t.assertion,
+      evidence: evidence[i],
+      verdict: userVerdict(onUserStatus, evidence[i], threshold),
     };
   });
   const run: FiveStageRun = {
     ...base,
     verdicts,
     scores: scoreSuite(verdicts, referenceMode, required),
+    confirmThreshold: threshold,
     isolation: onUser.isolation,
     totalMs: Date.now() - started,
   };

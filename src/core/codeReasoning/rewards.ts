@@ -10,6 +10,7 @@
  * tests the user's function fails are disagreements to review, with their evidence.
  */
 import type { TestStatus } from '../sandbox/types';
+import type { TestEvidence, UserVerdict } from './evidence';
 
 /** A test's verdict, as the sandbox gives it. */
 export type VerdictStatus = TestStatus;
@@ -30,6 +31,9 @@ export interface DualVerdict {
   input?: string;
   /** What the user's function did, when the test failed on it. */
   userOutput?: string;
+  /** How far the generated implementations back this test, and the verdict it allows. */
+  evidence?: TestEvidence;
+  verdict?: UserVerdict;
 }
 
 export type ReferenceMode = 'user' | 'agreement';
@@ -45,6 +49,9 @@ export interface Disagreement {
   /** How many independently generated implementations pass this test, of how many. */
   samplesPassing: number;
   samples: number;
+  /** Confirmed failure, or an unconfirmed expectation to review (evidence.ts). */
+  verdict?: UserVerdict;
+  evidence?: TestEvidence;
 }
 
 export interface SuiteScores {
@@ -143,8 +150,25 @@ export function scoreSuite(
         userOutput: v.userOutput,
         samplesPassing: samplesOf(v).filter(passed).length,
         samples: samplesOf(v).length,
+        ...(v.verdict ? { verdict: v.verdict } : {}),
+        ...(v.evidence ? { evidence: v.evidence } : {}),
       })),
   };
+}
+
+/**
+ * The rewards with the support they rest on: "generator reward 1.00 on 1 valid test of 10". A
+ * reward computed from one valid test is not the same claim as one from ten.
+ */
+export function rewardSupportText(
+  s: Pick<SuiteScores, 'generatorReward' | 'testWriterReward' | 'valid' | 'total'>,
+): string {
+  const tests = `${s.valid} valid test${s.valid === 1 ? '' : 's'} of ${s.total}`;
+  const generator =
+    s.valid === 0
+      ? `generator reward ${s.generatorReward.toFixed(2)} (neutral: no valid test of ${s.total})`
+      : `generator reward ${s.generatorReward.toFixed(2)} on ${tests}`;
+  return `${generator}; test-writer reward ${s.testWriterReward.toFixed(2)} on ${s.total} test${s.total === 1 ? '' : 's'}`;
 }
 
 /** 0.5 (neutral) when no valid test exists; otherwise the pass rate. */

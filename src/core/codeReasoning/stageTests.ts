@@ -11,6 +11,7 @@ import {
 } from './assertions';
 import { extractTests, type GeneratedTest } from './extractTests';
 import type { CodeLanguage } from './functions';
+import { signatureProblems } from './signatureCheck';
 
 export function assertionLanguage(language: CodeLanguage): AssertionLanguage {
   return language === 'tsx' ? 'typescript' : language;
@@ -44,7 +45,8 @@ function unique(name: string, taken: Set<string>): string {
 
 export async function testsFromStage(
   output: string,
-  target: { name: string; language: CodeLanguage },
+  /** With its signature, calls that cannot match it are rejected before they run. */
+  target: { name: string; language: CodeLanguage; signature?: string; kind?: string },
   stage: number,
   seen: Set<string>,
   taken: Set<string>,
@@ -55,7 +57,18 @@ export async function testsFromStage(
   const rejected = [...parsed.rejected];
   const tests: GeneratedTest[] = [];
   const overBudget = { reason: `over the stage's budget of ${budget} tests` };
-  for (const assertion of parsed.tests) {
+  const problems = target.signature
+    ? await signatureProblems(
+        { ...target, signature: target.signature },
+        parsed.tests.map((a) => a.call),
+      )
+    : [];
+  for (const [i, assertion] of parsed.tests.entries()) {
+    const problem = problems[i];
+    if (problem) {
+      rejected.push({ line: assertion.line, reason: `does not match the signature: ${problem}` });
+      continue;
+    }
     if (seen.has(assertion.key)) {
       rejected.push({ line: assertion.line, reason: 'duplicate of a test already in the suite' });
       continue;

@@ -65,6 +65,11 @@ function body(r: EvalResult): string[] {
       `mutation score (pooled): ${p(m.mutationScore.pooled)}; mean per function ${n(m.mutationScore.meanPerFunction)}`,
       `generator pass rate on the dataset's tests: ${p(m.generatorPassRate)}`,
       `rewards: generator ${n(m.rewards.generator)}, test writer ${n(m.rewards.testWriter)}`,
+      ...(m.verdicts?.functions
+        ? [
+            `verdicts at confirm threshold ${m.verdicts.threshold}: false alarms ${p(m.verdicts.falseAlarms)} of functions, detections ${p(m.verdicts.detections)} of known-wrong mutants, precision of "fails" ${p(m.verdicts.precision)}; ${m.verdicts.unconfirmed} failure(s) left unconfirmed`,
+          ]
+        : []),
     ];
   }
   const m = r.metrics as PrmMetrics;

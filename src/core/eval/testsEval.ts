@@ -9,9 +9,14 @@
  *  - mutation score: the share of known-wrong mutants of the reference (single AST mutations that
  *    the dataset's own tests reject) that at least one valid test rejects;
  *  - the generator's stage-5 code against the dataset's own tests (its pass rate);
- *  - the generator and test-writer rewards of seed 002 on the accumulated suite.
+ *  - the generator and test-writer rewards of seed 002 on the accumulated suite;
+ *  - verdict evidence (evidence.ts): the confidence of every test the reference fails (each one a
+ *    false alarm once confirmed) and, per known-wrong mutant taken as the user's function, of every
+ *    test it fails (a detection once confirmed; a correct verdict when the reference passes that
+ *    test). Thresholds are applied in the summary, so one run serves any threshold.
  */
 import { findFunctions } from '../codeReasoning/functions';
+import { DEFAULT_EVIDENCE_SAMPLES } from '../codeReasoning/evidence';
 import { runFiveStages, type SuiteRunner } from '../codeReasoning/pipeline';
 import type { VerdictStatus } from '../codeReasoning/rewards';
 import { createSandboxSuiteRunner } from '../codeReasoning/sandboxRunner';
@@ -42,6 +47,15 @@ export interface TestsEvalSettings {
    * its own options). Recorded so that a journal is never resumed under another grammar.
    */
   assertionGrammar?: 'auto' | 'expressions' | 'lines';
+  /** Independent implementations sampled as evidence besides the stage-5 code (--samples). */
+  evidenceSamples?: number;
+}
+
+/** A test the user's function fails, with the confidence of the evidence behind it. */
+export interface FailEvidence {
+  confidence: number;
+  /** Whether the reference passes the test (for a mutant: the failure is real). */
+  referencePasses: boolean;
 }
 
 export interface TestsItemResult {
@@ -78,6 +92,15 @@ export interface TestsItemResult {
   referencePassesOfficial: boolean;
   generator: { wroteCode: boolean; officialStatus: TestStatus; officialOutput?: string };
   rewards: { validity: number; generator: number; testWriter: number };
+  /**
+   * Verdict evidence: tests the reference fails (false alarms at any threshold they reach) and,
+   * per known-wrong mutant, the tests it fails. Absent in journals from before verdict evidence.
+   */
+  verdicts?: {
+    implementations: number;
+    referenceFails: FailEvidence[];
+    mutantFails: FailEvidence[][];
+  };
   ms: { pipeline: number; sandbox: number };
 }
 
@@ -147,6 +170,7 @@ export async function evaluateCodeTask(task: CodeTask, ctx: TestsEvalContext): P
     fileSource: task.referenceCode,
     runSuite: suiteRunner,
     referenceMode: 'user',
+    evidenceSamples: settings.evidenceSamples ?? DEFAULT_EVIDENCE_SAMPLES,
     chain: ctx.chain,
     maxTokens: settings.maxTokens,
     temperature: settings.temperature,
@@ -182,11 +206,27 @@ export async function evaluateCodeTask(task: CodeTask, ctx: TestsEvalContext): P
   const knownWrong = ctx.mutants.map((m, i) => ({ m, i })).filter(({ i }) => statusOf(i + 1) !== 'passed');
 
   const valid = run.accumulatedSuite.filter((_, i) => run.verdicts[i]?.onUser === 'passed');
+  const fails = (status: TestStatus | undefined) =>
+    status === 'failed' || status === 'error' || status === 'timeout';
+  const confidenceOf = (name: string) => run.verdicts.find((v) => v.name === name)?.evidence?.confidence ?? 0;
+  const referencePasses = (name: string) => run.verdicts.find((v) => v.name === name)?.onUser === 'passed';
+  const referenceFails: FailEvidence[] = run.verdicts
+    .filter((v) => fails(v.onUser))
+    .map((v) => ({ confidence: v.evidence?.confidence ?? 0, referencePasses: false }));
+  // Every admitted test runs on every known-wrong mutant, as it would on a user's wrong function:
+  // the mutation score counts the valid tests that reject it, the verdicts every test it fails.
   const killed = new Set<number>();
-  for (const { m, i } of valid.length ? knownWrong : []) {
+  const mutantFails: FailEvidence[][] = [];
+  for (const { m, i } of run.accumulatedSuite.length ? knownWrong : []) {
     signal?.throwIfAborted();
-    const r = await suiteRunner({ language: 'python', code: m.code, tests: valid, signal });
-    if (valid.some((t) => r.verdicts.find((v) => v.name === t.name)?.status !== 'passed')) killed.add(i);
+    const r = await suiteRunner({ language: 'python', code: m.code, tests: run.accumulatedSuite, signal });
+    const status = new Map(r.verdicts.map((v) => [v.name, v.status]));
+    if (valid.some((t) => status.get(t.name) !== 'passed')) killed.add(i);
+    mutantFails.push(
+      run.accumulatedSuite
+        .filter((t) => fails(status.get(t.name) ?? 'error'))
+        .map((t) => ({ confidence: confidenceOf(t.name), referencePasses: referencePasses(t.name) })),
+    );
   }
   const byKind: TestsItemResult['mutants']['byKind'] = {};
   for (const { m, i } of knownWrong) {
@@ -242,6 +282,11 @@ export async function evaluateCodeTask(task: CodeTask, ctx: TestsEvalContext): P
       validity: scores?.validity ?? 0,
       generator: scores?.generatorReward ?? 0.5,
       testWriter: scores?.testWriterReward ?? 0,
+    },
+    verdicts: {
+      implementations: 1 + (run.samples?.length ?? 0),
+      referenceFails,
+      mutantFails,
     },
     ms: { pipeline: pipelineMs, sandbox: sandboxMs },
   };

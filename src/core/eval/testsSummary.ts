@@ -1,6 +1,8 @@
 /** The generated-tests scoreboard from per-function records (see testsEval.ts for what each count means). */
 import { mean, proportion, wilson, type Proportion } from '../math/stats';
 import type { TestsItemResult } from './testsEval';
+import { verdictMetrics, type VerdictMetrics } from './testVerdicts';
+import { DEFAULT_CONFIRM_THRESHOLD } from '../codeReasoning/evidence';
 
 export interface TestsMetrics {
   functions: number;
@@ -31,6 +33,11 @@ export interface TestsMetrics {
   rewards: { generator: number | null; testWriter: number | null };
   /** Functions where no test at all was valid. */
   functionsWithoutValidTests: number;
+  /**
+   * False alarms, detections and precision of "fails" verdicts at the product's default threshold
+   * (testVerdicts.ts); bench/test-verdicts.mjs fits the threshold on a training run instead.
+   */
+  verdicts: VerdictMetrics;
 }
 
 const BINS: [string, (s: number) => boolean][] = [
@@ -87,5 +94,6 @@ export function summarizeTests(items: readonly TestsItemResult[]): TestsMetrics 
       testWriter: mean(items.map((r) => r.rewards.testWriter)),
     },
     functionsWithoutValidTests: items.filter((r) => r.tests.valid === 0).length,
+    verdicts: verdictMetrics(items, DEFAULT_CONFIRM_THRESHOLD),
   };
 }

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { DESIGN_CONSTANTS } from '../designConstants';
 import { ProveOptionsSchema } from '../prove/runSchema';
 import { DEFAULT_AGREEMENT_SAMPLES } from '../codeReasoning/rewards';
+import { DEFAULT_CONFIRM_THRESHOLD, DEFAULT_EVIDENCE_SAMPLES } from '../codeReasoning/evidence';
 import { SANDBOX_DEFAULTS } from '../sandbox/limits';
 
 /** Where a setting may be set (VS Code's configuration scopes). */
@@ -304,6 +305,30 @@ export const SETTINGS_SCHEMA = {
         scope: 'resource',
         description:
           'In agreement mode, how many independently generated implementations must pass the same tests before one replaces your function as the reference.',
+      }),
+    ),
+  'tests.evidenceSamples': z
+    .int()
+    .min(0)
+    .max(8)
+    .default(DEFAULT_EVIDENCE_SAMPLES)
+    .meta(
+      meta({
+        scope: 'resource',
+        description:
+          "How many implementations Stepwise samples from the function's specification alone (one batch, each with a short plan), besides the stage-5 code, as evidence for each generated test. A test your function fails is shown as a failure only when these implementations back it (see stepwise.tests.confirmThreshold). More samples give stronger evidence and cost time; 0 leaves only the stage-5 code.",
+      }),
+    ),
+  'tests.confirmThreshold': z
+    .number()
+    .min(0)
+    .max(1.01)
+    .default(DEFAULT_CONFIRM_THRESHOLD)
+    .meta(
+      meta({
+        scope: 'resource',
+        description:
+          "How much agreement a generated test needs before your function failing it is shown as a failure (a red mark and a failed test). Below it the test is an unconfirmed expectation to review. The confidence is the share of the generated implementations' consensus (implementations × tests they pass, grouped by identical results) that passes the test. The default was fitted on a training slice of HumanEval (docs/test-verdicts.md).",
       }),
     ),
   'tests.runs': z

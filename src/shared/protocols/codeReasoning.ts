@@ -1,5 +1,9 @@
 /** Messages of the "Reason & Generate Tests" panel. */
 import type { Disagreement, VerdictStatus } from '../../core/codeReasoning/rewards';
+import type { UserVerdict } from '../../core/codeReasoning/evidence';
+
+/** A person's verdict on an unconfirmed expectation: the test is right (accept) or wrong (reject). */
+export type ExpectationJudgement = 'accept' | 'reject';
 
 export interface StageView {
   id: number;
@@ -23,6 +27,12 @@ export interface VerdictView {
   valid: boolean;
   /** True when the verdict came from inside the process under test (a full test function). */
   inProcess?: boolean;
+  /** What is shown on your function: a failure only when the evidence confirms it. */
+  verdict?: UserVerdict;
+  /** The evidence in words: how many generated implementations agree with the test. */
+  evidence?: string;
+  /** Your judgement of an unconfirmed expectation, once given. */
+  judgement?: ExpectationJudgement;
 }
 
 export interface CodeRunView {
@@ -44,6 +54,8 @@ export interface CodeRunView {
     generatorReward: number;
     testWriterReward: number;
     generatorPassRateAll: number;
+    /** The rewards with the tests they rest on ("generator reward 1.00 on 1 valid test of 10"). */
+    support?: string;
     /** Tests your function fails, with the evidence: to review, not bugs. */
     disagreements: Disagreement[];
   };
@@ -58,6 +70,11 @@ export interface CodeReasoningHost {
     state: { params: null; result: CodeRunView | null };
     cancel: { params: null; result: null };
     insertTests: { params: { names: string[] }; result: { file: string; inserted: number } };
+    /** Stores your judgement of an unconfirmed expectation (test-writer training data). */
+    judgeExpectation: {
+      params: { name: string; judgement: ExpectationJudgement };
+      result: { file: string };
+    };
   };
   events: {
     update: CodeRunView;

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { findFunctions } from '../../../src/core/codeReasoning/functions';
 import { runFiveStages } from '../../../src/core/codeReasoning/pipeline';
+import { DEFAULT_CONFIRM_THRESHOLD } from '../../../src/core/codeReasoning/evidence';
 import { createSandboxSuiteRunner } from '../../../src/core/codeReasoning/sandboxRunner';
 import { asksForTests, scriptedModel } from '../helpers/scriptedModel';
 
@@ -71,18 +72,37 @@ test('by default the user function is the reference: tests failing on it are dis
   assert.equal(s.reference, 'user');
   assert.equal(s.valid, 2);
   assert.deepEqual(
-    s.disagreements.map((d) => [d.input, d.onUser, d.samplesPassing, d.samples]),
-    [['test_sort_rows([[3, 1], [2]])', 'failed', 1, 1]],
+    s.disagreements.map((d) => [d.input, d.onUser, d.samplesPassing, d.samples, d.verdict]),
+    // The stage-5 code and both independent samples misread the task alike: strong evidence.
+    [['test_sort_rows([[3, 1], [2]])', 'failed', 3, 3, 'fails-confirmed']],
   );
   assert.match(s.disagreements[0].userOutput ?? '', /returned \[\[2\], \[3, 1\]\]/);
 });
 
+test('a failure the independent implementations do not back is an unconfirmed expectation, with its evidence', async () => {
+  // The stage-5 code misreads the task; the two samples written from the specification alone do not.
+  const model = scriptedModel((prompt, options) => {
+    if (asksForTests(prompt)) return TESTS;
+    return (options.n ?? 1) > 1 ? [RIGHT, RIGHT] : MISREAD;
+  });
+  const run = await runFiveStages({ model, target: await target(), fileSource: USER, runSuite: runner });
+  assert.deepEqual(
+    run.verdicts.map((v) => v.verdict),
+    ['unconfirmed', 'passes', 'passes'],
+  );
+  const e = run.verdicts[0].evidence!;
+  assert.equal(e.implementationsPassing, 1);
+  // Sets: the misreading alone passing 3 tests (3), both samples passing 2 (4): 3 / 7.
+  assert.equal(e.confidence.toFixed(3), (3 / 7).toFixed(3));
+  assert.equal(run.confirmThreshold, DEFAULT_CONFIRM_THRESHOLD);
+});
+
 test('agreement mode trusts generated code only when the independent samples agree', async () => {
   // Samples that disagree with each other: the user's function stays the reference.
-  let sample = 0;
   const split = scriptedModel((prompt, options) => {
     if (asksForTests(prompt)) return TESTS;
-    if ((options.temperature ?? 0) > 0) return ++sample % 2 ? RIGHT : MISREAD;
+    // The independent samples come as one batch: one right, one misread.
+    if ((options.n ?? 1) > 1) return [RIGHT, MISREAD];
     return MISREAD;
   });
   const run = await runFiveStages({

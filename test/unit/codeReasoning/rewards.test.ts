@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  rewardSupportText,
   scoreSuite,
   testWriterReward,
   type DualVerdict,
@@ -127,4 +128,15 @@ test('timeouts and errors never count as passes', () => {
   const s = scoreSuite([v('a', 'passed', 'timeout'), v('b', 'passed', 'error')], 'user');
   assert.equal(s.generatorReward, 0);
   assert.equal(s.testWriterReward, 1);
+});
+
+test('rewards state the tests they rest on', () => {
+  assert.equal(
+    rewardSupportText({ generatorReward: 1, testWriterReward: 0.05, valid: 1, total: 10 }),
+    'generator reward 1.00 on 1 valid test of 10; test-writer reward 0.05 on 10 tests',
+  );
+  assert.equal(
+    rewardSupportText({ generatorReward: 0.5, testWriterReward: 0, valid: 0, total: 3 }),
+    'generator reward 0.50 (neutral: no valid test of 3); test-writer reward 0.00 on 3 tests',
+  );
 });

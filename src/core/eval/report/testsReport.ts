@@ -78,5 +78,22 @@ export function testsSections(m: TestsMetrics): string[] {
       ],
     ),
   );
-  return [headline, mutation, suites];
+  const vd = m.verdicts;
+  const verdicts =
+    vd && vd.functions
+      ? section(
+          'Would the product blame correct code?',
+          `Each reference taken as the user's function: shown failing (a test it fails reaches the confirm threshold ${vd.threshold}) is a false alarm. Each known-wrong mutant taken as the user's function: shown failing is a detection. A "fails" verdict is correct when it is on a mutant and the reference passes that test. Below the threshold a failure is an unconfirmed expectation to review.`,
+          table(
+            ['measure', 'value'],
+            [
+              ['false alarms (functions) [95 % CI]', pct(vd.falseAlarms)],
+              ['detections (known-wrong mutants) [95 % CI]', pct(vd.detections)],
+              ['precision of "fails" verdicts [95 % CI]', pct(vd.precision)],
+              ['failures left unconfirmed', String(vd.unconfirmed)],
+            ],
+          ),
+        )
+      : '';
+  return [headline, mutation, suites, ...(verdicts ? [verdicts] : [])];
 }

@@ -14,8 +14,12 @@ import {
 import { loadStageChain } from '../../../core/codeReasoning/stages';
 import type { FoundFunction } from '../../../core/codeReasoning/functions';
 import { createSandboxSuiteRunner } from '../../../core/codeReasoning/sandboxRunner';
+import { evidenceText } from '../../../core/codeReasoning/evidence';
+import { rewardSupportText } from '../../../core/codeReasoning/rewards';
+import { TestJudgementStore } from '../../../core/codeReasoning/expectationStore';
 import { saveJsonAtomically } from '../../../core/files';
 import type {
+  ExpectationJudgement,
   CodeReasoningHost,
   CodeReasoningView,
   CodeRunView,
@@ -51,6 +55,73 @@ export function registerCodeReasoning(ctx: StepwiseContext): void {
   let view: CodeRunView | null = null;
   let lastRun: { uri: vscode.Uri; run: FiveStageRun } | undefined;
   let running: AbortController | undefined;
+  /** Judgements given in this session, so that the panel shows them when it is redrawn. */
+  const judged = new Map<string, ExpectationJudgement>();
+
+  /** Stores a person's judgement of one test of the last run (test-writer training data). */
+  const judge = async (name: string, judgement: ExpectationJudgement): Promise<{ file: string }> => {
+    if (!lastRun) throw new Error('Run "Reason & Generate Tests" on a function first.');
+    const root = ctx.workspaceRoot();
+    if (!root) throw new Error('Open a folder first: judgements are stored in its .stepwise folder.');
+    const { run, uri } = lastRun;
+    const test = run.accumulatedSuite.find((t) => t.name === name);
+    const verdict = run.verdicts.find((v) => v.name === name);
+    if (!test || !verdict) throw new Error(`The test ${name} is not in the last generated suite.`);
+    const store = new TestJudgementStore(path.join(root.fsPath, '.stepwise'));
+    await store.append({
+      judgement,
+      function: {
+        name: run.function.qualifiedName,
+        language: run.function.language,
+        signature: run.function.signature,
+        docstring: run.function.docstring,
+      },
+      file: vscode.workspace.asRelativePath(uri),
+      test: { name, source: test.assertion?.line ?? test.source, stage: test.stage },
+      onUser: verdict.onUser,
+      userOutput: verdict.userOutput?.slice(0, 2000),
+      confidence: verdict.evidence?.confidence,
+      evidence: verdict.evidence ? evidenceText(verdict.evidence) : undefined,
+      model: run.model.name,
+    });
+    judged.set(name, judgement);
+    const v = view?.verdicts.find((x) => x.name === name);
+    if (v) v.judgement = judgement;
+    return { file: vscode.workspace.asRelativePath(store.file) };
+  };
+
+  /** The test of the last run under the cursor of the active editor (an inserted test). */
+  const testAtCursor = (): string | undefined => {
+    const editor = vscode.window.activeTextEditor;
+    if (!editor || !lastRun) return undefined;
+    const line = editor.document.lineAt(editor.selection.active.line).text.trim();
+    if (!line) return undefined;
+    const hit = lastRun.run.accumulatedSuite.find(
+      (t) =>
+        t.assertion?.line.trim() === line ||
+        t.source.split('\n').some((l) => l.trim() === line && /assert/.test(l)),
+    );
+    return hit?.name;
+  };
+  for (const [command, judgement] of [
+    ['stepwise.acceptExpectation', 'accept'],
+    ['stepwise.rejectExpectation', 'reject'],
+  ] as const)
+    ctx.command(command, async (nameArg?: unknown) => {
+      const name = typeof nameArg === 'string' ? nameArg : testAtCursor();
+      if (!name) {
+        void vscode.window.showInformationMessage(
+          'Put the cursor on a generated test line (inserted from the last "Reason & Generate Tests" run), then accept or reject it.',
+        );
+        return undefined;
+      }
+      const r = await judge(name, judgement);
+      vscode.window.setStatusBarMessage(
+        `Stepwise: ${judgement === 'accept' ? 'accepted' : 'rejected'} ${name} (saved in ${r.file})`,
+        4000,
+      );
+      return r;
+    });
 
   const panel = singletonPanel<CodeReasoningHost, CodeReasoningView>(ctx, {
     viewType: VIEW_TYPE,
@@ -62,6 +133,7 @@ export function registerCodeReasoning(ctx: StepwiseContext): void {
         running?.abort();
         return null;
       },
+      judgeExpectation: ({ name, judgement }) => judge(name, judgement),
       insertTests: async ({ names }) => {
         if (!lastRun) throw new Error('There is no generated suite to insert yet.');
         const chosen = lastRun.run.accumulatedSuite.filter((t) => names.includes(t.name));
@@ -157,7 +229,7 @@ export function registerCodeReasoning(ctx: StepwiseContext): void {
             tests: e.result.tests,
           });
         } else if (e.type === 'sampling') {
-          view.message = `Sampling implementation ${e.sample} of ${e.of} for agreement…`;
+          view.message = `Sampling ${e.of - 1} independent implementation(s) as evidence for the tests…`;
         } else if (e.type === 'running-suite') {
           view.phase = 'running-tests';
           view.message = `Running ${e.tests} accumulated tests against ${e.against === 'user' ? 'your function' : 'the generated code'}…`;
@@ -183,6 +255,8 @@ export function registerCodeReasoning(ctx: StepwiseContext): void {
                 runSuite,
                 referenceMode: readSettings().tests.reference,
                 agreementSamples: readSettings().tests.agreementSamples,
+                evidenceSamples: readSettings().tests.evidenceSamples,
+                confirmThreshold: readSettings().tests.confirmThreshold,
                 maxTokens:
                   options.maxTokens ??
                   Math.min(readSettings().model.maxOutputTokens, readSettings().tests.stageMaxTokens),
@@ -198,6 +272,7 @@ export function registerCodeReasoning(ctx: StepwiseContext): void {
           },
         );
         lastRun = { uri: document.uri, run };
+        judged.clear();
         const location = new vscode.Location(document.uri, new vscode.Range(fn.nameLine, 0, fn.nameLine, 0));
         explorer.addRun(document.uri, run, location);
         view = toView(run, view);
@@ -247,8 +322,9 @@ function toView(run: FiveStageRun, previous: CodeRunView): CodeRunView {
       ...v,
       source: sources.get(v.name) ?? '',
       valid: (reference === 'user' ? v.onUser : v.onGenerated) === 'passed',
+      evidence: v.evidence ? evidenceText(v.evidence) : undefined,
     })),
-    scores: run.scores ?? undefined,
+    scores: run.scores ? { ...run.scores, support: rewardSupportText(run.scores) } : undefined,
     isolation: run.isolation,
     totalMs: run.totalMs,
   };

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { GeneratedTest } from '../../../core/codeReasoning/extractTests';
 import type { FiveStageRun, SuiteRunner } from '../../../core/codeReasoning/pipeline';
 import type { CodeLanguage } from '../../../core/codeReasoning/functions';
+import { evidenceText, type UserVerdict } from '../../../core/codeReasoning/evidence';
 
 interface SuiteRecord {
   uri: vscode.Uri;
@@ -10,6 +11,11 @@ interface SuiteRecord {
   /** Where a failure is shown: the user's function. */
   location: vscode.Location;
   tests: GeneratedTest[];
+  /**
+   * The pipeline's verdict and evidence per test: a test whose failure the evidence did not
+   * confirm stays unconfirmed when re-run, never a failure on the user's code.
+   */
+  evidence: Map<string, { verdict?: UserVerdict; text?: string }>;
 }
 
 type ItemData =
@@ -50,6 +56,12 @@ export class GeneratedTestsExplorer implements vscode.Disposable {
       language: run.function.language,
       location,
       tests: run.accumulatedSuite,
+      evidence: new Map(
+        run.verdicts.map((v) => [
+          v.name,
+          { verdict: v.verdict, text: v.evidence ? evidenceText(v.evidence) : undefined },
+        ]),
+      ),
     });
     const suite = this.controller.createTestItem(
       key,
@@ -89,7 +101,7 @@ export class GeneratedTestsExplorer implements vscode.Disposable {
       );
       for (const v of run.verdicts) {
         const item = this.find(suite, `${key}#${v.name}`);
-        if (item) this.report(testRun, item, v.onUser, v.userOutput ?? '', location);
+        if (item) this.report(testRun, item, v.onUser, v.userOutput ?? '', location, key);
       }
       testRun.end();
     }
@@ -154,6 +166,7 @@ export class GeneratedTestsExplorer implements vscode.Disposable {
               v?.status ?? 'error',
               v?.output ?? v?.message ?? 'No verdict came back for this test.',
               suite.location,
+              key,
             );
           }
         } catch (err) {
@@ -181,7 +194,27 @@ export class GeneratedTestsExplorer implements vscode.Disposable {
     status: string,
     output: string,
     location: vscode.Location,
+    key: string,
   ): void {
+    const test = this.data.get(item);
+    const evidence = test?.kind === 'test' ? this.suites.get(key)?.evidence.get(test.test.name) : undefined;
+    // A failure the generated implementations do not back is an expectation to review: skipped,
+    // with the evidence beside the item and in the run's output, and no mark on the user's code.
+    const unconfirmed =
+      evidence?.verdict !== undefined &&
+      evidence.verdict !== 'fails-confirmed' &&
+      (status === 'failed' || status === 'error' || status === 'timeout');
+    if (unconfirmed) {
+      item.description = `unconfirmed expectation to review: ${evidence.text ?? 'no evidence'}`;
+      testRun.appendOutput(
+        `${item.label}: unconfirmed expectation to review (your function: ${status}). Evidence: ${evidence.text ?? 'none'}.\r\n${output.replace(/\n/g, '\r\n')}\r\n`,
+        undefined,
+        item,
+      );
+      testRun.skipped(item);
+      return;
+    }
+    if (status === 'failed' && evidence?.text) output = `Confirmed: ${evidence.text}.\n${output}`;
     switch (status) {
       case 'passed':
         testRun.passed(item);

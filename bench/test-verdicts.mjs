@@ -1,0 +1,110 @@
+// Fits the confirm threshold of generated-test verdicts on a training slice and reports it,
+// unchanged, on held-out slices (docs/test-verdicts.md). Reads `stepwise eval tests` journals:
+//   node bench/test-verdicts.mjs --train RUN.json:0-10 --heldout RUN.json:10-25 --heldout MBPP.json:0-10 \
+//        [--max-false-alarms 0.05] [--out bench/results/test-verdicts.json]
+// A slice is RUN.json:FROM-TO over dataset positions (the journal's item index), TO exclusive.
+// Besides the held-out slices, a leave-one-out estimate over the training slice is reported: each
+// function judged at a threshold fitted on the other training functions only.
+// Run `npx tsc -p tsconfig.json` first: the fitting and the metrics are the product's own (out/).
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { itemsFileOf, journalItems } from './journal-items.mjs';
+
+const require = createRequire(import.meta.url);
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const { fitConfirmThreshold, verdictMetrics } = require(path.join(root, 'out/src/core/eval/testVerdicts.js'));
+const { wilson } = require(path.join(root, 'out/src/core/math/stats.js'));
+
+const args = process.argv.slice(2);
+const take = (flag) => args.flatMap((a, i) => (a === flag ? [args[i + 1]] : []));
+const [trainSpec] = take('--train');
+if (!trainSpec)
+  throw new Error('usage: --train RUN.json:FROM-TO --heldout RUN.json:FROM-TO ... [--out FILE]');
+const maxFalseAlarms = Number(take('--max-false-alarms')[0] ?? 0.05);
+const out = take('--out')[0] ?? 'bench/results/test-verdicts.json';
+
+function slice(spec) {
+  const m = /^(.*):(\d+)-(\d+)$/.exec(spec);
+  if (!m) throw new Error(`a slice is RUN.json:FROM-TO, not ${spec}`);
+  const [, file, from, to] = m;
+  const entries = journalItems(itemsFileOf(file)).filter(
+    (e) => e.index >= Number(from) && e.index < Number(to) && e.result?.verdicts,
+  );
+  const results = entries.map((e) => e.result);
+  const seconds = results.map((r) => (r.ms.pipeline + r.ms.sandbox) / 1000);
+  return {
+    spec,
+    ids: results.map((r) => r.id),
+    results,
+    secondsPerFunction: seconds.length ? seconds.reduce((a, b) => a + b, 0) / seconds.length : null,
+  };
+}
+
+const train = slice(trainSpec);
+const fit = fitConfirmThreshold(train.results, maxFalseAlarms);
+
+/**
+ * Leave-one-out over the training slice: each function is judged at a threshold fitted on the
+ * others only, so every verdict counted is a held-out one. Sums the per-function counts.
+ */
+function leaveOneOut(results) {
+  const counts = { alarms: 0, functions: 0, detected: 0, mutants: 0, correct: 0, confirmed: 0 };
+  const thresholds = [];
+  results.forEach((r, i) => {
+    const others = results.filter((_, j) => j !== i);
+    const t = fitConfirmThreshold(others, maxFalseAlarms).threshold;
+    thresholds.push(t);
+    const m = verdictMetrics([r], t);
+    counts.functions += m.falseAlarms.n;
+    counts.alarms += m.falseAlarms.k;
+    counts.mutants += m.detections.n;
+    counts.detected += m.detections.k;
+    counts.confirmed += m.precision.n;
+    counts.correct += m.precision.k;
+  });
+  return {
+    thresholds,
+    falseAlarms: wilson(counts.alarms, counts.functions),
+    detections: wilson(counts.detected, counts.mutants),
+    precision: wilson(counts.correct, counts.confirmed),
+  };
+}
+const report = (s) => ({
+  slice: s.spec,
+  functions: s.ids.length,
+  ids: s.ids,
+  secondsPerFunction: s.secondsPerFunction,
+  // Today's behaviour: every failure shown as one (threshold 0).
+  everyFailureShown: verdictMetrics(s.results, 0),
+  atFittedThreshold: verdictMetrics(s.results, fit.threshold),
+});
+const doc = {
+  command: `node bench/test-verdicts.mjs ${args.join(' ')}`,
+  createdAt: new Date().toISOString(),
+  rule: `the threshold with the most detections among those with at most ${maxFalseAlarms} false alarms on the training slice`,
+  fittedThreshold: fit.threshold,
+  train: report(train),
+  leaveOneOut: leaveOneOut(train.results),
+  heldout: take('--heldout').map((spec) => report(slice(spec))),
+};
+fs.mkdirSync(path.dirname(out), { recursive: true });
+fs.writeFileSync(out, JSON.stringify(doc, null, 2) + '\n');
+const p = (x) =>
+  x.value === null
+    ? '—'
+    : `${x.k}/${x.n} = ${(100 * x.value).toFixed(0)} % [${(100 * x.low).toFixed(0)}, ${(100 * x.high).toFixed(0)}]`;
+for (const r of [doc.train, ...doc.heldout])
+  for (const [name, m] of [
+    ['every failure shown', r.everyFailureShown],
+    [`threshold ${fit.threshold.toFixed(3)}`, r.atFittedThreshold],
+  ])
+    console.log(
+      `${r.slice} (${name}): false alarms ${p(m.falseAlarms)}, detections ${p(m.detections)}, precision ${p(m.precision)}`,
+    );
+const loo = doc.leaveOneOut;
+console.log(
+  `leave-one-out over ${trainSpec}: false alarms ${p(loo.falseAlarms)}, detections ${p(loo.detections)}, precision ${p(loo.precision)}`,
+);
+console.log(`written to ${out}`);

@@ -1,0 +1,97 @@
+/**
+ * Evidence before blame: whether a generated test may say "your function fails" (dual execution
+ * agreement, as in CodeT). Every admitted test runs against several independently generated
+ * implementations; implementations with identical pass/fail vectors form a consensus set, scored
+ * |implementations in the set| × |tests the set passes|. A test's confidence is the share of the
+ * total consensus score held by the sets that pass it: high when the best-supported behaviour and
+ * many implementations agree with the test, low when the test stands alone. A test the user's
+ * function fails is a confirmed failure only at or above the threshold; below it, it is an
+ * expectation for a person to review, never a red mark on the user's code.
+ */
+import type { TestStatus as VerdictStatus } from '../sandbox/types';
+
+/** How a test is shown against the user's function. */
+export type UserVerdict = 'passes' | 'fails-confirmed' | 'unconfirmed' | 'flaky' | 'broken';
+
+export interface TestEvidence {
+  /** Implementations that pass this test, of all sampled (the stage-5 code included). */
+  implementationsPassing: number;
+  implementations: number;
+  /** The highest-scoring consensus set that passes the test; absent when none does. */
+  bestSet?: { implementations: number; testsPassed: number };
+  /** Share of the total consensus score held by the sets that pass the test, 0–1. */
+  confidence: number;
+}
+
+export interface ConsensusSet {
+  /** Indices of the implementations with this pass/fail vector. */
+  members: number[];
+  /** Indices of the tests they all pass. */
+  passes: number[];
+  score: number;
+}
+
+/** Fitted on a HumanEval training slice (bench/results/test-verdicts.json, docs/test-verdicts.md). */
+export const DEFAULT_CONFIRM_THRESHOLD = 0.727;
+/** Independently sampled implementations besides the stage-5 code (default kept small for time). */
+export const DEFAULT_EVIDENCE_SAMPLES = 2;
+
+const passed = (s: VerdictStatus | undefined) => s === 'passed';
+
+/** Groups implementations by identical pass vectors; `matrix[k][t]` is implementation k on test t. */
+export function consensusSets(matrix: readonly (readonly VerdictStatus[])[]): ConsensusSet[] {
+  const groups = new Map<string, ConsensusSet>();
+  matrix.forEach((row, k) => {
+    const passes = row.flatMap((s, t) => (passed(s) ? [t] : []));
+    const key = passes.join(',');
+    const group = groups.get(key);
+    if (group) group.members.push(k);
+    else groups.set(key, { members: [k], passes, score: 0 });
+  });
+  const sets = [...groups.values()];
+  for (const s of sets) s.score = s.members.length * s.passes.length;
+  return sets.sort((a, b) => b.score - a.score);
+}
+
+/** Evidence for every test from the implementations' verdicts (`matrix[k][t]`). */
+export function testEvidence(matrix: readonly (readonly VerdictStatus[])[], tests: number): TestEvidence[] {
+  const sets = consensusSets(matrix);
+  const total = sets.reduce((n, s) => n + s.score, 0);
+  return Array.from({ length: tests }, (_, t) => {
+    const supporting = sets.filter((s) => s.passes.includes(t));
+    const best = supporting[0];
+    const held = supporting.reduce((n, s) => n + s.score, 0);
+    return {
+      implementationsPassing: matrix.filter((row) => passed(row[t])).length,
+      implementations: matrix.length,
+      ...(best ? { bestSet: { implementations: best.members.length, testsPassed: best.passes.length } } : {}),
+      confidence: total === 0 ? 0 : held / total,
+    };
+  });
+}
+
+/** The verdict shown on the user's function for one test, given its evidence. */
+export function userVerdict(onUser: VerdictStatus, evidence: TestEvidence, threshold: number): UserVerdict {
+  if (onUser === 'passed') return 'passes';
+  if (onUser === 'flaky') return 'flaky';
+  if (onUser === 'uncollectable') return 'broken';
+  return evidence.confidence >= threshold ? 'fails-confirmed' : 'unconfirmed';
+}
+
+/** The evidence in words, for the panel, the Test Explorer message and the CLI. */
+export function evidenceText(e: TestEvidence): string {
+  const agree = `${e.implementationsPassing} of ${e.implementations} generated implementation${e.implementations === 1 ? '' : 's'} pass it`;
+  const set = e.bestSet
+    ? `; the best consensus set supporting it has ${e.bestSet.implementations} implementation${e.bestSet.implementations === 1 ? '' : 's'} passing ${e.bestSet.testsPassed} test${e.bestSet.testsPassed === 1 ? '' : 's'}`
+    : '';
+  return `${agree}${set} (confidence ${e.confidence.toFixed(2)})`;
+}
+
+/** What a verdict means for the user, in words. */
+export const USER_VERDICT_TEXT: Record<UserVerdict, string> = {
+  passes: 'passes',
+  'fails-confirmed': 'fails (confirmed)',
+  unconfirmed: 'unconfirmed expectation to review',
+  flaky: 'flaky',
+  broken: 'test does not run',
+};

@@ -1,0 +1,85 @@
+/**
+ * Verdict quality of generated tests at a confirmation threshold (see evidence.ts): with each
+ * dataset reference as the user's function, a function shown failing is a false alarm; with each
+ * known-wrong mutant as the user's function, one shown failing is detected. A "fails" verdict is
+ * correct when it is on a mutant and the reference passes the same test. The threshold is fitted
+ * on training items only (fitConfirmThreshold) and then applied unchanged to held-out items.
+ */
+import { wilson, type Proportion } from '../math/stats';
+import type { FailEvidence, TestsItemResult } from './testsEval';
+
+export interface VerdictMetrics {
+  threshold: number;
+  /** Functions with verdict evidence (journals from before it are left out). */
+  functions: number;
+  /** References shown failing, of functions. */
+  falseAlarms: Proportion;
+  /** Known-wrong mutants shown failing, of all known-wrong mutants (pooled). */
+  detections: Proportion;
+  /** Correct "fails (confirmed)" verdicts, of all such verdicts (per test, per user's function). */
+  precision: Proportion;
+  /** Tests the user's function failed but left as unconfirmed expectations to review. */
+  unconfirmed: number;
+}
+
+const shown = (fails: FailEvidence[], t: number) => fails.some((f) => f.confidence >= t);
+
+export function verdictMetrics(items: readonly TestsItemResult[], threshold: number): VerdictMetrics {
+  const withEvidence = items.filter((r) => r.verdicts);
+  let alarms = 0;
+  let detected = 0;
+  let mutants = 0;
+  let correct = 0;
+  let confirmed = 0;
+  let unconfirmed = 0;
+  for (const r of withEvidence) {
+    const v = r.verdicts!;
+    if (shown(v.referenceFails, threshold)) alarms++;
+    mutants += r.mutants.knownWrong;
+    for (const fails of v.mutantFails) if (shown(fails, threshold)) detected++;
+    for (const f of [...v.referenceFails, ...v.mutantFails.flat()]) {
+      if (f.confidence >= threshold) {
+        confirmed++;
+        if (f.referencePasses) correct++;
+      } else unconfirmed++;
+    }
+  }
+  return {
+    threshold,
+    functions: withEvidence.length,
+    falseAlarms: wilson(alarms, withEvidence.length),
+    detections: wilson(detected, mutants),
+    precision: wilson(correct, confirmed),
+    unconfirmed,
+  };
+}
+
+/** Threshold above every confidence: nothing is ever confirmed. */
+export const NEVER_CONFIRM = 1.01;
+
+/**
+ * The threshold with the most detections among those whose false-alarm rate on these (training)
+ * items is at most `maxFalseAlarmRate`; ties go to fewer false alarms, then the higher threshold.
+ * The candidates are every confidence seen and "never confirm", so the rule is always satisfiable.
+ */
+export function fitConfirmThreshold(
+  items: readonly TestsItemResult[],
+  maxFalseAlarmRate = 0.05,
+): { threshold: number; train: VerdictMetrics; candidates: number } {
+  const seen = new Set<number>([NEVER_CONFIRM]);
+  for (const r of items)
+    for (const f of [...(r.verdicts?.referenceFails ?? []), ...(r.verdicts?.mutantFails.flat() ?? [])])
+      seen.add(f.confidence);
+  let best: VerdictMetrics | undefined;
+  for (const t of [...seen].sort((a, b) => b - a)) {
+    const m = verdictMetrics(items, t);
+    if ((m.falseAlarms.value ?? 0) > maxFalseAlarmRate) continue;
+    const better =
+      !best ||
+      m.detections.k > best.detections.k ||
+      (m.detections.k === best.detections.k && m.falseAlarms.k < best.falseAlarms.k);
+    if (better) best = m;
+  }
+  const train = best ?? verdictMetrics(items, NEVER_CONFIRM);
+  return { threshold: train.threshold, train, candidates: seen.size };
+}

@@ -1,0 +1,58 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fitConfirmThreshold, NEVER_CONFIRM, verdictMetrics } from '../../../src/core/eval/testVerdicts';
+import type { FailEvidence, TestsItemResult } from '../../../src/core/eval/testsEval';
+
+/** A function's verdict evidence: the confidences of the tests its reference and mutants fail. */
+function item(id: string, referenceFails: number[], mutantFails: [number, boolean][][]): TestsItemResult {
+  const f = (confidence: number, referencePasses = false): FailEvidence => ({ confidence, referencePasses });
+  return {
+    id,
+    mutants: { knownWrong: mutantFails.length },
+    verdicts: {
+      implementations: 3,
+      referenceFails: referenceFails.map((c) => f(c)),
+      mutantFails: mutantFails.map((m) => m.map(([c, p]) => f(c, p))),
+    },
+  } as unknown as TestsItemResult;
+}
+
+const items = [
+  // The reference fails a weakly backed test; its two mutants fail strongly backed valid tests.
+  item(
+    'a',
+    [0.3],
+    [
+      [[0.9, true]],
+      [
+        [0.8, true],
+        [0.3, false],
+      ],
+    ],
+  ),
+  // The reference fails a test the implementations agree on (a false alarm above 0.6).
+  item('b', [0.6], [[[0.6, true]], []]),
+  item('c', [], [[[1, true]]]),
+];
+
+test('false alarms count functions, detections count mutants, precision counts "fails" verdicts', () => {
+  const m = verdictMetrics(items, 0.5);
+  assert.deepEqual([m.falseAlarms.k, m.falseAlarms.n], [1, 3]);
+  assert.deepEqual([m.detections.k, m.detections.n], [4, 5]);
+  // Confirmed: b's reference (wrong), a's 0.9 and 0.8, b's mutant 0.6, c's 1 (right): 4 of 5.
+  assert.deepEqual([m.precision.k, m.precision.n], [4, 5]);
+  assert.equal(m.unconfirmed, 2);
+  // Every failure shown, as before verdict evidence: both failing references are false alarms.
+  assert.equal(verdictMetrics(items, 0).falseAlarms.k, 2);
+});
+
+test('the fitted threshold keeps false alarms within the limit on the training items and detects the most', () => {
+  const fit = fitConfirmThreshold(items, 0.05);
+  // Above 0.6 (b's false alarm) the most detections are kept: a's two mutants and c's.
+  assert.equal(fit.threshold, 0.8);
+  assert.equal(fit.train.falseAlarms.k, 0);
+  assert.equal(fit.train.detections.k, 3);
+  // No threshold detects anything without a false alarm: nothing is ever confirmed.
+  const hopeless = [item('d', [1], [[[1, true]]])];
+  assert.equal(fitConfirmThreshold(hopeless, 0.05).threshold, NEVER_CONFIRM);
+});
