@@ -6,11 +6,10 @@ import type { StepScorer } from '../model/stepScorer';
 import { parseProofDocument } from '../steps/document';
 import { splitSteps } from '../steps/split';
 import { splitReferenceAnswer } from './answers';
-import { checkAnswer } from './evaluate';
+import { checkAnswer, judgeOptionsFor } from './evaluate';
 import type { ProveEventListener } from './events';
-import { OPENING_SENTENCE } from './parse';
 import { loadPrompt, renderPrompt, type PromptTemplate } from './prompts';
-import { generationMode, isAbort, resolveProveOptions, type ProveOptionsInput } from './prove';
+import { generationMode, recordRunError, resolveProveOptions, type ProveOptionsInput } from './prove';
 import {
   PROVE_RUN_SCHEMA,
   PROVE_RUN_VERSION,
@@ -145,15 +144,7 @@ export async function checkProof(request: CheckRequest, models: CheckModels): Pr
     });
     emit({ type: 'candidate', iteration: 0, candidate });
   } catch (err) {
-    if (isAbort(err, signal)) {
-      run.status = 'cancelled';
-      run.stopReason = 'cancelled';
-    } else {
-      const e = err as Error & { hint?: string };
-      run.status = 'failed';
-      run.stopReason = 'failed';
-      run.error = { message: e.message ?? String(err), ...(e.hint ? { hint: e.hint } : {}) };
-    }
+    recordRunError(run, err, signal);
   }
   run.totalMs = performance.now() - started;
   iteration.totalMs = run.totalMs;
@@ -177,17 +168,13 @@ interface JudgeContext {
 async function judgeProof(record: CandidateRecord, ctx: JudgeContext): Promise<void> {
   const { options, emit, signal } = ctx;
   const proof = record.parsed.proof;
-  const judgeOptions = (phase: 'verify' | 'meta-verify', scale: RubricScale, prompt: PromptTemplate) => ({
-    passes: options.verifierPasses,
-    scale,
+  const judgeOptions = judgeOptionsFor({
+    options,
     constrained: ctx.constrained,
-    opening: prompt.meta.opening || OPENING_SENTENCE,
-    maxTokens: options.verifierMaxTokens,
-    temperature: options.verifierTemperature,
-    seed: options.seed,
+    iteration: 0,
+    candidate: 0,
     signal,
-    onToken: (sequence: number, text: string) =>
-      emit({ type: 'token', iteration: 0, phase, candidate: 0, sequence, text }),
+    emit,
   });
   let started: number;
   if (ctx.stepScorer) {

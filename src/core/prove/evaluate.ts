@@ -80,6 +80,33 @@ export function isDone(c: CandidateRecord): boolean {
 }
 
 /**
+ * The options of one judge call (verifier or meta-verifier) for a candidate: the run's judge
+ * settings, and its tokens streamed as that phase's events. Prove and Check My Proof both judge
+ * through it, so a proof is judged the same way whoever wrote it.
+ */
+export function judgeOptionsFor(at: {
+  options: Pick<ProveOptions, 'verifierPasses' | 'verifierMaxTokens' | 'verifierTemperature' | 'seed'>;
+  constrained: boolean;
+  iteration: number;
+  candidate: number;
+  signal?: AbortSignal;
+  emit: ProveEventListener;
+}) {
+  return (phase: 'verify' | 'meta-verify', scale: RubricScale, prompt: PromptTemplate) => ({
+    passes: at.options.verifierPasses,
+    scale,
+    constrained: at.constrained,
+    opening: prompt.meta.opening || OPENING_SENTENCE,
+    maxTokens: at.options.verifierMaxTokens,
+    temperature: at.options.verifierTemperature,
+    seed: at.options.seed,
+    signal: at.signal,
+    onToken: (sequence: number, text: string) =>
+      at.emit({ type: 'token', iteration: at.iteration, phase, candidate: at.candidate, sequence, text }),
+  });
+}
+
+/**
  * Judges one parsed candidate: step scores, verifier passes (R_Y), meta-verification (R_meta)
  * and the rewards. Each part is written into `record` as soon as it is known, so that
  * a cancellation or an error part-way through leaves every finished part in the run document.
@@ -87,17 +114,13 @@ export function isDone(c: CandidateRecord): boolean {
 export async function evaluateCandidate(record: CandidateRecord, ctx: EvaluationContext): Promise<void> {
   const { options, iteration, emit, signal } = ctx;
   const { proof, selfAnalysis } = record.parsed;
-  const judgeOptions = (phase: 'verify' | 'meta-verify', scale: RubricScale, prompt: PromptTemplate) => ({
-    passes: options.verifierPasses,
-    scale,
+  const judgeOptions = judgeOptionsFor({
+    options,
     constrained: ctx.constrained,
-    opening: prompt.meta.opening || OPENING_SENTENCE,
-    maxTokens: options.verifierMaxTokens,
-    temperature: options.verifierTemperature,
-    seed: options.seed,
+    iteration,
+    candidate: record.index,
     signal,
-    onToken: (sequence: number, text: string) =>
-      emit({ type: 'token', iteration, phase, candidate: record.index, sequence, text }),
+    emit,
   });
   // Every score below is an expected value (see rewards.ts for how that relates to the formula).
   const updateRewards = () => {

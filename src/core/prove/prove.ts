@@ -158,15 +158,7 @@ export async function proveAndVerify(request: ProveRequest, models: ProveModels)
       signal?.throwIfAborted();
     }
   } catch (err) {
-    if (isAbort(err, signal)) {
-      run.status = 'cancelled';
-      run.stopReason = 'cancelled';
-    } else {
-      const e = err as Error & { hint?: string };
-      run.status = 'failed';
-      run.stopReason = 'failed';
-      run.error = { message: e.message ?? String(err), ...(e.hint ? { hint: e.hint } : {}) };
-    }
+    recordRunError(run, err, signal);
   }
   run.totalMs = performance.now() - started;
   emit({ type: 'done', run });
@@ -276,6 +268,22 @@ async function runRound(
   }
   emit({ type: 'iteration', iteration });
   return iteration;
+}
+
+/**
+ * How a run that threw ended: cancelled when the caller asked for it (what it finished stays in
+ * the document), otherwise failed with the error's message and hint.
+ */
+export function recordRunError(run: ProveRun, err: unknown, signal?: AbortSignal): void {
+  if (isAbort(err, signal)) {
+    run.status = 'cancelled';
+    run.stopReason = 'cancelled';
+    return;
+  }
+  const e = err as Error & { hint?: string };
+  run.status = 'failed';
+  run.stopReason = 'failed';
+  run.error = { message: e.message ?? String(err), ...(e.hint ? { hint: e.hint } : {}) };
 }
 
 /** Whether an error is the cancellation the caller asked for rather than a failure. */
