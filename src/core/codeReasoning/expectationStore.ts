@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { FileLock, writeError } from '../labels/lock';
+import { openForAppend, openForRead, readStoreFile } from '../labels/storeFile';
 import { specOf } from './functionPrompt';
 
 export const JUDGEMENT_SCHEMA_VERSION = 1;
@@ -58,13 +59,13 @@ export class TestJudgementStore {
     const payload = Buffer.from(`${JSON.stringify(record)}\n`, 'utf8');
     await fsp.mkdir(this.dir, { recursive: true });
     await this.lock.hold(async () => {
-      const handle = await fsp.open(this.file, 'a+');
+      // A line cut short by an earlier crash must not swallow this one: start on a fresh line.
+      const head = (await endsMidLine(this.file)) ? Buffer.from('\n') : Buffer.alloc(0);
+      const bytes = Buffer.concat([head, payload]);
+      // Opened as the label store opens its files: never through a link, never blocking on a FIFO.
+      const handle = await openForAppend(this.file);
       try {
         const { size } = await handle.stat();
-        // A line cut short by an earlier crash must not swallow this one: start on a fresh line.
-        const head =
-          size > 0 && (await lastByte(handle, size)) !== 0x0a ? Buffer.from('\n') : Buffer.alloc(0);
-        const bytes = Buffer.concat([head, payload]);
         try {
           let written = 0;
           while (written < bytes.length) written += (await handle.write(bytes, written)).bytesWritten;
@@ -82,13 +83,9 @@ export class TestJudgementStore {
 
   /** Valid records in file order; lines that are not records are counted, never thrown on. */
   async read(): Promise<{ records: TestJudgement[]; corrupt: number }> {
-    let text: string;
-    try {
-      text = await fsp.readFile(this.file, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], corrupt: 0 };
-      throw err;
-    }
+    const content = await readStoreFile(this.file);
+    if (!content) return { records: [], corrupt: 0 };
+    const text = content.toString('utf8');
     const records: TestJudgement[] = [];
     let corrupt = 0;
     for (const line of text.split('\n')) {
@@ -105,10 +102,19 @@ export class TestJudgementStore {
   }
 }
 
-async function lastByte(handle: fsp.FileHandle, size: number): Promise<number> {
-  const b = Buffer.alloc(1);
-  await handle.read(b, 0, 1, size - 1);
-  return b[0];
+/** Whether the store's last line lacks its newline (a write cut short); false when there is none. */
+async function endsMidLine(file: string): Promise<boolean> {
+  const handle = await openForRead(file);
+  if (!handle) return false;
+  try {
+    const { size } = await handle.stat();
+    if (size === 0) return false;
+    const b = Buffer.alloc(1);
+    await handle.read(b, 0, 1, size - 1);
+    return b[0] !== 0x0a;
+  } finally {
+    await handle.close();
+  }
 }
 
 /** The latest judgement of each test (by function, file and test source): a person may change their mind. */

@@ -64,3 +64,15 @@ test('a line cut short by a crash is counted, never thrown on, and the next judg
     ['accept', 'reject'],
   );
 });
+
+test('a judgements file linked out of the store is refused, and the file it points to is left as it was', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-judgements-'));
+  const outside = path.join(dir, 'outside.txt');
+  fs.writeFileSync(outside, 'not yours\n');
+  const store = new TestJudgementStore(path.join(dir, '.stepwise'));
+  fs.mkdirSync(store.dir);
+  fs.symlinkSync(outside, store.file);
+  await assert.rejects(store.append(judgement('reject', 'assert f(1) == 2')), /link|regular/i);
+  await assert.rejects(store.read(), /link|regular/i);
+  assert.equal(fs.readFileSync(outside, 'utf8'), 'not yours\n');
+});
