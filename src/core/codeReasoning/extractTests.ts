@@ -1,4 +1,4 @@
-import type { AssertionTest } from './assertions';
+import type { AssertionTest } from '../sandbox/assertionTest';
 import type { CodeLanguage } from './functions';
 
 /** A test the test writer produced, with the stage it came from. */

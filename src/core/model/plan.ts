@@ -7,7 +7,8 @@
  * constrain says so through `planSupport()`; callers then fall back to free generation and parsing,
  * and record that the output was unconstrained.
  */
-import { ModelError, type GenerateOptions, type ModelInput } from './types';
+import type { GenerateOptions, ModelInput } from './generateOptions';
+import { ModelError } from './modelError';
 
 /** Text the model does not choose: it is appended to the sequence as if generated. */
 export interface ForcedText {

@@ -5,7 +5,7 @@
  * reads the same shape and uses the expected value.
  */
 import type { OptionProbability } from '../model/plan';
-import type { ScoreDistribution } from './runSchema';
+import type { ScoreDistribution } from './scoreDistribution';
 import { scaleOptions, toUnit, type ScoreScale } from './score';
 
 /** All the mass on the value written (a verdict parsed from free text). */

@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { upgradeRun } from './runUpgrade';
 import { DEFAULT_REWARD_WEIGHTS } from './rewards';
 import { JudgmentSchema } from '../judgment/judgmentSchema';
+import { ScoreDistributionSchema } from './scoreDistribution';
+
+export { ScoreDistributionSchema, type ScoreDistribution } from './scoreDistribution';
 
 /**
  * The run document of one "Prove and self-verify" run: what `stepwise prove FILE --json` prints and
@@ -105,32 +108,6 @@ export const ModelInfoSchema = z.object({
   device: z.enum(['cpu', 'cuda', 'remote']),
   contextWindow: z.number(),
 });
-
-/** One value a score can take, as written in its box, mapped to [0, 1], with its probability. */
-export const ScoreOptionSchema = z.object({
-  option: z.string(),
-  value: probability,
-  probability,
-});
-
-/**
- * A score as a distribution over the values its scale allows. `choice`: the model's probabilities
- * of the options, read from a constrained choice; `parsed`: a number read from free text (all the
- * mass on one value). `expected` is what every score field of the run holds.
- */
-export const ScoreDistributionSchema = z.object({
-  source: z.enum(['choice', 'parsed']),
-  options: z.array(ScoreOptionSchema),
-  expected: probability,
-  /** The option written into the text (sampled or most likely). */
-  chosen: z.string(),
-  /**
-   * The probability the model gave all the options together before they were renormalised: near 0,
-   * it wanted to write something else and the distribution says little. Null for parsed scores.
-   */
-  optionMass: probability.nullable(),
-});
-export type ScoreDistribution = z.infer<typeof ScoreDistributionSchema>;
 
 export const JudgePassSchema = z.object({
   raw: z.string(),

@@ -6,7 +6,7 @@
  */
 import * as ort from 'onnxruntime-node';
 import { ModelError } from '../types';
-import type { ForwardInput, ForwardOutput, GraphRunner } from './causalLmSession';
+import type { ForwardInput, ForwardOutput, GraphRunner } from './forward';
 import { CopyingKvCache } from './kvCache';
 import type { ModelShape } from './modelFolder';
 

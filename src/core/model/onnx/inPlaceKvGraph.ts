@@ -7,7 +7,7 @@
  */
 import * as ort from 'onnxruntime-node';
 import { ModelError } from '../types';
-import type { ForwardInput, ForwardOutput, GraphRunner } from './causalLmSession';
+import type { ForwardInput, ForwardOutput, GraphRunner } from './forward';
 import { EmbeddingTable } from './embeddingTable';
 import { growBuffers, InPlaceKvCache } from './kvCache';
 import type { ModelShape } from './modelFolder';

@@ -18,14 +18,12 @@ import { emptyLookaheadStats, type LookaheadStats } from '../lookahead';
 import { RepetitionHistory, repetitionSettings } from '../repetition';
 import { SeededRandom, randomSeed, selectToken, type SamplingParams } from '../sampling';
 import { ModelError, type ModelInput, type RepetitionOptions, type TokenEvent } from '../types';
-import type { CausalLmSession } from './causalLmSession';
 import { writeAssertions } from './planAssertions';
 import { chooseOption } from './planChoice';
 import { copyRows, InPlaceKvCache, keepRows } from './kvCache';
-import type { PrefixCache } from './prefixCache';
 import { BatchedLanes } from './planBatch';
 import { OwnCacheLane, PlanCursor, type CursorModel } from './planCursor';
-import type { RowContext } from './planRow';
+import type { PlanModel, RowContext } from './planRow';
 import { SequenceText } from './sequenceText';
 
 /** Plan options as they cross the worker boundary (no callbacks, no AbortSignal). */
@@ -50,25 +48,6 @@ export interface EnginePlanResult {
   timeToFirstTokenMs: number;
   totalMs: number;
   lookahead: LookaheadStats;
-}
-
-/** What the runner needs from the engine. */
-export interface PlanModel {
-  session: CausalLmSession;
-  name: string;
-  contextWindow: number;
-  eosTokenIds: ReadonlySet<number>;
-  encodeInput(input: ModelInput): number[];
-  encode(text: string): number[];
-  decode(ids: number[]): string;
-  /** Each token's own decoded text, by id (computed once per model). */
-  tokenTexts(): string[];
-  /** The cache's shape, to give each row of a batched plan a copy of the prompt's cache. */
-  kvShape: { kvHeads: number; headDim: number };
-  /** What fills a batched pass for rows with nothing to feed (masked out). */
-  padId: number;
-  /** The last request's sequence, to start from (prefixCache.ts). */
-  prefix: PrefixCache;
 }
 
 export interface PlanHooks {

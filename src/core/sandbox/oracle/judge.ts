@@ -1,5 +1,5 @@
 /** The host's verdict on one assertion test: the call's outcome against the expected value. */
-import type { AssertionTest } from '../../codeReasoning/assertions';
+import type { AssertionTest } from '../assertionTest';
 import type { TestStatus } from '../types';
 import { jsInspect, pyRepr } from './render';
 import type { ItemFailure } from './resumable';

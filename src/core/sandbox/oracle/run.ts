@@ -3,7 +3,7 @@
  * sandbox and only evaluates the calls; the expected values are evaluated in a second sandbox
  * that never loads that code; the host compares the two with the language's equality.
  */
-import type { AssertionTest } from '../../codeReasoning/assertions';
+import type { AssertionTest } from '../assertionTest';
 import { confinement, type Limits } from '../isolation';
 import { launch, stageRun, unstage } from '../launch';
 import { interpreterPaths, resolveExecutable } from '../mounts';
