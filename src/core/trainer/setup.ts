@@ -19,8 +19,9 @@ export interface TrainerSetupOptions {
 
 /**
  * Creates a virtual environment and installs the trainer package into it, streaming every line.
- * The package is copied to a temporary folder first: setuptools writes build files next to the
- * sources, and the extension's install folder may be read-only. Returns the venv's interpreter.
+ * The package is copied to a temporary folder first, with the design constants from `protocol/`
+ * beside it as in the repository: setuptools writes build files next to the sources, and the
+ * extension's install folder may be read-only. Returns the venv's interpreter.
  */
 export async function setUpTrainerEnvironment(o: TrainerSetupOptions): Promise<string> {
   const { execa } = await import('execa');
@@ -60,12 +61,19 @@ export async function setUpTrainerEnvironment(o: TrainerSetupOptions): Promise<s
   fs.mkdirSync(path.dirname(o.venvDir), { recursive: true });
   await step(o.basePython, ['-m', 'venv', o.venvDir]);
   const python = path.join(o.venvDir, process.platform === 'win32' ? 'Scripts/python.exe' : 'bin/python');
-  const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-trainer-src-'));
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-trainer-src-'));
+  const copy = path.join(root, 'trainer');
   try {
     fs.cpSync(o.trainerDir, copy, {
       recursive: true,
       filter: (src) => !/(__pycache__|\.egg-info|[\\/]tests?)$/.test(src),
     });
+    // The trainer's build (trainer/setup.py) packs the design constants from protocol/ beside it.
+    const shared = path.join(o.trainerDir, '..', 'protocol', 'design-constants.json');
+    if (fs.existsSync(shared)) {
+      fs.mkdirSync(path.join(root, 'protocol'));
+      fs.copyFileSync(shared, path.join(root, 'protocol', 'design-constants.json'));
+    }
     const constraints = path.join(copy, 'constraints.txt');
     await step(python, [
       '-m',
@@ -78,7 +86,7 @@ export async function setUpTrainerEnvironment(o: TrainerSetupOptions): Promise<s
       copy,
     ]);
   } finally {
-    fs.rmSync(copy, { recursive: true, force: true });
+    fs.rmSync(root, { recursive: true, force: true });
   }
   return python;
 }
