@@ -9,8 +9,8 @@ import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { FileLock, writeError } from '../labels/lock';
-import { openForAppend, openForRead, readStoreFile } from '../labels/storeFile';
+import { FileLock, writeError } from '../store/lock';
+import { openForAppend, openForRead, readStoreFile } from '../store/storeFile';
 import { specOf } from './functionPrompt';
 
 export const JUDGEMENT_SCHEMA_VERSION = 1;

@@ -4,7 +4,7 @@ import type { ModelBackend } from '../model/types';
 import { codeBlocks } from './extractTests';
 import { withFileImports } from './fileImports';
 import { functionPromptValues, type PromptFunction } from './functionPrompt';
-import { fillTemplate } from './stages';
+import { fillTemplate } from '../text/template';
 
 export interface SampleOptions {
   model: ModelBackend;

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import { z } from 'zod';
 import type { ChatMessage } from '../model/types';
 import { resourcePath } from '../resources';
+import { fillTemplate } from '../text/template';
 
 /** One stage of the five-stage reasoning chain; definitions are data in prompts/code/stages.json. */
 export const StageDefinitionSchema = z.object({
@@ -67,11 +68,6 @@ export function stagesDigest(file?: string): string {
 /** The digest of stage definitions already loaded (the same as `stagesDigest` of their file). */
 export function chainDigest(chain: StageChain): string {
   return createHash('sha256').update(JSON.stringify(chain)).digest('hex').slice(0, 16);
-}
-
-/** Fills `{{name}}` placeholders; an unknown placeholder is left as it is so a typo shows. */
-export function fillTemplate(template: string, values: Record<string, string>): string {
-  return template.replace(/\{\{(\w+)\}\}/g, (whole, key: string) => (key in values ? values[key] : whole));
 }
 
 /** A stage the generator has answered: its reasoning exactly as written. */

@@ -1,8 +1,8 @@
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { FileLock, writeError } from './lock';
-import { appendStoreFile, openForAppend, readStoreFile } from './storeFile';
+import { FileLock, writeError } from '../store/lock';
+import { appendStoreFile, openForAppend, readStoreFile } from '../store/storeFile';
 import { LABEL_SCHEMA_VERSION, LabelRecordSchema, isAutomaticLabel, type LabelRecord } from './schema';
 
 export type NewLabel = Omit<LabelRecord, 'schemaVersion' | 'id' | 'createdAt'> &

@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import { fillTemplate } from '../codeReasoning/stages';
+import { fillTemplate } from '../text/template';
 import { resourcePath } from '../resources';
 
 /** A practice prompt (prompts/practice/<name>.md) with its placeholders filled. */

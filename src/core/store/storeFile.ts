@@ -1,6 +1,6 @@
 /**
- * Opening the label store's own files safely. A store folder can come from anywhere (a cloned
- * repository ships symbolic links and, through a checkout script, FIFOs), so its files are opened
+ * Opening a store's own files safely (the label store, the test-judgement store). A store folder
+ * can come from anywhere (a cloned repository ships symbolic links and, through a checkout script, FIFOs), so its files are opened
  * without following links (O_NOFOLLOW) and without blocking on special files (O_NONBLOCK), and
  * only regular files are used: a link that points out of the store is refused, never written
  * through, and a FIFO gives a clear error instead of a process that waits for ever.
