@@ -101,9 +101,29 @@ export default tseslint.config(
           ],
           patterns: [
             {
-              regex: 'src/(core|vscode|cli)/',
+              // The one exception: core text modules that are pure (type imports only, enforced
+              // below), so the CLI and a panel say the same words from one source.
+              regex: 'src/(core|vscode|cli)/(?!judgment/verdictText$)',
               message:
                 'webviews import only their protocol (src/shared/protocols) and webview/shared: take core types through the protocol.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Bundled into a panel as well as the CLI: it may import types only, so it stays free of Node and of the rest of the core.
+    files: ['src/core/judgment/verdictText.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '.',
+              allowTypeImports: true,
+              message: 'panels bundle this module: import types only (`import type`).',
             },
           ],
         },

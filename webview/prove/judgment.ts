@@ -10,7 +10,7 @@ import {
   judgmentText,
   SIGNAL_LABELS,
   SYMBOL_EXPLANATIONS,
-} from '../../src/shared/judgmentText';
+} from '../../src/core/judgment/verdictText';
 
 export const JUDGMENT_CSS = `
 .judgment { grid-column: 1 / -1; }

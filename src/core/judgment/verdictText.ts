@@ -1,7 +1,8 @@
 /**
  * What the CLI and the Prove panel say of a candidate's judgment: "likely wrong (P = 0.12)", the
  * evidence in words, and one-line explanations of the reward symbols shown behind the details
- * toggle. Pure and import-free (types aside) so the webview bundles it too.
+ * toggle. The one source of these words: the Prove panel bundles this module too, so it imports
+ * types only (eslint.config.mjs enforces it and lets webviews import it).
  */
 import type { Judgment } from './judgmentSchema';
 import type { FeatureName } from './featureNames';

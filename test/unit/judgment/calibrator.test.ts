@@ -11,8 +11,6 @@ import type { Features } from '../../../src/core/judgment/features';
 import { fitLogistic, sigmoid } from '../../../src/core/judgment/logistic';
 import { judge, judgmentText } from '../../../src/core/judgment/judge';
 import { calibration, mulberry32 } from '../../../src/core/math/stats';
-import * as core from '../../../src/core/judgment/verdictText';
-import * as panel from '../../../src/shared/judgmentText';
 
 const none: Features = {
   selfScore: null,
@@ -104,12 +102,4 @@ test('a calibrator survives its JSON round trip and a malformed file is named', 
   assert.match((parseCalibrator({ schema: 'x' }) as { error: string }).error, /not a judging calibrator/);
   const broken = { ...calibrator, models: [{ ...calibrator.models[0], weights: [1] }] };
   assert.match((parseCalibrator(broken) as { error: string }).error, /malformed/);
-});
-
-test("the panel's judgment text is the CLI's (the webview keeps a copy it can bundle)", () => {
-  const calibrator = fitCalibrator(synthetic(400, 4, (a) => a));
-  const j = judge(calibrator, { ...none, selfScore: 0.2, verifierScore: 0.9 })!;
-  assert.equal(panel.judgmentText(j), core.judgmentText(j));
-  assert.deepEqual(panel.evidenceLines(j), core.evidenceLines(j));
-  assert.deepEqual(panel.SYMBOL_EXPLANATIONS, core.SYMBOL_EXPLANATIONS);
 });

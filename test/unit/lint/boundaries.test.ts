@@ -74,3 +74,28 @@ test('panel protocols may name core types but not import core code; the CLI stay
   );
   assert.equal(cli.length, 1);
 });
+
+test('a panel and the CLI share the judgment words from one core module, which stays type-only', async () => {
+  assert.deepEqual(
+    await boundaryErrors(
+      'webview/prove/example.ts',
+      "import { judgmentText } from '../../src/core/judgment/verdictText';\nexport const x = judgmentText;\n",
+    ),
+    [],
+  );
+  assert.equal(
+    (
+      await boundaryErrors(
+        'webview/prove/example.ts',
+        "import { judge } from '../../src/core/judgment/judge';\nexport const x = judge;\n",
+      )
+    ).length,
+    1,
+    'the rest of core/judgment stays out of panels',
+  );
+  const value = await boundaryErrors(
+    'src/core/judgment/verdictText.ts',
+    "import { FEATURE_NAMES } from './featureNames';\nexport const x = FEATURE_NAMES;\n",
+  );
+  assert.equal(value.length, 1, 'a value import would drag core code into the panel');
+});
