@@ -7,10 +7,11 @@
  */
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { FileLock, writeError } from '../store/lock';
-import { openForAppend, openForRead, readStoreFile } from '../store/storeFile';
+import { appendDurably } from '../store/durableAppend';
+import { FileLock } from '../store/lock';
+import { recordStamp } from '../store/record';
+import { openForRead, readStoreFile } from '../store/storeFile';
 import { specOf } from './functionPrompt';
 
 export const JUDGEMENT_SCHEMA_VERSION = 1;
@@ -50,33 +51,14 @@ export class TestJudgementStore {
   }
 
   async append(judgement: NewJudgement): Promise<TestJudgement> {
-    const record = TestJudgementSchema.parse({
-      schemaVersion: JUDGEMENT_SCHEMA_VERSION,
-      id: randomUUID(),
-      createdAt: new Date().toISOString(),
-      ...judgement,
-    });
+    const record = TestJudgementSchema.parse({ ...recordStamp(JUDGEMENT_SCHEMA_VERSION), ...judgement });
     const payload = Buffer.from(`${JSON.stringify(record)}\n`, 'utf8');
     await fsp.mkdir(this.dir, { recursive: true });
     await this.lock.hold(async () => {
       // A line cut short by an earlier crash must not swallow this one: start on a fresh line.
       const head = (await endsMidLine(this.file)) ? Buffer.from('\n') : Buffer.alloc(0);
-      const bytes = Buffer.concat([head, payload]);
-      // Opened as the label store opens its files: never through a link, never blocking on a FIFO.
-      const handle = await openForAppend(this.file);
-      try {
-        const { size } = await handle.stat();
-        try {
-          let written = 0;
-          while (written < bytes.length) written += (await handle.write(bytes, written)).bytesWritten;
-          await handle.sync();
-        } catch (err) {
-          await handle.truncate(size).catch(() => undefined);
-          throw writeError(err, this.file);
-        }
-      } finally {
-        await handle.close();
-      }
+      // Written as the label store writes: never through a link, never blocking on a FIFO, synced.
+      await appendDurably(this.file, Buffer.concat([head, payload]));
     });
     return record;
   }

@@ -1,7 +1,8 @@
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
-import { randomUUID } from 'node:crypto';
-import { FileLock, writeError } from '../store/lock';
+import { appendDurably } from '../store/durableAppend';
+import { FileLock } from '../store/lock';
+import { recordStamp } from '../store/record';
 import { appendStoreFile, openForAppend, readStoreFile } from '../store/storeFile';
 import { LABEL_SCHEMA_VERSION, LabelRecordSchema, isAutomaticLabel, type LabelRecord } from './schema';
 
@@ -57,12 +58,7 @@ export class LabelStore {
   }
 
   async append(label: NewLabel): Promise<LabelRecord> {
-    const record = LabelRecordSchema.parse({
-      schemaVersion: LABEL_SCHEMA_VERSION,
-      id: randomUUID(),
-      createdAt: new Date().toISOString(),
-      ...label,
-    });
+    const record = LabelRecordSchema.parse({ ...recordStamp(LABEL_SCHEMA_VERSION), ...label });
     await this.appendLines([JSON.stringify(record)]);
     return record;
   }
@@ -70,12 +66,7 @@ export class LabelStore {
   /** Appends several records durably, in one write under one lock. */
   async appendMany(labels: NewLabel[]): Promise<LabelRecord[]> {
     const records = labels.map((l) =>
-      LabelRecordSchema.parse({
-        schemaVersion: LABEL_SCHEMA_VERSION,
-        id: randomUUID(),
-        createdAt: new Date().toISOString(),
-        ...l,
-      }),
+      LabelRecordSchema.parse({ ...recordStamp(LABEL_SCHEMA_VERSION), ...l }),
     );
     if (records.length) await this.appendLines(records.map((r) => JSON.stringify(r)));
     return records;
@@ -89,21 +80,7 @@ export class LabelStore {
     const payload = Buffer.from(lines.map((l) => `${l}\n`).join(''), 'utf8');
     await this.lock.hold(async () => {
       this.lastRepairs = await this.repairTail();
-      const handle = await openForAppend(this.file);
-      try {
-        const { size } = await handle.stat();
-        try {
-          let written = 0;
-          while (written < payload.length) written += (await handle.write(payload, written)).bytesWritten;
-          await handle.sync();
-        } catch (err) {
-          // Cut the store back to where this write started: no half line is left behind.
-          await handle.truncate(size).catch(() => undefined);
-          throw writeError(err, this.file);
-        }
-      } finally {
-        await handle.close();
-      }
+      await appendDurably(this.file, payload);
     });
   }
 

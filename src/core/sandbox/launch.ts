@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { makeRunDir, removeRunDir } from './cleanup';
 import { sandboxMemoryMb, type Confinement, type Limits, type RunDirs } from './isolation';
 import { watchTreeMemory } from './memoryWatch';
-import { startConfined, type ProcessEnd } from './process';
+import { startConfined, type ProcessEnd, type ProcessOptions } from './process';
 
 export interface StagedRun extends RunDirs {
   root: string;
@@ -30,7 +30,11 @@ export function unstage(run: StagedRun): void {
   removeRunDir(run.root);
 }
 
-export interface LaunchOptions {
+/** The process's own options (limits, output cap, results channel, abort) pass through unchanged. */
+export interface LaunchOptions extends Pick<
+  ProcessOptions,
+  'limitMs' | 'outputCapBytes' | 'channelCapBytes' | 'onChannelLine' | 'channelFd' | 'signal'
+> {
   jail: Confinement;
   run: StagedRun;
   limits: Limits;
@@ -39,12 +43,6 @@ export interface LaunchOptions {
   env?: (paths: RunDirs) => Record<string, string>;
   /** Host folders the interpreter needs, bound read-only. */
   readOnly: string[];
-  limitMs: number;
-  outputCapBytes: number;
-  channelCapBytes: number;
-  onChannelLine?: (line: string) => void;
-  channelFd?: 1 | 3;
-  signal?: AbortSignal;
   /** Gives the caller the kill switch (a watchdog kills one call that runs too long). */
   onStart?: (kill: () => void) => void;
 }

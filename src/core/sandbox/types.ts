@@ -17,12 +17,12 @@ export interface SandboxTest {
   source: string;
 }
 
-export interface SandboxRequest {
+/** What every sandboxed run takes besides its tests: the code under test, its language and limits. */
+export interface SandboxRun {
   language: SandboxLanguage;
   /** The module under test. Tests reach its names directly (Python: `from target import *`). */
   code: string;
-  tests: SandboxTest[];
-  /** Per-test limit (default 5 000 ms). */
+  /** Per-test (per-call, for assertion tests) limit (default 5 000 ms). */
   timeoutMs?: number;
   /** Whole-suite limit (default 60 000 ms); the process tree is killed past it. */
   suiteTimeoutMs?: number;
@@ -37,6 +37,10 @@ export interface SandboxRequest {
   /** Python interpreter with pytest (default: $STEPWISE_PYTHON, the project venv, then python3). */
   pythonPath?: string;
   signal?: AbortSignal;
+}
+
+export interface SandboxRequest extends SandboxRun {
+  tests: SandboxTest[];
 }
 
 export interface TestVerdict {

@@ -10,7 +10,7 @@ import { interpreterPaths, resolveExecutable } from '../mounts';
 import { cap, resolvePython, summarize } from '../run';
 import { ESM_SYNTAX } from '../javascript';
 import { runnableExpression, runnableJs } from '../typescript';
-import { DEFAULT_DISK_MB, type SandboxLanguage, type SuiteResult, type TestVerdict } from '../types';
+import { DEFAULT_DISK_MB, type SandboxRun, type SuiteResult, type TestVerdict } from '../types';
 import {
   callOutcome,
   completed,
@@ -26,27 +26,13 @@ import { PY_CALLS_HARNESS, PY_ENCODER, PY_EXPECTED_HARNESS } from './pythonHarne
 import { runResumable, type ResumableResult } from './resumable';
 import { SANDBOX_DEFAULTS } from '../limits';
 
-export interface AssertionRequest {
-  language: SandboxLanguage;
-  /** The module under test. */
-  code: string;
+export interface AssertionRequest extends SandboxRun {
   tests: AssertionTest[];
-  /** Per-call limit (default 5 000 ms). */
-  timeoutMs?: number;
-  /** Whole-suite limit (default 60 000 ms). */
-  suiteTimeoutMs?: number;
-  memoryMb?: number;
-  /** CPU cores the code under test may use (default SANDBOX_DEFAULTS.cpuCores). */
-  cpuCores?: number;
-  diskMb?: number;
-  outputCapBytes?: number;
-  pythonPath?: string;
   /**
    * How many times the code under test runs the calls (default DEFAULT_CALL_RUNS), each run in a
    * fresh sandbox; a test whose call completes with different verdicts is `flaky`. 1 turns it off.
    */
   runs?: number;
-  signal?: AbortSignal;
 }
 
 /**
