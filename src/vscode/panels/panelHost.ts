@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { randomBytes } from 'node:crypto';
 import { RpcEndpoint, type Handlers, type ProtocolSide } from '../../shared/rpc';
+import { htmlPage } from '../../core/text/htmlPage';
 import type { StepwiseContext } from '../context';
 
 export interface PanelSpec<Host extends ProtocolSide, View extends ProtocolSide> {
@@ -76,34 +77,20 @@ function renderHtml(
     (s) =>
       `<link rel="stylesheet" nonce="${nonce}" href="${webview.asWebviewUri(vscode.Uri.joinPath(root, s))}">`,
   );
-  const csp = [
-    "default-src 'none'",
-    `style-src ${webview.cspSource} 'nonce-${nonce}'`,
-    `font-src ${webview.cspSource}`,
-    `img-src ${webview.cspSource} data:`,
-    `script-src 'nonce-${nonce}'`,
-  ].join('; ');
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<title>${escapeHtml(spec.title)}</title>
-${styles.join('\n')}
-</head>
-<body data-nonce="${nonce}">
-<main id="app" aria-live="polite"><p class="loading">Loading…</p></main>
-<script nonce="${nonce}" src="${script}"></script>
-</body>
-</html>`;
-}
-
-export function escapeHtml(text: string): string {
-  return text.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
-  );
+  return htmlPage({
+    csp: [
+      "default-src 'none'",
+      `style-src ${webview.cspSource} 'nonce-${nonce}'`,
+      `font-src ${webview.cspSource}`,
+      `img-src ${webview.cspSource} data:`,
+      `script-src 'nonce-${nonce}'`,
+    ],
+    title: spec.title,
+    head: styles.join('\n'),
+    bodyAttributes: ` data-nonce="${nonce}"`,
+    body: `<main id="app" aria-live="polite"><p class="loading">Loading…</p></main>
+<script nonce="${nonce}" src="${script}"></script>`,
+  });
 }
 
 export interface SingletonPanelSpec<Host extends ProtocolSide, View extends ProtocolSide> extends PanelSpec<

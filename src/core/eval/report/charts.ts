@@ -4,6 +4,7 @@
  * No scripts and no `style` attributes — colours come from CSS classes (`s0`…`s4`), so the
  * charts render under a strict Content Security Policy and follow the page's theme.
  */
+import { escapeHtml } from '../../text/htmlPage';
 
 export interface ChartPoint {
   x: number;
@@ -56,13 +57,6 @@ const W = 440;
 const H = 300;
 const M = { left: 52, right: 16, top: 34, bottom: 48 };
 
-export function escapeXml(text: string): string {
-  return text.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
-  );
-}
-
 const f = (n: number) => (Math.round(n * 10) / 10).toString();
 
 function ticks(lo: number, hi: number, integer: boolean): number[] {
@@ -85,14 +79,14 @@ function frame(
   const rows = laid.length ? laid[laid.length - 1].row + 1 : 0;
   const height = H + rows * LEGEND_ROW + (rows ? 8 : 0);
   return [
-    `<svg class="chart" viewBox="0 0 ${W} ${height}" width="${W}" height="${height}" role="img" aria-label="${escapeXml(spec.title)}">`,
-    `<title>${escapeXml(spec.title)}</title>`,
-    `<text class="chart-title" x="${W / 2}" y="18" text-anchor="middle">${escapeXml(spec.title)}</text>`,
+    `<svg class="chart" viewBox="0 0 ${W} ${height}" width="${W}" height="${height}" role="img" aria-label="${escapeHtml(spec.title)}">`,
+    `<title>${escapeHtml(spec.title)}</title>`,
+    `<text class="chart-title" x="${W / 2}" y="18" text-anchor="middle">${escapeHtml(spec.title)}</text>`,
     ...body,
     spec.xLabel
-      ? `<text class="axis-label" x="${M.left + (W - M.left - M.right) / 2}" y="${H - 8}" text-anchor="middle">${escapeXml(spec.xLabel)}</text>`
+      ? `<text class="axis-label" x="${M.left + (W - M.left - M.right) / 2}" y="${H - 8}" text-anchor="middle">${escapeHtml(spec.xLabel)}</text>`
       : '',
-    `<text class="axis-label" transform="translate(13 ${M.top + (H - M.top - M.bottom) / 2}) rotate(-90)" text-anchor="middle">${escapeXml(spec.yLabel)}</text>`,
+    `<text class="axis-label" transform="translate(13 ${M.top + (H - M.top - M.bottom) / 2}) rotate(-90)" text-anchor="middle">${escapeHtml(spec.yLabel)}</text>`,
     laid.length ? legendSvg(laid) : '',
     '</svg>',
   ].join('\n');
@@ -145,7 +139,7 @@ export function lineChart(spec: LineChartSpec): string {
         );
       if (s.markers !== false)
         body.push(
-          `<circle class="marker ${cls}" cx="${f(sx(p.x))}" cy="${f(sy(p.y))}" r="${f(p.radius ?? 3.5)}">${p.label ? `<title>${escapeXml(p.label)}</title>` : ''}</circle>`,
+          `<circle class="marker ${cls}" cx="${f(sx(p.x))}" cy="${f(sy(p.y))}" r="${f(p.radius ?? 3.5)}">${p.label ? `<title>${escapeHtml(p.label)}</title>` : ''}</circle>`,
         );
     }
   });
@@ -178,7 +172,7 @@ function layoutLegend(names: string[]): { name: string; x: number; row: number }
 function legendSvg(laid: { name: string; x: number; row: number }[]): string {
   const items = laid.map(({ name, x, row }, i) => {
     const y = H + 10 + row * LEGEND_ROW;
-    return `<rect class="swatch s${i % 5}" x="${x}" y="${y - 9}" width="10" height="10"/><text class="legend" x="${x + 14}" y="${y}">${escapeXml(name)}</text>`;
+    return `<rect class="swatch s${i % 5}" x="${x}" y="${y - 9}" width="10" height="10"/><text class="legend" x="${x + 14}" y="${y}">${escapeHtml(name)}</text>`;
   });
   return `<g class="legend-box">${items.join('')}</g>`;
 }
@@ -192,7 +186,7 @@ export function barChart(spec: BarChartSpec): string {
   spec.bars.forEach((b, i) => {
     const cx = M.left + slot * (i + 0.5);
     body.push(
-      `<text class="tick" x="${f(cx)}" y="${H - M.bottom + 16}" text-anchor="middle">${escapeXml(b.label)}</text>`,
+      `<text class="tick" x="${f(cx)}" y="${H - M.bottom + 16}" text-anchor="middle">${escapeHtml(b.label)}</text>`,
     );
     if (b.value === null) {
       body.push(`<text class="note" x="${f(cx)}" y="${H - M.bottom - 6}" text-anchor="middle">n/a</text>`);
@@ -200,7 +194,7 @@ export function barChart(spec: BarChartSpec): string {
     }
     const top = sy(Math.max(spec.y[0], Math.min(spec.y[1], b.value)));
     body.push(
-      `<rect class="bar s${i % 5}" x="${f(cx - width / 2)}" y="${f(top)}" width="${f(width)}" height="${f(H - M.bottom - top)}"><title>${escapeXml(`${b.label}: ${b.note ?? fmtTick(b.value)}`)}</title></rect>`,
+      `<rect class="bar s${i % 5}" x="${f(cx - width / 2)}" y="${f(top)}" width="${f(width)}" height="${f(H - M.bottom - top)}"><title>${escapeHtml(`${b.label}: ${b.note ?? fmtTick(b.value)}`)}</title></rect>`,
     );
     if (b.low != null && b.high != null)
       body.push(
@@ -210,7 +204,7 @@ export function barChart(spec: BarChartSpec): string {
       );
     if (b.note)
       body.push(
-        `<text class="note" x="${f(cx)}" y="${f(Math.min(top, b.high != null ? sy(b.high) : top) - 5)}" text-anchor="middle">${escapeXml(b.note)}</text>`,
+        `<text class="note" x="${f(cx)}" y="${f(Math.min(top, b.high != null ? sy(b.high) : top) - 5)}" text-anchor="middle">${escapeHtml(b.note)}</text>`,
       );
   });
   body.push(

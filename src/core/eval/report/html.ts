@@ -4,6 +4,7 @@
  * own Content Security Policy; the editor renders the same page with the webview's nonce.
  */
 import { randomBytes } from 'node:crypto';
+import { htmlPage } from '../../text/htmlPage';
 import type { EvalResult } from '../evaluation';
 import { esc } from './parts';
 import { proveSections } from './proveReport';
@@ -31,7 +32,7 @@ export function renderReport(result: EvalResult, options: ReportOptions = {}): s
   const csp = [
     "default-src 'none'",
     `style-src 'nonce-${nonce}'${options.styleSource ? ` ${options.styleSource}` : ''}`,
-  ].join('; ');
+  ];
   const sections =
     result.kind === 'prove'
       ? proveSections(result.metrics as ProveMetrics)
@@ -39,17 +40,7 @@ export function renderReport(result: EvalResult, options: ReportOptions = {}): s
         ? testsSections(result.metrics as TestsMetrics)
         : prmSections(result.metrics as PrmMetrics);
   const title = `${KIND_TITLES[result.kind]} — ${baseName(result.dataset.path)}`;
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<title>Stepwise evaluation: ${esc(title)}</title>
-<style nonce="${nonce}">${STYLES}</style>
-</head>
-<body>
-<main class="report">
+  const body = `<main class="report">
 <header>
 <h1>Stepwise evaluation: ${esc(title)}</h1>
 ${summaryLine(result)}
@@ -58,10 +49,13 @@ ${result.complete ? '' : `<p class="warning">Incomplete: ${result.items.finished
 ${sections.join('\n')}
 ${detailsSection(result)}
 <footer><p>Intervals: 95 % Wilson score intervals for proportions; 95 % percentile bootstrap (1000 resamples, seeded) for AUROC.</p></footer>
-</main>
-</body>
-</html>
-`;
+</main>`;
+  return `${htmlPage({
+    csp,
+    title: `Stepwise evaluation: ${title}`,
+    head: `<style nonce="${nonce}">${STYLES}</style>`,
+    body,
+  })}\n`;
 }
 
 function baseName(p: string): string {

@@ -1,6 +1,6 @@
 /** The report's judging section: P(correct) and each signal alone on held-out problems, and best-of-N by P(correct). */
 import type { JudgmentMetrics, PickName, SignalName } from '../proveJudgment';
-import { escapeXml } from './charts';
+import { escapeHtml } from '../../text/htmlPage';
 import { num, pct, section, table } from './parts';
 
 const SIGNALS: [SignalName, string][] = [
@@ -49,7 +49,7 @@ export function judgmentSection(j: JudgmentMetrics | undefined): string {
   );
   return section(
     'Judging on held-out problems',
-    `${j.split.rule}. Calibrator: ${escapeXml(j.calibrator.source)}. Held out: ${j.split.heldOut.problems} problems, ${j.split.heldOut.candidates} candidates (${j.split.heldOut.positives} right); fit side: ${j.split.fit.problems} problems. ${j.judged.k}/${j.judged.n} held-out candidates judged.`,
+    `${j.split.rule}. Calibrator: ${escapeHtml(j.calibrator.source)}. Held out: ${j.split.heldOut.problems} problems, ${j.split.heldOut.candidates} candidates (${j.split.heldOut.positives} right); fit side: ${j.split.fit.problems} problems. ${j.judged.k}/${j.judged.n} held-out candidates judged.`,
     signals,
     picks,
   );

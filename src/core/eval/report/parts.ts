@@ -1,8 +1,8 @@
 /** Pieces of the report page: figures with intervals, tables, sections, headline tiles. */
 import type { Proportion } from '../../math/stats';
-import { escapeXml } from './charts';
+import { escapeHtml } from '../../text/htmlPage';
 
-export const esc = escapeXml;
+export const esc = escapeHtml;
 
 /** "0.42 [0.33, 0.52] (21/50)": a proportion with its interval and counts. */
 export function pct(p: Proportion): string {
