@@ -1,6 +1,7 @@
 /** The step-scorer part of the report: step ROC and calibration, error flags, first-error accuracy. */
 import type { PrmMetrics } from '../prmEval';
-import { barChart, lineChart } from './charts';
+import { barChart } from './charts';
+import { reliabilityChart, reliabilitySeries, rocChart, rocSeries } from './scoreCharts';
 import { charts, num, pct, section, table, tiles } from './parts';
 
 export function prmSections(m: PrmMetrics): string[] {
@@ -15,43 +16,19 @@ export function prmSections(m: PrmMetrics): string[] {
     { label: 'ProcessBench F1', value: num(fe.f1) },
     { label: 'Error-step F1', value: num(m.errorDetection.f1), detail: `threshold ${m.threshold}` },
   ]);
-  const rocChart = lineChart({
-    title: 'ROC: step scores vs labels',
-    xLabel: 'false-positive rate',
-    yLabel: 'true-positive rate',
-    x: [0, 1],
-    y: [0, 1],
-    diagonal: true,
-    series: [
-      {
-        name: `steps (AUROC ${num(m.stepRoc.auroc)})`,
-        markers: false,
-        points: m.stepRoc.curve.map((p) => ({ x: p.fpr, y: p.tpr })),
-      },
+  const roc = rocChart('ROC: step scores vs labels', [rocSeries(m.stepRoc, 'steps')]);
+  const reliability = reliabilityChart(
+    'Reliability diagram of step scores',
+    'step score',
+    'share of steps not wrong',
+    [
+      reliabilitySeries(
+        m.stepCalibration,
+        `steps (ECE ${num(m.stepCalibration.ece)})`,
+        (b) => `${b.count} steps`,
+      ),
     ],
-  });
-  const most = Math.max(1, ...m.stepCalibration.bins.map((b) => b.count));
-  const reliability = lineChart({
-    title: 'Reliability diagram of step scores',
-    xLabel: 'step score',
-    yLabel: 'share of steps not wrong',
-    x: [0, 1],
-    y: [0, 1],
-    diagonal: true,
-    series: [
-      {
-        name: `steps (ECE ${num(m.stepCalibration.ece)})`,
-        points: m.stepCalibration.bins
-          .filter((b) => b.count)
-          .map((b) => ({
-            x: b.meanScore!,
-            y: b.accuracy!,
-            radius: 2.5 + 6 * Math.sqrt(b.count / most),
-            label: `${b.count} steps`,
-          })),
-      },
-    ],
-  });
+  );
   const firstErrorChart = barChart({
     title: 'First wrong step found',
     yLabel: 'accuracy',
@@ -89,7 +66,7 @@ export function prmSections(m: PrmMetrics): string[] {
     section(
       'Does the scorer find the wrong steps?',
       `Steps up to each solution's first labelled error; a step counts as right when labelled +1 or 0. A step is flagged wrong when its score is below ${m.threshold}; the predicted first error is the first flagged step, or "no error".`,
-      charts(rocChart, reliability, firstErrorChart),
+      charts(roc, reliability, firstErrorChart),
       table(
         ['measure', 'value'],
         [

@@ -1,7 +1,8 @@
 /** The Prove part of the report: accuracy, refinement rounds, best-of-N, calibration, agreement. */
 import type { ProveMetrics, ScoreName, SelectionName } from '../proveSummary';
-import type { CalibrationSummary, RocSummary } from '../../math/stats';
-import { barChart, lineChart, type Series } from './charts';
+
+import { barChart, lineChart } from './charts';
+import { reliabilityChart, reliabilitySeries, rocChart, rocSeries } from './scoreCharts';
 import { judgmentSection } from './judgmentReport';
 import { charts, num, pair, pct, section, table, tiles } from './parts';
 
@@ -128,50 +129,26 @@ function bestOfN(m: ProveMetrics): string {
   );
 }
 
-function reliabilitySeries(c: CalibrationSummary, name: string): Series {
-  const most = Math.max(1, ...c.bins.map((b) => b.count));
-  return {
-    name,
-    points: c.bins
-      .filter((b) => b.count > 0)
-      .map((b) => ({
-        x: b.meanScore!,
-        y: b.accuracy!,
-        radius: 2.5 + 6 * Math.sqrt(b.count / most),
-        label: `${name}: ${b.count} candidates, mean score ${b.meanScore!.toFixed(2)}, accuracy ${b.accuracy!.toFixed(2)}`,
-      })),
-  };
-}
-
-function rocSeries(r: RocSummary, name: string): Series {
-  // Straight segments: a group of tied scores is a diagonal stretch of the curve, not a step.
-  return {
-    name: `${name} (AUROC ${num(r.auroc)})`,
-    markers: false,
-    points: r.curve.map((p) => ({ x: p.fpr, y: p.tpr })),
-  };
-}
-
 function calibrationSection(m: ProveMetrics): string {
   const present = (Object.keys(SCORE_NAMES) as ScoreName[]).filter((k) => m.calibration[k].count > 0);
-  const reliability = lineChart({
-    title: 'Reliability diagram',
-    xLabel: 'score (as a probability of being right)',
-    yLabel: 'share of answers correct',
-    x: [0, 1],
-    y: [0, 1],
-    diagonal: true,
-    series: present.map((k) => reliabilitySeries(m.calibration[k], SCORE_NAMES[k].replace(/ \(.*\)$/, ''))),
-  });
-  const rocChart = lineChart({
-    title: 'ROC: scores vs correct answers',
-    xLabel: 'false-positive rate',
-    yLabel: 'true-positive rate',
-    x: [0, 1],
-    y: [0, 1],
-    diagonal: true,
-    series: present.map((k) => rocSeries(m.calibration[k].roc, SCORE_NAMES[k].replace(/ \(.*\)$/, ''))),
-  });
+  const short = (k: ScoreName) => SCORE_NAMES[k].replace(/ \(.*\)$/, '');
+  const reliability = reliabilityChart(
+    'Reliability diagram',
+    'score (as a probability of being right)',
+    'share of answers correct',
+    present.map((k) =>
+      reliabilitySeries(
+        m.calibration[k],
+        short(k),
+        (b) =>
+          `${short(k)}: ${b.count} candidates, mean score ${b.meanScore!.toFixed(2)}, accuracy ${b.accuracy!.toFixed(2)}`,
+      ),
+    ),
+  );
+  const roc = rocChart(
+    'ROC: scores vs correct answers',
+    present.map((k) => rocSeries(m.calibration[k].roc, short(k))),
+  );
   const rows = present.map((k) => {
     const c = m.calibration[k];
     const interval = c.roc.interval
@@ -188,7 +165,7 @@ function calibrationSection(m: ProveMetrics): string {
   return section(
     'Do the scores know when an answer is right?',
     'Every scored candidate of every round, its score read as the probability that its final answer is correct. ECE: expected calibration error over 10 equal-width bins (0 is perfect). AUROC: 0.5 is chance, 1 separates right from wrong perfectly.',
-    charts(reliability, rocChart),
+    charts(reliability, roc),
     table(['score', 'candidates', 'correct', 'ECE', 'AUROC [95 % CI]'], rows),
   );
 }
