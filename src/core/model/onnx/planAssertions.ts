@@ -4,6 +4,7 @@
  */
 import { AssertionAutomaton } from '../assertionLines';
 import type { AssertionLines, SegmentResult } from '../plan';
+import { assertionsResult } from '../planInterpreter';
 import { selectAllowed } from '../sampling';
 import type { RowContext } from './planRow';
 
@@ -82,12 +83,5 @@ export async function writeAssertions(row: RowContext, i: number, s: AssertionLi
     }
   }
   row.emit(i, auto.text.slice(emitted));
-  return {
-    kind: 'assertions',
-    name: s.name,
-    text: auto.text,
-    lines: auto.lines,
-    dropped,
-    finishReason,
-  };
+  return assertionsResult(s, auto, dropped, finishReason);
 }

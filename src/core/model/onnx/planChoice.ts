@@ -4,6 +4,7 @@
  * renormalised over the options, and the chosen option's tokens stay in (or go back into) the cache.
  */
 import type { Choice, PlanSegment, SegmentResult } from '../plan';
+import { choiceResult, choiceTerminator, pickOption } from '../planInterpreter';
 import { logSumExp } from '../sampling';
 import type { RowContext } from './planRow';
 
@@ -21,9 +22,7 @@ export async function chooseOption(
   const space = row.cursor.takeTrailingSpace();
   const logits = await row.cursor.logits();
   const point = row.cursor.mark();
-  const follow = next?.kind === 'text' ? next.text : '';
-  const ambiguous = s.options.some((a) => s.options.some((b) => b !== a && b.startsWith(a)));
-  const terminator = ambiguous && follow ? follow[0] : '';
+  const terminator = choiceTerminator(s, next);
   const seqs = s.options.map((o) => row.model.encode(space + o + terminator));
   const extends_ = (long: number[], short: number[]) =>
     long.length > short.length && short.every((t, k) => long[k] === t);
@@ -52,39 +51,13 @@ export async function chooseOption(
     logprobs.push(lp);
   }
   const total = logSumExp(logprobs);
-  const distribution = s.options.map((option, k) => ({
-    option,
-    probability: Math.exp(logprobs[k] - total),
-  }));
-  const chosen = pick(
-    row,
-    distribution.map((d) => d.probability),
-  );
+  const probabilities = logprobs.map((lp) => Math.exp(lp - total));
+  const chosen = pickOption(probabilities, row.params.temperature, row.random);
   // The cache holds the option scored last; any other is fed again from the choice point.
   if (inCache !== chosen) {
     row.cursor.rewindKeepingLogits(point);
     for (const id of seqs[chosen]) row.cursor.queueToken(id);
   }
   row.emit(i, s.options[chosen]);
-  const result: SegmentResult = {
-    kind: 'choice',
-    name: s.name,
-    text: s.options[chosen],
-    distribution,
-    optionMass: Math.exp(total),
-  };
-  return { result, fedOfNext: terminator.length };
-}
-
-/** Greedy: the most probable option; sampling: drawn from the options' distribution. */
-function pick(row: RowContext, probabilities: number[]): number {
-  let best = 0;
-  for (let k = 1; k < probabilities.length; k++) if (probabilities[k] > probabilities[best]) best = k;
-  if (!(row.params.temperature > 0)) return best;
-  let u = row.random.next();
-  for (let k = 0; k < probabilities.length; k++) {
-    u -= probabilities[k];
-    if (u < 0) return k;
-  }
-  return best;
+  return { result: choiceResult(s, chosen, probabilities, Math.exp(total)), fedOfNext: terminator.length };
 }

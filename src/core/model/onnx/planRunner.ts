@@ -14,6 +14,7 @@ import {
   type PlanSegment,
   type SegmentResult,
 } from '../plan';
+import { interpretPlan } from '../planInterpreter';
 import { emptyLookaheadStats, type LookaheadStats } from '../lookahead';
 import { RepetitionHistory, repetitionSettings } from '../repetition';
 import { SeededRandom, randomSeed, selectToken, type SamplingParams } from '../sampling';
@@ -188,7 +189,6 @@ function reserves(model: PlanModel, plan: PlanSegment[]): number[] {
 }
 
 class RowRun {
-  private readonly segments: SegmentResult[] = [];
   private text = '';
   /** Characters of the next forced text that a choice already fed (its terminator). */
   private alreadyFed = 0;
@@ -203,22 +203,16 @@ class RowRun {
   ) {}
 
   async run(plan: PlanSegment[]): Promise<PlanCompletion> {
-    for (let i = 0; i < plan.length; i++) {
-      const s = plan[i];
-      const result =
-        s.kind === 'text'
-          ? this.forced(i, s.text)
-          : s.kind === 'free'
-            ? await this.free(i, s)
-            : s.kind === 'choice'
-              ? await this.choice(i, s, plan[i + 1])
-              : await writeAssertions(this.context, i, s);
-      this.segments.push(result);
-      this.text += result.text;
-    }
+    const segments = await interpretPlan(plan, {
+      text: (i, s) => this.forced(i, s.text),
+      free: (i, s) => this.free(i, s),
+      choice: (i, s, next) => this.choice(i, s, next),
+      assertions: (i, s) => writeAssertions(this.context, i, s),
+      wrote: (text) => (this.text += text),
+    });
     return {
       text: this.text,
-      segments: this.segments,
+      segments,
       tokenCount: this.cursor.length - this.cursor.promptLength,
     };
   }

@@ -17,6 +17,13 @@ import type {
   PlanSegment,
   SegmentResult,
 } from '../plan';
+import {
+  assertionsResult,
+  choiceResult,
+  choiceTerminator,
+  interpretPlan,
+  pickOption,
+} from '../planInterpreter';
 import { SeededRandom, randomSeed } from '../sampling';
 import type { TokenEvent } from '../types';
 import { assertionGrammar, gbnfLiteral, type AssertionGrammarDetail } from './assertionGrammar';
@@ -104,19 +111,16 @@ class EndpointRow {
   ) {}
 
   async run(plan: PlanSegment[]): Promise<PlanCompletion> {
-    const segments: SegmentResult[] = [];
-    for (let i = 0; i < plan.length; i++) {
-      const s = plan[i];
-      let result: SegmentResult;
-      if (s.kind === 'text') {
-        result = { kind: 'text', text: s.text };
+    const segments = await interpretPlan(plan, {
+      text: (i, s) => {
         this.emit(i, s.text);
-      } else if (s.kind === 'free') result = await this.free(i, s);
-      else if (s.kind === 'choice') result = await this.choice(i, s, plan[i + 1]);
-      else result = await this.assertions(i, s);
-      segments.push(result);
-      this.written += result.text;
-    }
+        return { kind: 'text', text: s.text };
+      },
+      free: (i, s) => this.free(i, s),
+      choice: (i, s, next) => this.choice(i, s, next),
+      assertions: (i, s) => this.assertions(i, s),
+      wrote: (text) => (this.written += text),
+    });
     this.tokens =
       (await this.calls.countTokens(this.prompt + this.written, this.signal)) -
       (await this.calls.countTokens(this.prompt, this.signal));
@@ -149,9 +153,7 @@ class EndpointRow {
     // start one another are scored with the first character of the text that follows.
     const space = this.written.endsWith(' ') ? ' ' : '';
     const point = this.prompt + this.written.slice(0, this.written.length - space.length);
-    const follow = next?.kind === 'text' ? next.text : '';
-    const ambiguous = s.options.some((a) => s.options.some((b) => b !== a && b.startsWith(a)));
-    const terminator = ambiguous && follow ? follow[0] : '';
+    const terminator = choiceTerminator(s, next);
     const texts = s.options.map((o) => space + o + terminator);
     const k = TOP_LOGPROBS;
     const tree = await scoreOptions(texts, async (context) => {
@@ -168,26 +170,9 @@ class EndpointRow {
       }
     }
     const { distribution, mass } = renormalise(probabilities);
-    let chosen = 0;
-    for (let j = 1; j < distribution.length; j++) if (distribution[j] > distribution[chosen]) chosen = j;
-    if ((this.options.temperature ?? 1) > 0) {
-      let u = this.random.next();
-      for (let j = 0; j < distribution.length; j++) {
-        u -= distribution[j];
-        if (u < 0) {
-          chosen = j;
-          break;
-        }
-      }
-    }
+    const chosen = pickOption(distribution, this.options.temperature ?? 1, this.random);
     this.emit(i, s.options[chosen]);
-    return {
-      kind: 'choice',
-      name: s.name,
-      text: s.options[chosen],
-      distribution: s.options.map((option, j) => ({ option, probability: distribution[j] })),
-      optionMass: mass,
-    };
+    return choiceResult(s, chosen, distribution, mass);
   }
 
   /**
@@ -258,14 +243,7 @@ class EndpointRow {
       } else if (last) auto.end();
     }
     this.emit(i, auto.text);
-    return {
-      kind: 'assertions',
-      name: s.name,
-      text: auto.text,
-      lines: auto.lines,
-      dropped,
-      finishReason: out.finishReason === 'length' ? 'length' : 'stop',
-    };
+    return assertionsResult(s, auto, dropped, out.finishReason === 'length' ? 'length' : 'stop');
   }
 }
 
