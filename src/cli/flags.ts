@@ -28,3 +28,15 @@ export function fractionFlag(value: string | undefined, name: string, max: numbe
     throw new UsageError(`--${name} must be a number from 0 to ${max}, not "${value}".`);
   return n;
 }
+
+/** One of `allowed`; undefined when the flag is absent. */
+export function oneOf<T extends string>(
+  value: string | undefined,
+  name: string,
+  allowed: readonly T[],
+): T | undefined {
+  if (value === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(value))
+    throw new UsageError(`--${name} must be one of ${allowed.join(', ')}, not "${value}".`);
+  return value as T;
+}

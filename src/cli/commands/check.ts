@@ -8,6 +8,8 @@ import { runsDir, saveRun } from '../../core/prove/runStore';
 import { stageName } from '../../core/prove/progress';
 import { OnnxPrmScorer } from '../../core/model/onnx/prmScorer';
 import { readInputFile } from './prove';
+import { wholeFlag } from '../flags';
+import { judgeFlagOptions } from '../proveFlags';
 
 const fmt = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(2));
 
@@ -61,18 +63,10 @@ export const checkCommand: CliCommand = {
     const file = positionals[0];
     const found = proofToCheck(readInputFile(file));
     if ('error' in found) throw new UsageError(`${file}: ${found.error}`);
-    const whole = (v: string | undefined, name: string, min: number) => {
-      if (v === undefined) return undefined;
-      const n = Number(v);
-      if (!Number.isInteger(n) || n < min)
-        throw new UsageError(`--${name} must be a whole number ≥ ${min}, not "${v}".`);
-      return n;
-    };
+    // --max-tokens bounds the verifier here: nothing else is generated.
     const options = {
-      verifierPasses: whole(values['verifier-passes'], 'verifier-passes', 1),
-      verifierMaxTokens: whole(values['max-tokens'], 'max-tokens', 16),
-      metaVerify: values['no-meta'] ? false : undefined,
-      stepScores: values['no-step-scores'] || (!!values.endpoint && !values['prm-dir']) ? false : undefined,
+      ...judgeFlagOptions(values, !!values.endpoint && !values['prm-dir']),
+      verifierMaxTokens: wholeFlag(values['max-tokens'], 'max-tokens', 16),
     };
     const saveDir = path.resolve(values['save-dir'] ?? runsDir(process.cwd()));
     const model = await openModel(values);

@@ -6,14 +6,14 @@ import { MODEL_USAGE, openModel, parseWithModel } from '../modelOptions';
 import { checkPromptsDir } from '../promptsDir';
 import { problemFromDocument } from '../../core/steps/document';
 import { parseProofOutput } from '../../core/prove/parse';
-import { proveAndVerify, resolveProveOptions, type ProveOptionsInput } from '../../core/prove/prove';
+import { proveAndVerify, resolveProveOptions } from '../../core/prove/prove';
 import type { ProveEvent } from '../../core/prove/events';
 import type { ProveRun, ScoreDistribution } from '../../core/prove/runSchema';
 import type { ModelBackend } from '../../core/model/types';
 import { loadRuns, runsDir, saveRun } from '../../core/prove/runStore';
 import { calibrationReport, type ScoreCalibration } from '../../core/prove/calibration';
 import { OnnxPrmScorer } from '../../core/model/onnx/prmScorer';
-import { fractionFlag, wholeFlag } from '../flags';
+import { proveFlagOptions } from '../proveFlags';
 import { DEFAULT_CALIBRATOR_FILE, judgmentText, loadCalibrator } from '../../core/judgment/judge';
 import type { RoundCalibrator } from '../../core/prove/judgeRound';
 import { resourcePath } from '../../core/resources';
@@ -22,17 +22,6 @@ const PROVE_USAGE =
   'stepwise prove FILE [--json] [--iterations N] [--candidates N] [--rerank-by p-correct|prm|verifier|self] [--stop-probability P] [--calibrator FILE.json] [--verifier-passes K] ' +
   '[--rubric unit|olympiad] [--no-meta] [--no-step-scores] [--aggregate product|min] [--max-tokens N] [--temperature T] ' +
   `[--seed S] [--free] [--self-eval-max-tokens N] [--answer TEXT] [--prompts-dir DIR] [--save-dir DIR] [--verifier-model-dir DIR] [--prm-dir DIR] ${MODEL_USAGE}`;
-
-function oneOf<T extends string>(
-  value: string | undefined,
-  name: string,
-  allowed: readonly T[],
-): T | undefined {
-  if (value === undefined) return undefined;
-  if (!(allowed as readonly string[]).includes(value))
-    throw new UsageError(`--${name} must be one of ${allowed.join(', ')}, not "${value}".`);
-  return value as T;
-}
 
 export function readInputFile(file: string): string {
   try {
@@ -160,26 +149,7 @@ export const proveCommand: CliCommand = {
         'note: no step scores with --endpoint alone (they need a local model); add --prm-dir DIR or --verifier-model-dir DIR for them.\n',
       );
     if (values['prompts-dir']) checkPromptsDir(values['prompts-dir']);
-    const options: ProveOptionsInput = {
-      maxIterations: wholeFlag(values.iterations, 'iterations', 1),
-      candidates: wholeFlag(values.candidates, 'candidates', 1),
-      rerankBy: oneOf(values['rerank-by'], 'rerank-by', ['p-correct', 'prm', 'verifier', 'self'] as const),
-      stopProbability:
-        values['stop-probability'] === undefined
-          ? undefined
-          : fractionFlag(values['stop-probability'], 'stop-probability', 1, 1),
-      verifierPasses: wholeFlag(values['verifier-passes'], 'verifier-passes', 1),
-      rubric: oneOf(values.rubric, 'rubric', ['unit', 'olympiad'] as const),
-      metaVerify: values['no-meta'] ? false : undefined,
-      stepScores: values['no-step-scores'] || noStepScorer ? false : undefined,
-      stepAggregate: oneOf(values.aggregate, 'aggregate', ['product', 'min'] as const),
-      maxTokens: wholeFlag(values['max-tokens'], 'max-tokens', 16),
-      temperature,
-      seed: wholeFlag(values.seed, 'seed', 0),
-      promptDir: values['prompts-dir'],
-      constrained: values.free ? false : undefined,
-      selfEvalMaxTokens: wholeFlag(values['self-eval-max-tokens'], 'self-eval-max-tokens', 16),
-    };
+    const options = proveFlagOptions(values, { noStepScorer, temperature });
     try {
       resolveProveOptions(options); // refuse bad options before a model is loaded
     } catch (err) {

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { StepwiseContext } from '../context';
 import { readSettings } from '../settings';
 import { checkProof, proofToCheck } from '../../core/prove/check';
+import { checkOptionsFromSettings } from './proveOptions';
 import type { ProveRunner } from './proveRunner';
 
 /** What tests and scripts may pass instead of taking the active editor. */
@@ -29,14 +30,7 @@ export function registerCheckProof(ctx: StepwiseContext, runner: ProveRunner): v
     const found = proofToCheck(document.getText());
     if ('error' in found) throw new Error(found.error);
     const s = readSettings(document.uri);
-    const options = {
-      rerankBy: s.prove.rerankBy,
-      stepAggregate: s.prove.stepAggregate,
-      verifierPasses: s.verifier.passes,
-      verifierMaxTokens:
-        given.verifierMaxTokens ?? Math.min(s.model.maxOutputTokens, s.prove.verifierMaxTokens),
-      constrained: s.prove.constrained,
-    };
+    const options = checkOptionsFromSettings(s, given);
     return runner.run({
       kind: 'check',
       problem: found.problem,

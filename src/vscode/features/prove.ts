@@ -9,6 +9,7 @@ import { calibrationReport } from '../../core/prove/calibration';
 import type { CalibrationHost, ProveHost, ProveView } from '../../shared/protocols/prove';
 import { chosenOf, ProveRunner, type PanelLabelling } from './proveRunner';
 import { registerCheckProof } from './checkProof';
+import { proveOptionsFromSettings, type ProveArgs } from './proveOptions';
 import { problemAt, problemFromDocument } from '../../core/steps/document';
 import { DEFAULT_CALIBRATOR_FILE, loadCalibrator } from '../../core/judgment/judge';
 import type { RoundCalibrator } from '../../core/prove/judgeRound';
@@ -53,14 +54,7 @@ export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabel
   ctx.command('stepwise.prove', async (arg?: unknown) => {
     const given =
       typeof arg === 'object' && arg !== null && !(arg instanceof vscode.Uri)
-        ? (arg as {
-            problem?: string;
-            file?: string;
-            iterations?: number;
-            candidates?: number;
-            maxTokens?: number;
-            verifierMaxTokens?: number;
-          })
+        ? (arg as ProveArgs & { problem?: string; file?: string })
         : {};
     const editor = vscode.window.activeTextEditor;
     let problem = given.problem;
@@ -84,22 +78,7 @@ export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabel
       if (!problem) return undefined;
     }
     const s = readSettings();
-    const options = {
-      maxIterations: given.iterations ?? s.prove.maxIterations,
-      candidates: given.candidates ?? s.prove.candidates,
-      rerankBy: s.prove.rerankBy,
-      stopProbability: s.prove.stopProbability,
-      stepAggregate: s.prove.stepAggregate,
-      verifierPasses: s.verifier.passes,
-      maxTokens: given.maxTokens ?? s.model.maxOutputTokens,
-      verifierMaxTokens:
-        given.verifierMaxTokens ?? Math.min(s.model.maxOutputTokens, s.prove.verifierMaxTokens),
-      alpha: s.rewards.alpha,
-      beta: s.rewards.beta,
-      constrained: s.prove.constrained,
-      // The model's output cap bounds every free segment, the self-evaluation's too.
-      selfEvalMaxTokens: Math.min(s.model.maxOutputTokens, s.prove.selfEvaluationMaxTokens),
-    };
+    const options = proveOptionsFromSettings(s, given);
     return runner.run({
       kind: 'prove',
       problem,
