@@ -32,7 +32,7 @@ import { DEFAULT_EVIDENCE_SAMPLES } from '../../core/codeReasoning/evidence';
 
 const COMMON = '[--out FILE.json] [--fresh] [--limit N] [--concurrency N] [--json] [--progress text|json]';
 const USAGE = [
-  `stepwise eval prove [--data MATH.jsonl] [--candidates N] [--iterations N] [--max-tokens N] [--temperature T] [--seed S] [--rerank-by verifier|prm|self] [--prm-dir DIR] [--prompts-dir DIR] [--no-step-scores] [--no-meta] [--free] [--calibrator FILE.json] [--save-calibrator FILE.json] ${COMMON} ${MODEL_USAGE}`,
+  `stepwise eval prove [--data MATH.jsonl] [--candidates N] [--iterations N] [--max-tokens N] [--temperature T] [--seed S] [--rerank-by verifier|prm|self] [--prm-dir DIR] [--prompts-dir DIR] [--no-step-scores] [--no-meta] [--free] [--calibrator FILE.json] [--save-calibrator FILE.json] [--keep-texts] ${COMMON} ${MODEL_USAGE}`,
   `       stepwise eval tests [--data HumanEval.jsonl.gz|mbpp.jsonl] [--mutants K] [--samples N] [--max-tokens N] [--seed S] [--stages STAGES.json] ${COMMON} ${MODEL_USAGE}`,
   `       stepwise eval prm --labels FILE [--prm-dir DIR | model options] [--threshold T] ${COMMON}`,
 ].join('\n');
@@ -63,6 +63,7 @@ const OPTIONS = {
   threshold: { type: 'string' },
   calibrator: { type: 'string' },
   'save-calibrator': { type: 'string' },
+  'keep-texts': { type: 'boolean' },
 } as const;
 
 /** The data files the evaluations read by default: the shared folder beside the checkout. */
@@ -148,6 +149,7 @@ export const evalCommand: CliCommand = {
           data,
           models: { generator: model, stepScorer: prm },
           calibrator,
+          keepTexts: values['keep-texts'],
           options: {
             candidates: wholeFlag(values.candidates, 'candidates', 1, 4),
             maxIterations: wholeFlag(

@@ -2,6 +2,7 @@ import type { CliCommand } from '../command';
 import { checkCommand } from './check';
 import { convertGgufCommand } from './convertGguf';
 import { evalCommand } from './eval';
+import { judgmentCommand } from './judgment';
 import { labelsCommand } from './labels';
 import { loopCommand } from './loop';
 import { modelsCommand } from './models';
@@ -17,6 +18,7 @@ export const commands: CliCommand[] = [
   checkCommand,
   convertGgufCommand,
   evalCommand,
+  judgmentCommand,
   labelsCommand,
   loopCommand,
   modelsCommand,

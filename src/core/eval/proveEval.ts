@@ -29,6 +29,13 @@ export interface CandidateOutcome {
   /** The lowest step score of the proof; absent in journals written before it was kept. */
   weakestStep?: number | null;
   finishReason: CandidateRecord['finishReason'];
+  /**
+   * The Solution text, kept only under `--keep-texts` (it multiplies a journal's size), so signals
+   * computed from the text itself, such as the learned scorer's, can be fitted after the run.
+   */
+  proof?: string;
+  /** The learned scorer's score, filled in after the run by `stepwise judgment train`. */
+  learnedScore?: number | null;
 }
 
 export interface ProveItemResult {
@@ -51,7 +58,7 @@ export interface ProveItemResult {
   ms: number;
 }
 
-export function candidateOutcome(c: CandidateRecord, reference: string): CandidateOutcome {
+export function candidateOutcome(c: CandidateRecord, reference: string, keepText = false): CandidateOutcome {
   const answer = finalBoxedAnswer(c.parsed.proof);
   return {
     answer,
@@ -64,15 +71,16 @@ export function candidateOutcome(c: CandidateRecord, reference: string): Candida
     metaScore: c.meta?.score ?? null,
     weakestStep: c.stepScores?.steps.length ? Math.min(...c.stepScores.steps.map((s) => s.score)) : null,
     finishReason: c.finishReason,
+    ...(keepText ? { proof: c.parsed.proof } : {}),
   };
 }
 
 /** The record of one finished run against its reference answer. */
-export function proveItemResult(problem: MathProblem, run: ProveRun): ProveItemResult {
+export function proveItemResult(problem: MathProblem, run: ProveRun, keepTexts = false): ProveItemResult {
   const rounds = run.iterations.map((it) => ({
     kind: it.kind,
     chosen: it.chosen,
-    candidates: it.candidates.map((c) => candidateOutcome(c, problem.answer)),
+    candidates: it.candidates.map((c) => candidateOutcome(c, problem.answer, keepTexts)),
   }));
   const last = rounds[rounds.length - 1];
   const chosen = last?.candidates[last.chosen];
@@ -123,6 +131,7 @@ export async function evaluateMathProblem(
   models: ProveModels,
   options: ProveOptionsInput & { seed: number },
   signal?: AbortSignal,
+  keepTexts = false,
 ): Promise<ProveItemResult> {
   const run = await proveAndVerify(
     {
@@ -136,7 +145,7 @@ export async function evaluateMathProblem(
   if (run.status === 'cancelled') signal?.throwIfAborted();
   if (run.status === 'failed' && run.iterations.length === 0)
     throw Object.assign(new Error(run.error?.message ?? 'the Prove run failed'), { hint: run.error?.hint });
-  return proveItemResult(problem, run);
+  return proveItemResult(problem, run, keepTexts);
 }
 
 export function describeProveItem(r: ProveItemResult): string {

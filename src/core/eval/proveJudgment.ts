@@ -81,6 +81,7 @@ export function labelledCandidates(
           metaScore: c.metaScore ?? null,
           stepScores: c.weakestStep === undefined || c.weakestStep === null ? null : [c.weakestStep],
           finishReason: c.finishReason,
+          learnedScore: c.learnedScore ?? null,
         })),
       );
       return r.candidates.map((c, i) => ({

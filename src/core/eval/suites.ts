@@ -61,6 +61,8 @@ export async function evalProve(
     models: ProveModels;
     /** Evaluates this calibrator instead of fitting one on the fit side. */
     calibrator?: { calibrator: Calibrator; file: string };
+    /** Keep each candidate's Solution text in the journal (for signals fitted after the run). */
+    keepTexts?: boolean;
     options: ProveOptionsInput & {
       seed: number;
       candidates: number;
@@ -88,9 +90,13 @@ export async function evalProve(
       prompts: promptsDigest(PROMPT_NAMES, run.options.promptDir),
       verifier: verifier.info.name,
       stepScorer: run.models.stepScorer?.info ?? { kind: 'verifier-logprob', name: verifier.info.name },
+      // Only when on, so journals written before the flag existed still resume; a journal with
+      // texts is never resumed without them (its items would lack what the fit needs).
+      ...(run.keepTexts ? { keepTexts: true } : {}),
     },
     items,
-    evaluate: (item, signal) => evaluateMathProblem(item.input, item.index, run.models, run.options, signal),
+    evaluate: (item, signal) =>
+      evaluateMathProblem(item.input, item.index, run.models, run.options, signal, run.keepTexts),
     describe: describeProveItem,
     summarize: (results) => summarizeProve(results, run.calibrator),
     renderReport: report,

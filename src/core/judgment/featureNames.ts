@@ -5,6 +5,7 @@ export const FEATURE_NAMES = [
   'metaScore',
   'agreement',
   'weakestStep',
+  'learnedScore',
   'truncated',
   'boxed',
 ] as const;

@@ -19,6 +19,8 @@ export interface FeatureInput {
   /** Step scores of the proof; null or empty when none were taken. */
   stepScores: readonly number[] | null;
   finishReason: string;
+  /** The learned scorer's score of the proof (learnedScorer.ts); absent or null without one. */
+  learnedScore?: number | null;
 }
 
 /**
@@ -40,6 +42,7 @@ export function candidateFeatures(group: readonly FeatureInput[]): Features[] {
     agreement:
       group.length < 2 ? null : c.answer === null ? 0 : equivalent[i].filter(Boolean).length / group.length,
     weakestStep: c.stepScores && c.stepScores.length ? Math.min(...c.stepScores) : null,
+    learnedScore: c.learnedScore ?? null,
     truncated: isTruncated(c.finishReason) ? 1 : 0,
     boxed: c.answer === null ? 0 : 1,
   }));

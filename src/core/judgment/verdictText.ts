@@ -13,6 +13,7 @@ export const SIGNAL_LABELS: Record<FeatureName, string> = {
   metaScore: 'meta-verifier score',
   agreement: 'answer agreement',
   weakestStep: 'weakest step',
+  learnedScore: 'learned scorer',
   truncated: 'cut at token limit',
   boxed: 'boxed answer',
 };
@@ -23,6 +24,7 @@ export const SIGNAL_EXPLANATIONS: Record<FeatureName, string> = {
   metaScore: 'meta-verifier: are the issues the self-evaluation names real? (R_meta)',
   agreement: "share of this problem's candidates whose final answer is equivalent to this one's",
   weakestStep: 'the lowest step score of the proof',
+  learnedScore: "a head fitted on labelled proofs, reading how sure the model was of this proof's own tokens",
   truncated: 'the output was cut at its token limit (1) or ended by itself (0)',
   boxed: 'the Solution ends in a boxed final answer (1) or boxes none (0)',
 };

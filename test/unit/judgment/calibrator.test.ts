@@ -18,6 +18,7 @@ const none: Features = {
   metaScore: null,
   agreement: null,
   weakestStep: null,
+  learnedScore: null,
   truncated: 0,
   boxed: 1,
 };

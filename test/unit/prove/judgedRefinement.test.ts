@@ -169,6 +169,7 @@ test('a known-wrong proof reads "likely wrong" in the panel-facing summary under
     metaScore: null,
     agreement: 0.25,
     weakestStep: null,
+    learnedScore: null,
     truncated: 1,
     boxed: 1,
   });
