@@ -17,6 +17,7 @@ import { progressLine, type EvalProgress } from '../../core/eval/runner';
 import { evalProve, evalPrm, evalTests, type CommonRun } from '../../core/eval/suites';
 import { loadPrompt } from '../../core/prove/prompts';
 import { checkPromptsDir } from '../promptsDir';
+import { readLearnedScorer, requireScorerModel } from '../learnedScorerFlag';
 import { OnnxPrmScorer } from '../../core/model/onnx/prmScorer';
 import type { StepScorer } from '../../core/model/stepScorer';
 import { VerifierStepScorer } from '../../core/prove/stepScores';
@@ -32,7 +33,7 @@ import { DEFAULT_EVIDENCE_SAMPLES } from '../../core/codeReasoning/evidence';
 
 const COMMON = '[--out FILE.json] [--fresh] [--limit N] [--concurrency N] [--json] [--progress text|json]';
 const USAGE = [
-  `stepwise eval prove [--data MATH.jsonl] [--candidates N] [--iterations N] [--max-tokens N] [--temperature T] [--seed S] [--rerank-by verifier|prm|self] [--prm-dir DIR] [--prompts-dir DIR] [--no-step-scores] [--no-meta] [--free] [--calibrator FILE.json] [--save-calibrator FILE.json] [--keep-texts] ${COMMON} ${MODEL_USAGE}`,
+  `stepwise eval prove [--data MATH.jsonl] [--candidates N] [--iterations N] [--max-tokens N] [--temperature T] [--seed S] [--rerank-by verifier|prm|self] [--prm-dir DIR] [--prompts-dir DIR] [--no-step-scores] [--no-meta] [--free] [--calibrator FILE.json] [--save-calibrator FILE.json] [--keep-texts] [--learned-scorer FILE.json] ${COMMON} ${MODEL_USAGE}`,
   `       stepwise eval tests [--data HumanEval.jsonl.gz|mbpp.jsonl] [--mutants K] [--samples N] [--max-tokens N] [--seed S] [--stages STAGES.json] ${COMMON} ${MODEL_USAGE}`,
   `       stepwise eval prm --labels FILE [--prm-dir DIR | model options] [--threshold T] ${COMMON}`,
 ].join('\n');
@@ -64,6 +65,7 @@ const OPTIONS = {
   calibrator: { type: 'string' },
   'save-calibrator': { type: 'string' },
   'keep-texts': { type: 'boolean' },
+  'learned-scorer': { type: 'string' },
 } as const;
 
 /** The data files the evaluations read by default: the shared folder beside the checkout. */
@@ -140,14 +142,16 @@ export const evalCommand: CliCommand = {
           throw new UsageError(
             '--save-calibrator saves the calibrator fitted here; it cannot go with --calibrator.',
           );
+        const learnedScorer = readLearnedScorer(values['learned-scorer']);
         const prm = values['prm-dir'] ? await OnnxPrmScorer.load({ modelDir: values['prm-dir'] }) : undefined;
         if (prm) opened.push(prm);
         const model = await openModel(values);
         opened.push(model);
+        requireScorerModel(learnedScorer, model);
         outcome = await evalProve({
           ...common,
           data,
-          models: { generator: model, stepScorer: prm },
+          models: { generator: model, stepScorer: prm, learnedScorer },
           calibrator,
           keepTexts: values['keep-texts'],
           options: {

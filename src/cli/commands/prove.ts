@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import type { CliCommand } from '../command';
 import { parseCommandLine, UsageError } from '../command';
 import { MODEL_USAGE, openModel, parseWithModel } from '../modelOptions';
+import { readLearnedScorer, requireScorerModel } from '../learnedScorerFlag';
 import { checkPromptsDir } from '../promptsDir';
 import { problemFromDocument } from '../../core/steps/document';
 import { parseProofOutput } from '../../core/prove/parse';
@@ -19,7 +20,7 @@ import type { RoundCalibrator } from '../../core/prove/judgeRound';
 import { resourcePath } from '../../core/resources';
 
 const PROVE_USAGE =
-  'stepwise prove FILE [--json] [--iterations N] [--candidates N] [--rerank-by p-correct|prm|verifier|self] [--stop-probability P] [--calibrator FILE.json] [--verifier-passes K] ' +
+  'stepwise prove FILE [--json] [--iterations N] [--candidates N] [--rerank-by p-correct|prm|verifier|self] [--stop-probability P] [--calibrator FILE.json] [--learned-scorer FILE.json] [--verifier-passes K] ' +
   '[--rubric unit|olympiad] [--no-meta] [--no-step-scores] [--aggregate product|min] [--max-tokens N] [--temperature T] ' +
   `[--seed S] [--free] [--self-eval-max-tokens N] [--answer TEXT] [--prompts-dir DIR] [--save-dir DIR] [--verifier-model-dir DIR] [--prm-dir DIR] ${MODEL_USAGE}`;
 
@@ -124,6 +125,7 @@ export const proveCommand: CliCommand = {
       answer: { type: 'string' },
       'stop-probability': { type: 'string' },
       calibrator: { type: 'string' },
+      'learned-scorer': { type: 'string' },
     });
     if (positionals.length !== 1)
       throw new UsageError(
@@ -165,7 +167,15 @@ export const proveCommand: CliCommand = {
       throw new UsageError(`--calibrator: ${(err as Error).message}`);
     }
 
+    const learnedScorer = readLearnedScorer(values['learned-scorer']);
+
     const model = await openModel(values);
+    try {
+      requireScorerModel(learnedScorer, model);
+    } catch (err) {
+      await model.dispose();
+      throw err;
+    }
     // A separate verifier folder is loaded with the generator's variant and device.
     let verifier: ModelBackend | undefined;
     let prm: OnnxPrmScorer | undefined;
@@ -194,7 +204,7 @@ export const proveCommand: CliCommand = {
           signal: controller.signal,
           onEvent: progressPrinter(!values.json && !!process.stderr.isTTY),
         },
-        { generator: model, verifier, stepScorer: prm, calibrator },
+        { generator: model, verifier, stepScorer: prm, calibrator, learnedScorer },
       );
       const saved = await saveRun(run, saveDir);
       process.stdout.write(values.json ? JSON.stringify(run, null, 2) + '\n' : summary(run, saved));

@@ -34,7 +34,7 @@ export interface CandidateOutcome {
    * computed from the text itself, such as the learned scorer's, can be fitted after the run.
    */
   proof?: string;
-  /** The learned scorer's score, filled in after the run by `stepwise judgment train`. */
+  /** The learned scorer's score: from the run (`--learned-scorer`) or filled in by `stepwise judgment train`. */
   learnedScore?: number | null;
 }
 
@@ -72,6 +72,7 @@ export function candidateOutcome(c: CandidateRecord, reference: string, keepText
     weakestStep: c.stepScores?.steps.length ? Math.min(...c.stepScores.steps.map((s) => s.score)) : null,
     finishReason: c.finishReason,
     ...(keepText ? { proof: c.parsed.proof } : {}),
+    ...(c.learnedScore !== undefined ? { learnedScore: c.learnedScore } : {}),
   };
 }
 

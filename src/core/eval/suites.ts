@@ -26,6 +26,7 @@ import {
   summarizePrm,
   type PrmMetrics,
 } from './prmEval';
+import { stableHash } from '../judgment/split';
 import { describeProveItem, evaluateMathProblem } from './proveEval';
 import { summarizeProve, type ProveMetrics } from './proveSummary';
 import { renderReport } from './report/html';
@@ -93,6 +94,10 @@ export async function evalProve(
       // Only when on, so journals written before the flag existed still resume; a journal with
       // texts is never resumed without them (its items would lack what the fit needs).
       ...(run.keepTexts ? { keepTexts: true } : {}),
+      // Which head scored the candidates: a journal is never resumed under another one.
+      ...(run.models.learnedScorer
+        ? { learnedScorer: stableHash(JSON.stringify(run.models.learnedScorer)).toString(16) }
+        : {}),
     },
     items,
     evaluate: (item, signal) =>

@@ -3,6 +3,9 @@
  * round is judged as a whole because answer agreement compares each candidate with the others.
  */
 import type { Calibrator } from '../judgment/calibrator';
+import { proofConfidence } from '../judgment/confidence';
+import { learnedScore, type LearnedScorer } from '../judgment/learnedScorer';
+import type { ChatMessage, ModelBackend } from '../model/types';
 import { candidateFeatures, isTruncated } from '../judgment/features';
 import { judge } from '../judgment/judge';
 import { finalAnswerOf } from './answers';
@@ -26,11 +29,35 @@ export function judgeCandidates(candidates: CandidateRecord[], calibrator: Round
       metaScore: c.meta?.score ?? null,
       stepScores: c.stepScores?.steps.map((s) => s.score) ?? null,
       finishReason: c.finishReason,
+      learnedScore: c.learnedScore ?? null,
     })),
   );
   candidates.forEach((c, i) => {
     c.judgment = judge(calibrator.calibrator, features[i], calibrator.source);
   });
+}
+
+/**
+ * The learned score of a candidate's proof, scored as the answer to the generator's prompt (as
+ * the scorer was trained). A failed scoring pass leaves it null: the candidate is judged on the
+ * other signals rather than the run failing for an optional one.
+ */
+export async function scoreLearned(
+  candidate: CandidateRecord,
+  scorer: LearnedScorer,
+  generator: ModelBackend,
+  prompt: ChatMessage[],
+  signal?: AbortSignal,
+): Promise<void> {
+  try {
+    candidate.learnedScore = learnedScore(
+      scorer,
+      await proofConfidence(generator, prompt, candidate.parsed.proof, signal),
+    );
+  } catch (err) {
+    if (signal?.aborted) throw err;
+    candidate.learnedScore = null;
+  }
 }
 
 export type StopVerdict = { stop: true; reason: 'p-correct' | 'self-score-1' } | { stop: false };

@@ -3,10 +3,17 @@ import { performance } from 'node:perf_hooks';
 import type { z } from 'zod';
 import type { PlanSupport } from '../model/plan';
 import { resolvePlanSupport } from '../model/planCapability';
-import { ModelError, type ModelBackend } from '../model/types';
+import { ModelError, type ChatMessage, type ModelBackend } from '../model/types';
+import type { LearnedScorer } from '../judgment/learnedScorer';
 import { splitReferenceAnswer } from './answers';
 import { evaluateCandidate, newCandidate, type EvaluationContext } from './evaluate';
-import { judgeCandidates, stopVerdict, type RoundCalibrator, type StopVerdict } from './judgeRound';
+import {
+  judgeCandidates,
+  scoreLearned,
+  stopVerdict,
+  type RoundCalibrator,
+  type StopVerdict,
+} from './judgeRound';
 import type { ProveEventListener } from './events';
 import { generateAnswers } from './generate';
 import { loadPrompt, renderPrompt, type PromptTemplate } from './prompts';
@@ -46,6 +53,11 @@ export interface ProveModels {
   stepScorer?: StepScorer;
   /** Turns each candidate's signals into P(correct); without it, no judgment is recorded. */
   calibrator?: RoundCalibrator | null;
+  /**
+   * The learned scorer, where one is given: each candidate then gets one more scoring pass of its
+   * proof under the generator, and `learnedScore` as a signal the calibrator may weigh.
+   */
+  learnedScorer?: LearnedScorer | null;
 }
 
 /** Options checked against the schema; the error names each bad option and the rule it breaks. */
@@ -257,8 +269,10 @@ async function runRound(
     emit,
   };
   try {
+    const learned = ctx.models.learnedScorer;
     for (const candidate of iteration.candidates) {
       await evaluateCandidate(candidate, evaluation);
+      if (learned) await scoreLearned(candidate, learned, ctx.models.generator, scoringPrompt(ctx), signal);
       emit({ type: 'candidate', iteration: index, candidate });
     }
   } finally {
@@ -268,6 +282,11 @@ async function runRound(
   }
   emit({ type: 'iteration', iteration });
   return iteration;
+}
+
+/** The prompt the learned scorer reads a proof after: the generator's, whatever the round. */
+function scoringPrompt(ctx: RoundContext): ChatMessage[] {
+  return [{ role: 'user', content: renderPrompt(ctx.prompts.generator, { problem: ctx.problem }) }];
 }
 
 /**

@@ -195,6 +195,8 @@ export const CandidateSchema = z.object({
    * calibrator covers the candidate's signals, absent in runs made without a calibrator.
    */
   judgment: JudgmentSchema.nullable().optional(),
+  /** The learned scorer's score of the proof; absent in runs made without one (an opt-in). */
+  learnedScore: z.number().min(0).max(1).nullable().optional(),
 });
 export type CandidateRecord = z.infer<typeof CandidateSchema>;
 

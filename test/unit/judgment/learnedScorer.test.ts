@@ -9,6 +9,8 @@ import type { CandidateRecord } from '../../../src/core/prove/runSchema';
 import { OnnxBackend } from '../../../src/core/model/onnx/index';
 import type { ChatMessage } from '../../../src/core/model/types';
 import { tinyModelDir } from '../model/tinyModel';
+import { scoreLearned } from '../../../src/core/prove/judgeRound';
+import { requireScorerModel } from '../../../src/cli/learnedScorerFlag';
 
 let model: OnnxBackend;
 before(async () => {
@@ -128,4 +130,22 @@ test('a scorer trained on the tiny model beats chance on held-out problems of a 
   assert.equal(result.without.signals.learnedScore.count, 0);
   const withP = result.with.signals.pCorrect;
   assert.ok(withP.auroc !== null && withP.auroc > (result.without.signals.pCorrect.auroc ?? 0.5));
+});
+
+test('Prove scores a candidate with the learned scorer, and a scorer of another model is refused', async () => {
+  const items = await syntheticItems(12);
+  const result = await trainLearnedJudgment(
+    items,
+    (c) => proofConfidence(model, [{ role: 'user', content: `Problem ${c.item.id}` }], c.proof),
+    { model: model.info.name },
+  );
+  const candidate = { parsed: { proof: 'We add: \\boxed{7}' } } as CandidateRecord;
+  await scoreLearned(candidate, result.scorer, model, [{ role: 'user', content: 'What is 3 + 4?' }]);
+  assert.ok(
+    typeof candidate.learnedScore === 'number' && candidate.learnedScore > 0 && candidate.learnedScore < 1,
+  );
+  assert.doesNotThrow(() => requireScorerModel(result.scorer, model));
+  assert.throws(() => requireScorerModel({ ...result.scorer, model: 'Qwen2.5-Coder-0.5B-Instruct' }, model), {
+    message: /fitted on Qwen2\.5-Coder-0\.5B-Instruct, but the generator is tiny-llama/,
+  });
 });
