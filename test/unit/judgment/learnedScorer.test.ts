@@ -1,4 +1,8 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { answerSpan, confidenceOf, proofConfidence } from '../../../src/core/judgment/confidence';
 import { parseLearnedScorer } from '../../../src/core/judgment/learnedScorer';
@@ -148,4 +152,35 @@ test('Prove scores a candidate with the learned scorer, and a scorer of another 
   assert.throws(() => requireScorerModel({ ...result.scorer, model: 'Qwen2.5-Coder-0.5B-Instruct' }, model), {
     message: /fitted on Qwen2\.5-Coder-0\.5B-Instruct, but the generator is tiny-llama/,
   });
+});
+
+test('judgment train refuses journals without candidate texts, before any model loads', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-learned-'));
+  try {
+    const data = path.join(dir, 'math.jsonl');
+    fs.writeFileSync(data, JSON.stringify({ problem: 'What is 1 + 1?', answer: '2', id: 'p/0' }) + '\n');
+    const journal = path.join(dir, 'run.items.jsonl');
+    const [item] = await syntheticItems(1);
+    for (const c of item.rounds[0].candidates) delete c.proof;
+    fs.writeFileSync(
+      journal,
+      JSON.stringify({ type: 'item', index: 0, id: 'p/0', result: { ...item, id: 'p/0' } }) + '\n',
+    );
+    const mainModule = path.join(__dirname, '..', '..', '..', 'src', 'cli', 'main.js');
+    const script = `require(${JSON.stringify(mainModule)}).main(process.argv.slice(1)).then((c) => { process.exitCode = c; });`;
+    const args = ['judgment', 'train', journal, '--data', data, '--out', path.join(dir, 's.json')];
+    const r = spawnSync(
+      process.execPath,
+      ['-e', script, ...args, '--model-dir', path.join(dir, 'no-model')],
+      {
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, /keep no candidate texts: run `stepwise eval prove --keep-texts` first/);
+    assert.equal(fs.existsSync(path.join(dir, 's.json')), false);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
