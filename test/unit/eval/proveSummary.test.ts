@@ -135,6 +135,11 @@ test('a candidate is checked on the last box of its Solution, never on the self-
   assert.equal(o.answer, '\\frac{1}{2}');
   assert.equal(o.correct, true);
   assert.equal(o.selfScore, 1);
+  // The Solution's text goes into the journal only when asked (--keep-texts), with the learned score.
+  assert.equal(o.proof, undefined);
+  const kept = candidateOutcome({ ...record, learnedScore: 0.25 } as CandidateRecord, '0.5', true);
+  assert.equal(kept.proof, record.parsed.proof);
+  assert.equal(kept.learnedScore, 0.25);
   const wrong = candidateOutcome(
     {
       ...record,
