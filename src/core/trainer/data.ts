@@ -52,7 +52,9 @@ export async function prepareTrainingData(
   if (job === 'prm' || job === 'orm') {
     const store = await new LabelStore(path.join(stepwise, 'labels')).read();
     const { solutions, skipped: gaps } = exportableSolutions(store.records);
-    const rows = toTrlStepwise(solutions);
+    // Ratings as written (1 / 0 / −1): the two-class head reads a neutral step as correct, as
+    // before, and `--label-classes 3` keeps neutral apart.
+    const rows = toTrlStepwise(solutions, 'keep');
     if (!rows.length)
       throw new NoTrainingDataError(
         'No labelled solutions yet, so there is nothing to train a process reward model on.',

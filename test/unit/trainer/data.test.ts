@@ -43,7 +43,7 @@ test('prm and orm: step labels become TRL stepwise rows in the run folder', asyn
   assert.deepEqual(data.args, ['--data', path.join(runDir, 'labels.trl.jsonl')]);
   const [row] = readJsonl(data.args[1]!);
   assert.deepEqual(row!.completions, steps);
-  assert.deepEqual(row!.labels, [true, false]);
+  assert.deepEqual(row!.labels, [1, -1]);
   // The outcome model reads the same rows (its job keeps one label per solution).
   const orm = await prepareTrainingData('orm', ws, trainingRunDir(ws, 'orm'));
   assert.deepEqual(readJsonl(orm.args[1]!), [row]);
