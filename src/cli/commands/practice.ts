@@ -43,16 +43,16 @@ export const practiceCommand: CliCommand = {
       json: { type: 'boolean' },
     });
     const rounds = wholeFlag(values.rounds, 'rounds', 1, 1);
+    const weakDir = values['weak-model-dir'];
+    if (weakDir !== undefined && !fs.existsSync(weakDir))
+      throw new UsageError(`--weak-model-dir ${weakDir} does not exist.`);
     const model = await openModel(values);
     let weak: ModelBackend | undefined;
     try {
       // The weak-model regime: a smaller model (or an earlier checkpoint) answers greedily, so the
       // judge must tell its answers from the strong regimes' (R_sep) on more than sampling noise.
-      const weakDir = values['weak-model-dir'];
-      if (weakDir !== undefined) {
-        if (!fs.existsSync(weakDir)) throw new UsageError(`--weak-model-dir ${weakDir} does not exist.`);
+      if (weakDir !== undefined)
         weak = await createModelBackend(modelConfigFrom({ 'model-dir': weakDir, device: values.device }));
-      }
       const outDir = values['out-dir'] ?? path.join('.stepwise', 'practice');
       const summaries: Record<string, unknown>[] = [];
       const sets = await runPracticeRounds({
