@@ -97,8 +97,13 @@ def test_held_out_problems_sampled_together_keep_each_completion_with_its_proble
         seen.extend(zip(problem, [completion_text(c) for c in completions], strict=True))
         return [0.5] * len(completions)
 
-    figures = grpo.held_out_reward(model, tokenizer, problems, cfg, recording, lambda i: None)
+    record = tmp_path / "held-out-before.jsonl"
+    figures = grpo.held_out_reward(model, tokenizer, problems, cfg, recording, lambda i: None, str(record))
     assert figures == {"heldout_reward": 0.5, "heldout_format_rate": 0.0}
+    # The record keeps every completion with its problem and reward: a paired before/after comparison
+    # and an accuracy check against reference answers are read from it.
+    kept = [json.loads(line) for line in record.read_text().splitlines()]
+    assert [(k["problem"], k["completion"], k["reward"], k["format"]) for k in kept] == [(p, t, 0.5, 0.0) for p, t in seen]
     greedy = {
         p: complete_batch(
             model,

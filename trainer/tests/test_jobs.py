@@ -3,6 +3,7 @@
 import json
 from pathlib import Path
 
+import pytest
 import torch
 from conftest import TINY_GRPO, flags, run_job
 
@@ -86,6 +87,10 @@ def test_grpo_measures_the_held_out_reward_before_and_after_training(tmp_path, t
     metrics = events[-1]["metrics"]
     for when in ("before", "after"):
         assert 0 <= metrics[f"{when}/heldout_reward"] <= 1 and 0 <= metrics[f"{when}/heldout_format_rate"] <= 1, metrics
+        # Every held-out completion is kept in the run folder, for paired comparisons per problem.
+        kept = [json.loads(line) for line in (tmp_path / "run" / f"held-out-{when}.jsonl").read_text().splitlines()]
+        assert {k["problem"] for k in kept} == {"Prove that 7 * 1 = 7."} and len(kept) == TINY_GRPO["num_generations"]
+        assert sum(k["reward"] for k in kept) / len(kept) == pytest.approx(metrics[f"{when}/heldout_reward"])
 
 
 def test_grpo_refuses_held_out_problems_that_are_all_trained_on(tmp_path, tiny_base):

@@ -18,7 +18,7 @@ import { stepHash } from '../../core/steps/split';
 import { parseProofDocument } from '../../core/steps/document';
 
 const USAGE = `stepwise labels add --store DIR --problem ID --step-text TEXT --rating -1|0|1 [--step-index N] [--solution-id S] [--problem-text TEXT]
-       stepwise labels export --store DIR --format prm800k|trl [--neutral positive|negative|drop] [--out FILE]
+       stepwise labels export --store DIR --format prm800k|trl [--neutral positive|negative|drop|keep] [--out FILE]
        stepwise labels import --store DIR FILE
        stepwise labels check --store DIR [--document FILE [--solution-id S]]
        stepwise labels next --store DIR [--runs DIR] [--known-answer A] [--limit N]`;
@@ -109,8 +109,8 @@ export const labelsCommand: CliCommand = {
       if (values.format !== 'prm800k' && values.format !== 'trl')
         throw new UsageError('--format must be prm800k or trl.');
       const neutral = (values.neutral ?? 'positive') as NeutralAs;
-      if (!['positive', 'negative', 'drop'].includes(neutral))
-        throw new UsageError('--neutral must be positive, negative or drop.');
+      if (!['positive', 'negative', 'drop', 'keep'].includes(neutral))
+        throw new UsageError('--neutral must be positive, negative, drop or keep (labels 1 / 0 / -1).');
       const { records, corrupt } = await readStore(storeOf(values));
       const { solutions, skipped } = exportableSolutions(records);
       const rows = values.format === 'trl' ? toTrlStepwise(solutions, neutral) : toPrm800k(solutions);

@@ -2,14 +2,17 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CliCommand } from '../command';
 import { UsageError } from '../command';
-import { MODEL_USAGE, openModel, parseWithModel } from '../modelOptions';
-import { distribution, generatePracticeSet, type PracticeSet } from '../../core/practice/loop';
+import { MODEL_USAGE, modelConfigFrom, openModel, parseWithModel } from '../modelOptions';
+import { createModelBackend } from '../../core/model/factory';
+import type { ModelBackend } from '../../core/model/types';
+import { distribution, type PracticeSet } from '../../core/practice/loop';
+import { runPracticeRounds } from '../../core/practice/rounds';
 import { exportPracticeSet } from '../../core/practice/export';
 import { saveJsonAtomically } from '../../core/files';
 import { wholeFlag } from '../flags';
 import { PRACTICE_WEIGHTS, settingDefault } from '../../core/settings/schema';
 
-const USAGE = `stepwise practice generate [--topic TEXT] [--questions N] [--judge-passes K] [--pair-passes P] [--best-of N] [--seed S] [--out-dir DIR] [--json] ${MODEL_USAGE}
+const USAGE = `stepwise practice generate [--topic TEXT] [--questions N] [--rounds R] [--weak-model-dir DIR] [--judge-passes K] [--pair-passes P] [--best-of N] [--seed S] [--out-dir DIR] [--json] ${MODEL_USAGE}
        stepwise practice export FILE [--out-dir DIR]`;
 
 export const practiceCommand: CliCommand = {
@@ -30,6 +33,8 @@ export const practiceCommand: CliCommand = {
     const { values } = parseWithModel(rest, {
       topic: { type: 'string' },
       questions: { type: 'string' },
+      rounds: { type: 'string' },
+      'weak-model-dir': { type: 'string' },
       'judge-passes': { type: 'string' },
       'pair-passes': { type: 'string' },
       'best-of': { type: 'string' },
@@ -37,10 +42,23 @@ export const practiceCommand: CliCommand = {
       'out-dir': { type: 'string' },
       json: { type: 'boolean' },
     });
+    const rounds = wholeFlag(values.rounds, 'rounds', 1, 1);
+    const weakDir = values['weak-model-dir'];
+    if (weakDir !== undefined && !fs.existsSync(weakDir))
+      throw new UsageError(`--weak-model-dir ${weakDir} does not exist.`);
     const model = await openModel(values);
+    let weak: ModelBackend | undefined;
     try {
-      const set = await generatePracticeSet({
+      // The weak-model regime: a smaller model (or an earlier checkpoint) answers greedily, so the
+      // judge must tell its answers from the strong regimes' (R_sep) on more than sampling noise.
+      if (weakDir !== undefined)
+        weak = await createModelBackend(modelConfigFrom({ 'model-dir': weakDir, device: values.device }));
+      const outDir = values['out-dir'] ?? path.join('.stepwise', 'practice');
+      const summaries: Record<string, unknown>[] = [];
+      const sets = await runPracticeRounds({
         generator: model,
+        weakSolver: weak,
+        rounds,
         questions: wholeFlag(values.questions, 'questions', 1, settingDefault('practice.questions')),
         topic: values.topic,
         judgePasses: wholeFlag(
@@ -57,27 +75,46 @@ export const practiceCommand: CliCommand = {
         onEvent: (e) => {
           if (e.type === 'phase') process.stderr.write(`question ${e.question}/${e.of}: ${e.phase}\n`);
         },
+        // Each round is saved and exported as soon as it ends, so a later failure loses nothing.
+        onRound: async (round, set) => {
+          const file = path.join(outDir, `${set.createdAt.replace(/[:.]/g, '-')}.json`);
+          await saveJsonAtomically(file, set);
+          const exported = exportPracticeSet(set, path.join(outDir, path.basename(file, '.json')));
+          summaries.push(roundSummary(round, file, exported, set));
+          if (rounds > 1)
+            process.stderr.write(`round ${round}/${rounds}: ${JSON.stringify(summaries.at(-1))}\n`);
+        },
       });
-      const outDir = values['out-dir'] ?? path.join('.stepwise', 'practice');
-      const file = path.join(outDir, `${set.createdAt.replace(/[:.]/g, '-')}.json`);
-      await saveJsonAtomically(file, set);
-      const exported = exportPracticeSet(set, path.join(outDir, path.basename(file, '.json')));
-      const summary = {
-        file,
-        ...exported,
-        kept: set.questions.filter((q) => q.kept).length,
-        total: set.questions.length,
-        rCons: distribution(set.questions.map((q) => q.reliability.rCons)),
-        rStab: distribution(set.questions.map((q) => q.reliability.rStab)),
-      };
+      const summary = rounds === 1 ? summaries[0] : { rounds: summaries };
       process.stdout.write(
         values.json
-          ? JSON.stringify({ ...set, summary }, null, 2) + '\n'
+          ? JSON.stringify(rounds === 1 ? { ...sets[0], summary } : { sets, summary }, null, 2) + '\n'
           : `${JSON.stringify(summary, null, 2)}\n`,
       );
       return 0;
     } finally {
       await model.dispose();
+      await weak?.dispose();
     }
   },
 };
+
+function roundSummary(
+  round: number,
+  file: string,
+  exported: ReturnType<typeof exportPracticeSet>,
+  set: PracticeSet,
+): Record<string, unknown> {
+  return {
+    round,
+    file,
+    ...exported,
+    kept: set.questions.filter((q) => q.kept).length,
+    total: set.questions.length,
+    rCons: distribution(set.questions.map((q) => q.reliability.rCons)),
+    rSep: distribution(
+      set.questions.map((q) => q.reliability.rSep ?? Number.NaN).filter((x) => !Number.isNaN(x)),
+    ),
+    rStab: distribution(set.questions.map((q) => q.reliability.rStab)),
+  };
+}

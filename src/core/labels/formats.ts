@@ -83,26 +83,32 @@ export function labelledSolutions(records: LabelRecord[]): LabelledSolution[] {
   return exportableSolutions(records).solutions;
 }
 
-export type NeutralAs = 'positive' | 'negative' | 'drop';
+export type NeutralAs = 'positive' | 'negative' | 'drop' | 'keep';
 
 /**
  * TRL's stepwise-supervision rows: `{prompt, completions, labels}`. A neutral step counts as
  * positive by default — it is correct, only not progress — as in the paper's PRM training where
- * neutral labels were folded into the positive class; `negative` or `drop` are the alternatives.
+ * neutral labels were folded into the positive class; `negative` or `drop` are the alternatives, and
+ * `keep` writes every label as its rating, 1 / 0 / −1, for the trainer's three-class PRM
+ * (`prm --label-classes 3`; its two-class head still reads 0 as positive).
  * Steps after the first wrong one are left out: their labels say nothing once the chain is broken.
  */
 export function toTrlStepwise(
   solutions: LabelledSolution[],
   neutralAs: NeutralAs = 'positive',
-): { prompt: string; completions: string[]; labels: boolean[] }[] {
+): { prompt: string; completions: string[]; labels: (boolean | number)[] }[] {
   const rows = [];
   for (const s of solutions) {
     const completions: string[] = [];
-    const labels: boolean[] = [];
+    const labels: (boolean | number)[] = [];
     for (const step of s.steps) {
       if (step.rating === 0 && neutralAs === 'drop') continue;
       completions.push(step.text);
-      labels.push(step.rating === 1 || (step.rating === 0 && neutralAs === 'positive'));
+      labels.push(
+        neutralAs === 'keep'
+          ? step.rating
+          : step.rating === 1 || (step.rating === 0 && neutralAs === 'positive'),
+      );
       if (step.rating === -1) break;
     }
     if (completions.length) rows.push({ prompt: s.problemText, completions, labels });

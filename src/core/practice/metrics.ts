@@ -1,8 +1,11 @@
 /**
  * Reliability of one self-generated question (seed 001), from repeated judging:
  *
- * - R_cons = 1 − Var(J(q, a_i)): one minus the variance of the judge's score of the same answer,
- *   averaged over the answers (scores in [0, 1]). A judgment is a distribution over 0–10, so J is
+ * - R_cons = 1 − Var(J(q, a_i)) / Var_max: one minus the variance of the judge's score of the same
+ *   answer, averaged over the answers, in units of the largest variance a score in [0, 1] can have
+ *   (0.25: half the judgments 0, half 1). Taken raw, 1 − Var never falls below 0.75 on this scale,
+ *   so the design's threshold of 0.8 would reject only judges close to a coin flip between the
+ *   ends; in these units 0.8 asks for a standard deviation of at most 0.22. A judgment is a distribution over 0–10, so J is
  *   the mixture of the k judgments and its variance is, by the law of total variance, the mean
  *   spread within the judgments plus the variance of their expected scores. Scores read from free
  *   text have no spread, which leaves the old population variance of the repeated scores.
@@ -66,10 +69,13 @@ export function judgmentVariance(a: JudgedAnswer): number {
   return within + variance(a.scores);
 }
 
+/** The largest variance of a score in [0, 1]: half the mass at 0, half at 1. R_cons is 1 − Var in these units. */
+export const MAX_SCORE_VARIANCE = 0.25;
+
 export function scoreConsistency(answers: JudgedAnswer[]): { value: number; note?: string } {
   const judged = answers.filter((a) => a.scores.length > 0);
   if (!judged.length) return { value: 0, note: 'No answer received a valid judge score.' };
-  const value = 1 - mean(judged.map(judgmentVariance));
+  const value = Math.max(0, 1 - mean(judged.map(judgmentVariance)) / MAX_SCORE_VARIANCE);
   const single = judged.every((a) => a.scores.length < 2);
   const spread = judged.some((a) => a.spreads?.some((x) => x > 0));
   if (!single) return { value };

@@ -4,7 +4,7 @@ import { LabelStore, exportableSolutions, toTrlStepwise } from '../labels/index'
 import { loadRuns, runsDir } from '../prove/runStore';
 import { isDataRun } from '../prove/runSchema';
 
-export type TrainingJob = 'prm' | 'sft-format' | 'grpo' | 'dpo';
+export type TrainingJob = 'prm' | 'orm' | 'sft-format' | 'grpo' | 'dpo' | 'question-generator';
 
 export interface PreparedData {
   /** Trainer flags that point at the data (e.g. `--data <file>`). */
@@ -48,10 +48,13 @@ export async function prepareTrainingData(
 ): Promise<PreparedData> {
   fs.mkdirSync(runDir, { recursive: true });
   const stepwise = path.join(workspace, '.stepwise');
-  if (job === 'prm') {
+  // orm reads the same step labels as prm and keeps one label per solution (its outcome).
+  if (job === 'prm' || job === 'orm') {
     const store = await new LabelStore(path.join(stepwise, 'labels')).read();
     const { solutions, skipped: gaps } = exportableSolutions(store.records);
-    const rows = toTrlStepwise(solutions);
+    // Ratings as written (1 / 0 / −1): the two-class head reads a neutral step as correct, as
+    // before, and `--label-classes 3` keeps neutral apart.
+    const rows = toTrlStepwise(solutions, 'keep');
     if (!rows.length)
       throw new NoTrainingDataError(
         'No labelled solutions yet, so there is nothing to train a process reward model on.',
@@ -93,34 +96,18 @@ export async function prepareTrainingData(
       skipped: skipped.map((s) => `${s.file}: ${s.error}`),
     };
   }
-  if (job === 'dpo') {
-    const practice = path.join(stepwise, 'practice');
-    const files = fs.existsSync(practice)
-      ? fs
-          .readdirSync(practice)
-          .map((d) => path.join(practice, d, 'dpo-pairs.jsonl'))
-          .filter((f) => fs.existsSync(f))
-      : [];
-    const lines: string[] = [];
-    const skipped: string[] = [];
-    for (const f of files)
-      fs.readFileSync(f, 'utf8')
-        .split('\n')
-        .forEach((line, i) => {
-          if (!line.trim()) return;
-          try {
-            JSON.parse(line);
-            lines.push(line);
-          } catch {
-            skipped.push(`${f} line ${i + 1}: not JSON`);
-          }
-        });
+  if (job === 'dpo' || job === 'question-generator') {
+    // Both come from the practice sets: judged pairs for the solver, R_G of every proposed question for the generator.
+    const name = job === 'dpo' ? 'dpo-pairs.jsonl' : 'generator-rewards.jsonl';
+    const { lines, skipped } = practiceRows(path.join(stepwise, 'practice'), name);
     if (!lines.length)
       throw new NoTrainingDataError(
-        'No DPO pairs yet: they come from the kept questions of practice sets.',
+        job === 'dpo'
+          ? 'No DPO pairs yet: they come from the kept questions of practice sets.'
+          : 'No question rewards yet: every practice set writes the R_G of the questions it proposed.',
         'Run "Stepwise: Generate Practice Set" first.',
       );
-    const file = path.join(runDir, 'dpo-pairs.jsonl');
+    const file = path.join(runDir, name);
     writeJsonl(file, lines);
     return { args: ['--data', file], count: lines.length, skipped };
   }
@@ -130,4 +117,29 @@ export async function prepareTrainingData(
       'Choose the file when asked.',
     );
   return { args: ['--math-data', opts.mathData], count: 0, skipped: [] };
+}
+
+/** The JSON lines of `name` in every practice set's folder; lines that are not JSON are skipped and named. */
+function practiceRows(practice: string, name: string): { lines: string[]; skipped: string[] } {
+  const files = fs.existsSync(practice)
+    ? fs
+        .readdirSync(practice)
+        .map((d) => path.join(practice, d, name))
+        .filter((f) => fs.existsSync(f))
+    : [];
+  const lines: string[] = [];
+  const skipped: string[] = [];
+  for (const f of files)
+    fs.readFileSync(f, 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        if (!line.trim()) return;
+        try {
+          JSON.parse(line);
+          lines.push(line);
+        } catch {
+          skipped.push(`${f} line ${i + 1}: not JSON`);
+        }
+      });
+  return { lines, skipped };
 }

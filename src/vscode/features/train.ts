@@ -19,6 +19,12 @@ const JOBS: { job: TrainingJob; label: string; detail: string }[] = [
     detail: 'From your step labels: a model that scores each step. Reports AUROC / F1 before and after.',
   },
   {
+    job: 'orm',
+    label: 'Outcome reward model (orm)',
+    detail:
+      'From your step labels, one label per solution: the baseline the process reward model is compared with.',
+  },
+  {
     job: 'sft-format',
     label: 'Output format (sft-format)',
     detail: 'Teaches the Solution / Self Evaluation / boxed-score format from a MATH-500-style file.',
@@ -33,6 +39,12 @@ const JOBS: { job: TrainingJob; label: string; detail: string }[] = [
     job: 'dpo',
     label: 'Preferences from practice sets (dpo)',
     detail: 'DPO on judged pairs of questions that passed the reliability thresholds.',
+  },
+  {
+    job: 'question-generator',
+    label: 'Question generator from practice sets (question-generator)',
+    detail:
+      'Fine-tunes the question generator on the questions whose reliability reward R_G beat their batch.',
   },
 ];
 

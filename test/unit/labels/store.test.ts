@@ -119,6 +119,11 @@ test('TRL export: steps in order, neutral as positive by default, nothing after 
     false,
     false,
   ]);
+  // keep: the three classes the trainer's `prm --label-classes 3` reads.
+  assert.deepEqual(
+    toTrlStepwise(labelledSolutions((await store.read()).records), 'keep')[0].labels,
+    [1, 0, -1],
+  );
 });
 
 test('PRM800K round trip keeps problem, step texts and ratings', async () => {

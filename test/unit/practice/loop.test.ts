@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dpoPairs, generatePracticeSet, generatorRewards } from '../../../src/core/practice/loop';
+import { runPracticeRounds } from '../../../src/core/practice/rounds';
 import { scriptedModel } from '../helpers/scriptedModel';
 
 const base = {
@@ -100,4 +101,26 @@ test('cancellation stops the loop', async () => {
   const model = consistentWorld();
   controller.abort();
   await assert.rejects(generatePracticeSet({ ...base, generator: model, signal: controller.signal }));
+});
+
+test('practice rounds: each round runs the loop, and the next round is shown the questions the last one kept', async () => {
+  const model = consistentWorld();
+  const rounds: number[] = [];
+  const sets = await runPracticeRounds({
+    ...base,
+    generator: model,
+    rounds: 2,
+    onRound: (round, set) => {
+      rounds.push(round);
+      assert.equal(set.questions.length, 2);
+    },
+  });
+  assert.deepEqual(rounds, [1, 2]);
+  assert.equal(sets.length, 2);
+  assert.ok(sets.every((s) => s.questions.every((q) => q.kept)));
+  const generatorPrompts = model.calls.map((c) => c.prompt).filter((p) => p.includes('practice problem'));
+  assert.equal(generatorPrompts.length, 2);
+  assert.doesNotMatch(generatorPrompts[0], /Example 1:/);
+  assert.match(generatorPrompts[1], /Example 1: What is 2 \+ 3\?/);
+  assert.match(generatorPrompts[1], /Example 2: What is 7 \* 6\?/);
 });

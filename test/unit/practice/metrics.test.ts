@@ -28,10 +28,15 @@ const pj = (
   order: 'ab' | 'ba' = 'ab',
 ): PairJudgment => ({ first, second, winner, order });
 
-test('R_cons: one minus the mean per-answer variance (hand-computed)', () => {
+test('R_cons: one minus the mean per-answer variance in units of the largest one, 0.25 (hand-computed)', () => {
   // Answer a: scores 1, 0 -> mean 0.5, variance 0.25. Answer b: 0.5, 0.5 -> variance 0.
   const r = scoreConsistency([ans('a', 'strong', [1, 0]), ans('b', 'weak', [0.5, 0.5])]);
-  close(r.value, 1 - (0.25 + 0) / 2);
+  close(r.value, 1 - (0.25 + 0) / 2 / 0.25);
+  // A judge that flips between 0 and 1 scores 0, and the design's 0.8 rejects a judge whose scores
+  // of one answer spread by 0.3 (1 − 0.0225 / 0.25 = 0.91 passes; 0.6 and 0 spread: 0.64 fails).
+  assert.equal(scoreConsistency([ans('a', 'strong', [1, 0])]).value, 0);
+  close(scoreConsistency([ans('a', 'strong', [0.6, 0.3])]).value, 1 - 0.0225 / 0.25);
+  close(scoreConsistency([ans('a', 'strong', [0.6, 0])]).value, 1 - 0.09 / 0.25);
   close(variance([1, 0.5, 0]), 1 / 6);
 });
 

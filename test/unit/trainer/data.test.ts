@@ -19,7 +19,7 @@ test('the run folder is .stepwise/training/<timestamp>-<job>', () => {
   assert.equal(dir, path.join('/ws', '.stepwise', 'training', '2026-01-02T03-04-05-678Z-prm'));
 });
 
-test('prm: step labels become TRL stepwise rows in the run folder', async () => {
+test('prm and orm: step labels become TRL stepwise rows in the run folder', async () => {
   const ws = workspace();
   const store = new LabelStore(path.join(ws, '.stepwise', 'labels'));
   const steps = ['x = 2', 'so x + 1 = 4'];
@@ -43,7 +43,10 @@ test('prm: step labels become TRL stepwise rows in the run folder', async () => 
   assert.deepEqual(data.args, ['--data', path.join(runDir, 'labels.trl.jsonl')]);
   const [row] = readJsonl(data.args[1]!);
   assert.deepEqual(row!.completions, steps);
-  assert.deepEqual(row!.labels, [true, false]);
+  assert.deepEqual(row!.labels, [1, -1]);
+  // The outcome model reads the same rows (its job keeps one label per solution).
+  const orm = await prepareTrainingData('orm', ws, trainingRunDir(ws, 'orm'));
+  assert.deepEqual(readJsonl(orm.args[1]!), [row]);
 });
 
 test('dpo: pairs from every practice set are joined; a broken line is skipped and reported', async () => {
@@ -65,9 +68,28 @@ test('dpo: pairs from every practice set are joined; a broken line is skipped an
   assert.match(data.skipped[0]!, /line 2: not JSON/);
 });
 
+test('question-generator: the R_G rows of every practice set are joined', async () => {
+  const ws = workspace();
+  for (const [name, reward] of [
+    ['a', 0.9],
+    ['b', 0.2],
+  ] as const) {
+    fs.mkdirSync(path.join(ws, '.stepwise', 'practice', name), { recursive: true });
+    const row = { prompt: 'Propose a problem.', completion: `Problem: ${name}`, reward, kept: reward > 0.5 };
+    fs.writeFileSync(path.join(ws, '.stepwise', 'practice', name, 'generator-rewards.jsonl'), JSON.stringify(row) + '\n');
+  }
+  const runDir = trainingRunDir(ws, 'question-generator');
+  const data = await prepareTrainingData('question-generator', ws, runDir);
+  assert.deepEqual(data.args, ['--data', path.join(runDir, 'generator-rewards.jsonl')]);
+  assert.deepEqual(
+    readJsonl(data.args[1]!).map((r) => r.reward),
+    [0.9, 0.2],
+  );
+});
+
 test('no data gives an error that says what to do, for each job', async () => {
   const ws = workspace();
-  for (const job of ['prm', 'grpo', 'dpo', 'sft-format'] as const)
+  for (const job of ['prm', 'orm', 'grpo', 'dpo', 'question-generator', 'sft-format'] as const)
     await assert.rejects(
       prepareTrainingData(job, ws, trainingRunDir(ws, job)),
       (err: unknown) => err instanceof NoTrainingDataError && err.hint.length > 0,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from typing import Any
 
 from ..algorithms import generator_reward, test_writer_reward
@@ -24,7 +25,14 @@ def load_problems(path: str) -> list[dict[str, str]]:
                 continue
             row = json.loads(line)
             if "canonical_solution" in row:
-                problems.append({"spec": row["prompt"], "function_name": row["entry_point"], "reference": row["prompt"] + row["canonical_solution"]})
+                problems.append(
+                    {
+                        "spec": row["prompt"],
+                        "function_name": row["entry_point"],
+                        "reference": row["prompt"] + row["canonical_solution"],
+                        "tests": reference_tests(row.get("test", ""), row["entry_point"]),
+                    }
+                )
             elif {"spec", "function_name", "reference"} <= set(row):
                 problems.append({k: row[k] for k in ("spec", "function_name", "reference")})
             else:
@@ -32,6 +40,22 @@ def load_problems(path: str) -> list[dict[str, str]]:
     if not problems:
         raise ValueError(f"{path} holds no problems.")
     return problems
+
+
+def reference_tests(check: str, function_name: str) -> str:
+    """The one-line assertions of a HumanEval ``check(candidate)``, calling the function by its name,
+    in the sandbox's assertion form; multi-line assertions are left out (the oracle reads one per line).
+
+    >>> reference_tests("def check(candidate):\\n    assert candidate(1) == 2\\n    assert candidate([\\n        1]) == 1\\n", "f")
+    'assert f(1) == 2'
+    """
+    lines = []
+    for line in check.splitlines():
+        text = line.strip()
+        balanced = all(text.count(a) == text.count(b) for a, b in ("()", "[]", "{}"))
+        if text.startswith("assert ") and "candidate(" in text and balanced:
+            lines.append(re.sub(r"\bcandidate\(", f"{function_name}(", text))
+    return "\n".join(lines)
 
 
 def fill(template: str, **values: str) -> str:
@@ -100,6 +124,14 @@ class Arena:
     def code_messages(self, i: int, stage: int, reasoning: str) -> list[dict[str, str]]:
         """A stage's reasoning carried on to stage 5's code, as the next message of its conversation."""
         return self._conversation(i, [*self._chain(i, stage), *self._answered(i, stage, reasoning), ("user", self._task(i, 5, "generatorTask"))])
+
+    def fresh_code_messages(self, i: int) -> list[dict[str, str]]:
+        """Stage 5's code task with no chain before it: the same question before and after training."""
+        return self._conversation(i, [("user", self._task(i, 5, "generatorTask"))])
+
+    def fresh_test_messages(self, i: int, code_reply: str) -> list[dict[str, str]]:
+        """Stage 5's test task against the code ``code_reply`` gives, with no chain before it."""
+        return self._conversation(i, [*self._answered(i, 5, code_reply), ("user", self._task(i, 5, "testWriterTask"))])
 
     def suite_pass_rate(self, i: int, code: str) -> tuple[int, int]:
         passed = total = 0

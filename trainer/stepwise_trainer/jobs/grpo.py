@@ -12,12 +12,13 @@ held-out problem is measured before and after training, from the same random see
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..config import CommonConfig, ConfigError
-from ..events import EventWriter
+from ..events import EventWriter, is_secondary_process
 from ..generation import chunks, complete_batch
 from ..judges import SELF, SELF_WARNING, JudgeCostCallback, build_judges
 from ..models import TRAINED_DTYPE, load_causal_lm, load_tokenizer, pick_device
@@ -157,7 +158,11 @@ def run(cfg: GrpoConfig, events: EventWriter, extra_rewards: Sequence[RewardFunc
             0 if when == "before" else cfg.max_steps, cfg.max_steps, f"held-out reward {when} training: problem {i + 1} of {len(held_out)}"
         )
 
-    before = held_out_reward(model, tokenizer, held_out, cfg, reward, measuring("before")) if held_out else {}
+    def record(when: str) -> str:
+        os.makedirs(cfg.output_dir, exist_ok=True)
+        return os.path.join(cfg.output_dir, f"held-out-{when}.jsonl")
+
+    before = held_out_reward(model, tokenizer, held_out, cfg, reward, measuring("before"), record("before")) if held_out else {}
     if before:
         events.metric(0, {f"before/{k}": v for k, v in {**before, **costs.take()}.items()})
     args = GRPOConfig(
@@ -184,7 +189,7 @@ def run(cfg: GrpoConfig, events: EventWriter, extra_rewards: Sequence[RewardFunc
     metrics.update({f"train/{k}": v for k, v in costs.totals.items()})
     if held_out:
         merge_lora_for_generation(trainer.model)
-        after = held_out_reward(trainer.model, tokenizer, held_out, cfg, reward, measuring("after"))
+        after = held_out_reward(trainer.model, tokenizer, held_out, cfg, reward, measuring("after"), record("after"))
         events.metric(cfg.max_steps, {f"after/{k}": v for k, v in {**after, **costs.take()}.items()})
         metrics.update({f"after/{k}": v for k, v in after.items()})
     return finish(trainer, tokenizer, cfg, events, metrics)
@@ -205,17 +210,26 @@ def held_out_problems(cfg: GrpoConfig, training: set[str], events: EventWriter) 
 
 
 def held_out_reward(
-    model: Any, tokenizer: Any, problems: list[str], cfg: GrpoConfig, reward: RewardFunction, on_problem: Callable[[int], None]
+    model: Any,
+    tokenizer: Any,
+    problems: list[str],
+    cfg: GrpoConfig,
+    reward: RewardFunction,
+    on_problem: Callable[[int], None],
+    record: str | None = None,
 ) -> dict[str, float]:
     """Mean design reward and R_format rate of K completions per problem, sampled as in training (same
     temperature and length) from --seed, so the before and after figures draw the same random stream.
-    --eval-batch-size problems are sampled together; the batches are the same before and after."""
+    --eval-batch-size problems are sampled together; the batches are the same before and after.
+    ``record`` names a JSONL file that keeps every completion with its reward, so a change can be
+    tested per problem (a paired interval) and checked against reference answers the reward never saw."""
     import torch
 
     model.eval()
     torch.manual_seed(cfg.seed)
     rewards: list[float] = []
     formats: list[float] = []
+    kept: list[dict[str, Any]] = []
     with torch.no_grad():
         for start, batch in zip(range(0, len(problems), cfg.eval_batch_size), chunks(problems, cfg.eval_batch_size), strict=True):
             on_problem(start)
@@ -233,8 +247,14 @@ def held_out_reward(
             repeated = [i for i in range(len(batch)) for _ in range(cfg.num_generations)]
             completions = [[{"role": "assistant", "content": t}] for t in texts]
             their_prompts = [prompts[i] for i in repeated]
-            rewards += reward(their_prompts, completions, problem=[batch[i] for i in repeated])
-            formats += format_reward(their_prompts, completions)
+            scored = reward(their_prompts, completions, problem=[batch[i] for i in repeated])
+            formatted = format_reward(their_prompts, completions)
+            kept += [{"problem": batch[i], "completion": t, "reward": r, "format": f} for i, t, r, f in zip(repeated, texts, scored, formatted, strict=True)]
+            rewards += scored
+            formats += formatted
+    if record and not is_secondary_process():
+        with open(record, "w", encoding="utf-8") as f:
+            f.writelines(json.dumps(k) + "\n" for k in kept)
     n = max(1, len(rewards))
     return {"heldout_reward": sum(rewards) / n, "heldout_format_rate": sum(formats) / n}
 

@@ -1,0 +1,108 @@
+"""Summarises a bench/grpo-arith-cpu.sh run as JSON on stdout.
+
+    python bench/grpo_arith_summary.py RUN_DIR --wall-seconds S --sft-seconds S --command TEXT
+
+The held-out figures are paired: the grpo job samples the same problems from the same seed before
+and after training (RUN_DIR/grpo/held-out-{before,after}.jsonl), so each problem's change in mean
+reward, format rate and accuracy is one paired difference, and the 95 % interval is Student's t
+over the problems. Accuracy compares the Solution's last boxed answer with the reference answer in
+RUN_DIR/data/held-out.jsonl, which neither the reward nor the verifier sees.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import platform
+import statistics
+from pathlib import Path
+
+from stepwise_trainer.jobs.sft_format import same_answer
+from stepwise_trainer.rewards import _boxed, parse_proof_output
+
+# Two-sided 95 % quantiles of Student's t by degrees of freedom (1..30); beyond 30 the normal's 1.96.
+T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131]
+T975 += [2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+
+
+def paired_interval(before: list[float], after: list[float]) -> dict[str, float]:
+    """Mean of after − before with its 95 % t-interval (half-width 0 for one pair)."""
+    diffs = [a - b for a, b in zip(after, before, strict=True)]
+    mean = statistics.fmean(diffs)
+    half = 0.0
+    if len(diffs) > 1:
+        t = T975[len(diffs) - 2] if len(diffs) - 1 <= len(T975) else 1.96
+        half = t * statistics.stdev(diffs) / math.sqrt(len(diffs))
+    return {"mean_change": mean, "ci95_low": mean - half, "ci95_high": mean + half}
+
+
+def right(completion: str, answer: str) -> float:
+    boxes = _boxed(parse_proof_output(completion).proof)
+    return float(bool(boxes) and same_answer(boxes[-1], answer))
+
+
+def per_problem(path: Path, answers: dict[str, str]) -> dict[str, dict[str, float]]:
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    out: dict[str, dict[str, float]] = {}
+    for problem in dict.fromkeys(r["problem"] for r in rows):
+        mine = [r for r in rows if r["problem"] == problem]
+        out[problem] = {
+            "reward": statistics.fmean(r["reward"] for r in mine),
+            "format_rate": statistics.fmean(r["format"] for r in mine),
+            "accuracy": statistics.fmean(right(r["completion"], answers[problem]) for r in mine),
+        }
+    return out
+
+
+def events(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip().startswith("{")]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("run", type=Path)
+    parser.add_argument("--wall-seconds", type=int, required=True)
+    parser.add_argument("--sft-seconds", type=int, required=True)
+    parser.add_argument("--command", required=True)
+    args = parser.parse_args()
+    answers = {r["problem"]: r["answer"] for r in map(json.loads, (args.run / "data" / "held-out.jsonl").read_text().splitlines())}
+    before = per_problem(args.run / "grpo" / "held-out-before.jsonl", answers)
+    after = per_problem(args.run / "grpo" / "held-out-after.jsonl", answers)
+    problems = list(before)
+    figures = {}
+    for key in ("reward", "format_rate", "accuracy"):
+        b, a = [before[p][key] for p in problems], [after[p][key] for p in problems]
+        figures[key] = {"before": statistics.fmean(b), "after": statistics.fmean(a), **paired_interval(b, a)}
+    grpo = events(args.run / "grpo.events.jsonl")
+    sft = events(args.run / "sft.events.jsonl")
+    keep = ("loss", "reward", "reward_std", "rewards/format_reward/mean", "kl", "frac_reward_zero_std", "completions/mean_length")
+    steps = [{"step": e["step"], **{k: e["data"][k] for k in keep if k in e["data"]}} for e in grpo if e["type"] == "metric" and "reward" in e["data"]]
+    sft_losses = [e["data"]["loss"] for e in sft if e["type"] == "metric" and "loss" in e["data"]]
+    root = str(args.run.absolute().parents[2])  # the checkout: .cache/bench/<run> lies under it
+    result = {
+        "benchmark": "issue 43: a GRPO learning curve on this 2-core CPU with a separate (frozen) verifier, on two-number sums and differences",
+        "command": args.command.replace(root + "/", "").replace(root, "."),
+        "model": "SmolLM2-135M-Instruct (GGUF dequantised to fp32), full fine-tuning; one torch thread",
+        "task": "bench/arith_problems.py, seed 0: 'Compute a ± b.' with a, b in 10..99; 200 training problems, held-out problems disjoint",
+        "reward": "R = R_format·(0.76·R_Y + 0.24·R_score·R_meta), R_Y and R_meta from a frozen copy of the sft-format model under prompts/prove/verifier.md and meta-verifier.md",
+        "held_out": f"{len(problems)} problems × 4 completions at temperature 1, the same seed before and after; intervals are paired t over problems",
+        "machine": {
+            "cpu": platform.processor() or platform.machine(),
+            "cores": 2,
+            "torch_device": "cpu",
+            "shared": "5 other helpers' builds and tests ran alongside",
+        },
+        "wall_seconds": args.wall_seconds,
+        "sft_format_seconds": args.sft_seconds,
+        "sft_format_losses": sft_losses,
+        "heldout": figures,
+        "steps": steps,
+        "rose_beyond_interval": {k: v["ci95_low"] > 0 for k, v in figures.items()},
+        "per_problem": [{"problem": p, "before": before[p], "after": after[p]} for p in problems],
+    }
+    print(json.dumps(result, indent=1))
+
+
+if __name__ == "__main__":
+    main()
