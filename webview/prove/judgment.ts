@@ -20,7 +20,8 @@ export const JUDGMENT_CSS = `
 .judgment table td { padding: 0 8px 0 0; vertical-align: top; }
 `;
 
-export function judgmentCard(c: CandidateRecord): HTMLElement {
+/** `symbols`: explain the reward symbols too (a checked proof has no rewards to explain). */
+export function judgmentCard(c: CandidateRecord, symbols = true): HTMLElement {
   const j = c.judgment ?? null;
   const evidence = j
     ? h(
@@ -67,18 +68,22 @@ export function judgmentCard(c: CandidateRecord): HTMLElement {
         : 'the calibrator covers none of the signals this candidate has',
     ),
     evidence,
+    symbols ? symbolsToggle() : null,
+  );
+}
+
+function symbolsToggle(): HTMLElement {
+  return h(
+    'details',
+    { id: 'symbols' },
+    h('summary', {}, 'What R_Y, R_Z, R_meta… mean'),
     h(
-      'details',
-      { id: 'symbols' },
-      h('summary', {}, 'What R_Y, R_Z, R_meta… mean'),
+      'table',
+      {},
       h(
-        'table',
+        'tbody',
         {},
-        h(
-          'tbody',
-          {},
-          ...SYMBOL_EXPLANATIONS.map(([s, m]) => h('tr', {}, h('td', {}, s), h('td', { class: 'muted' }, m))),
-        ),
+        ...SYMBOL_EXPLANATIONS.map(([s, m]) => h('tr', {}, h('td', {}, s), h('td', { class: 'muted' }, m))),
       ),
     ),
   );

@@ -139,7 +139,7 @@ function legend(): HTMLElement {
 }
 
 function candidateView(run: ProveRun, it: IterationRecord, c: CandidateRecord): HTMLElement[] {
-  if (run.kind === 'check') return checkView(c, stepsView(c, it.index), legend());
+  if (run.kind === 'check') return checkView(run, c, stepsView(c, it.index), legend());
   const cut =
     run.status === 'cancelled' && c.finishReason !== 'stop'
       ? ' · stopped when the run was cancelled'

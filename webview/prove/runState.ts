@@ -2,6 +2,7 @@ import { h } from '../shared/host';
 import { renderMathText } from '../shared/math';
 import type { CandidateRecord, ProveLive, ProveRun, RunKind } from '../../src/shared/protocols/prove';
 import { answerCard, fmt } from './scores';
+import { judgmentCard } from './judgment';
 
 const STAGES: Record<string, string> = {
   generate: 'writing the proof',
@@ -74,7 +75,12 @@ function issuesOf(raw: string): string {
 }
 
 /** A checked proof: the grade, the check of the grade, the steps to label, the issues. */
-export function checkView(c: CandidateRecord, steps: HTMLElement, legend: HTMLElement): HTMLElement[] {
+export function checkView(
+  run: ProveRun,
+  c: CandidateRecord,
+  steps: HTMLElement,
+  legend: HTMLElement,
+): HTMLElement[] {
   const card = (id: string, title: string, value: string, note: string) =>
     h(
       'div',
@@ -89,6 +95,7 @@ export function checkView(c: CandidateRecord, steps: HTMLElement, legend: HTMLEl
     h(
       'div',
       { class: 'scores' },
+      judgmentCard(c, false),
       card(
         'verifier-score',
         'Verifier score (expected)',
@@ -100,7 +107,9 @@ export function checkView(c: CandidateRecord, steps: HTMLElement, legend: HTMLEl
         'solution-score',
         'Solution score',
         fmt(c.stepScores?.solutionScore),
-        c.stepScores ? `product of step scores (${c.stepScores.scorer.kind})` : 'steps not scored',
+        c.stepScores
+          ? `${run.options.stepAggregate} of step scores (${c.stepScores.scorer.kind})`
+          : 'steps not scored',
       ),
     ),
     h('h2', {}, 'Your proof, step by step'),

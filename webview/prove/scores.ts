@@ -195,7 +195,8 @@ export function generationView(run: ProveRun): HTMLElement {
   return h(
     'div',
     { class: 'card', id: 'generation' },
-    modeLine('Generator', run.generation.generator),
+    // A check generates nothing: only the verifier's mode applies.
+    run.kind === 'check' ? null : modeLine('Generator', run.generation.generator),
     modeLine('Verifier', run.generation.verifier),
   );
 }
