@@ -8,6 +8,9 @@ import { runsDir, saveRun } from '../../core/prove/runStore';
 import { stageName } from '../../core/prove/progress';
 import { OnnxPrmScorer } from '../../core/model/onnx/prmScorer';
 import { readInputFile } from './prove';
+import { DEFAULT_CALIBRATOR_FILE, judgmentText, loadCalibrator } from '../../core/judgment/judge';
+import type { RoundCalibrator } from '../../core/prove/judgeRound';
+import { resourcePath } from '../../core/resources';
 
 const fmt = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(2));
 
@@ -21,6 +24,7 @@ export function checkSummary(run: ProveRun, file: string): string {
     lines.push(`error: ${run.error.message}${run.error.hint ? `\nhint: ${run.error.hint}` : ''}`);
   if (c) {
     lines.push(
+      `P(correct): ${judgmentText(c.judgment)}`,
       `verifier score: ${fmt(c.verifier?.score)} (0 wrong, 0.5 minor gaps, 1 complete)`,
       `meta-verifier (are the issues below real?): ${fmt(c.meta?.score)}`,
     );
@@ -45,7 +49,7 @@ export const checkCommand: CliCommand = {
   name: 'check',
   summary:
     'Check a proof you wrote (## Solution): step scores, the verifier’s grade and issues, no generation',
-  usage: `stepwise check FILE [--json] [--verifier-passes K] [--no-meta] [--no-step-scores] [--max-tokens N] [--save-dir DIR] [--prm-dir DIR] ${MODEL_USAGE}`,
+  usage: `stepwise check FILE [--json] [--verifier-passes K] [--no-meta] [--no-step-scores] [--max-tokens N] [--save-dir DIR] [--prm-dir DIR] [--calibrator FILE.json] ${MODEL_USAGE}`,
   async run(argv) {
     const { values, positionals } = parseWithModel(argv, {
       json: { type: 'boolean' },
@@ -55,6 +59,7 @@ export const checkCommand: CliCommand = {
       'max-tokens': { type: 'string' },
       'save-dir': { type: 'string' },
       'prm-dir': { type: 'string' },
+      calibrator: { type: 'string' },
     });
     if (positionals.length !== 1)
       throw new UsageError('give exactly one FILE: a proof document with "## Problem" and "## Solution".');
@@ -75,6 +80,14 @@ export const checkCommand: CliCommand = {
       stepScores: values['no-step-scores'] || (!!values.endpoint && !values['prm-dir']) ? false : undefined,
     };
     const saveDir = path.resolve(values['save-dir'] ?? runsDir(process.cwd()));
+    // P(correct) as Prove gives it: the shipped calibrator unless one is named, refused before the model loads.
+    const calibratorFile = path.resolve(values.calibrator ?? resourcePath(DEFAULT_CALIBRATOR_FILE));
+    let calibrator: RoundCalibrator;
+    try {
+      calibrator = { calibrator: loadCalibrator(calibratorFile), source: path.basename(calibratorFile) };
+    } catch (err) {
+      throw new UsageError(`--calibrator: ${(err as Error).message}`);
+    }
     const model = await openModel(values);
     let prm: OnnxPrmScorer | undefined;
     const controller = new AbortController();
@@ -92,7 +105,7 @@ export const checkCommand: CliCommand = {
             if (e.type === 'phase') process.stderr.write(`${stageName(e.phase)}\n`);
           },
         },
-        { verifier: model, stepScorer: prm },
+        { verifier: model, stepScorer: prm, calibrator },
       );
       const saved = await saveRun(run, saveDir);
       process.stdout.write(values.json ? JSON.stringify(run, null, 2) + '\n' : checkSummary(run, saved));
