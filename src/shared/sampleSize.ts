@@ -1,5 +1,6 @@
 /**
- * Below this many items a rate, an ECE or an AUROC moves a lot from one sample to the next (the
+ * The panels' copy of src/core/math/sampleSize.ts (webviews cannot import core code; a unit test
+ * fails when the two drift). Below this many items a rate, an ECE or an AUROC moves a lot from one sample to the next (the
  * standard error of a rate near ½ is still about 0.09 at n = 30), so every view that shows one
  * says so next to the figure.
  */
