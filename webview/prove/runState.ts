@@ -3,6 +3,7 @@ import { renderMathText } from '../shared/math';
 import type { CandidateRecord, ProveLive, ProveRun, RunKind } from '../../src/shared/protocols/prove';
 import { answerCard, fmt } from './scores';
 import { judgmentCard } from './judgment';
+import { candidateFigures } from '../../src/shared/proveFigures';
 
 const STAGES: Record<string, string> = {
   generate: 'writing the proof',
@@ -90,6 +91,7 @@ export function checkView(
       h('div', { class: 'muted' }, note),
     );
   const analysis = c.verifier?.passes[0]?.raw ?? '';
+  const f = candidateFigures(c);
   return [
     answerCard(c) ?? h('span'),
     h(
@@ -99,14 +101,14 @@ export function checkView(
       card(
         'verifier-score',
         'Verifier score (expected)',
-        fmt(c.verifier?.score),
+        fmt(f.verifier),
         '0: wrong · 0.5: minor gaps · 1: complete and rigorous',
       ),
-      card('meta-score', 'Meta-verifier', fmt(c.meta?.score), 'are the issues below real? (1: yes)'),
+      card('meta-score', 'Meta-verifier', fmt(f.meta), 'are the issues below real? (1: yes)'),
       card(
         'solution-score',
         'Solution score',
-        fmt(c.stepScores?.solutionScore),
+        fmt(f.solution),
         c.stepScores
           ? `${run.options.stepAggregate} of step scores (${c.stepScores.scorer.kind})`
           : 'steps not scored',
