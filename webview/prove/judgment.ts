@@ -20,8 +20,11 @@ export const JUDGMENT_CSS = `
 .judgment table td { padding: 0 8px 0 0; vertical-align: top; }
 `;
 
-/** `symbols`: explain the reward symbols too (a checked proof has no rewards to explain). */
-export function judgmentCard(c: CandidateRecord, symbols = true): HTMLElement {
+/**
+ * `symbols`: explain the reward symbols too (a checked proof has no rewards to explain); `note`:
+ * what the reader should know about this judgment in particular.
+ */
+export function judgmentCard(c: CandidateRecord, symbols = true, note?: string): HTMLElement {
   const j = c.judgment ?? null;
   const evidence = j
     ? h(
@@ -67,6 +70,7 @@ export function judgmentCard(c: CandidateRecord, symbols = true): HTMLElement {
         ? `calibrated on held-out problems (${j.calibrator.source})`
         : 'the calibrator covers none of the signals this candidate has',
     ),
+    note ? h('div', { class: 'warning', id: 'judgment-note' }, note) : null,
     evidence,
     symbols ? symbolsToggle() : null,
   );

@@ -75,6 +75,17 @@ function issuesOf(raw: string): string {
   return raw.replace(/Based on my evaluation[\s\S]*$/i, '').trim();
 }
 
+/**
+ * The calibrator was fitted on problems with a final answer, where boxing none goes with wrong
+ * answers; a proof of a statement boxes none by nature, so its P(correct) is read with that in mind.
+ */
+function unboxedNote(c: CandidateRecord): string | undefined {
+  const boxed = c.judgment?.evidence.find((e) => e.feature === 'boxed');
+  return boxed && boxed.value === 0
+    ? 'Fitted on problems with a final answer: your proof boxes none, which lowers P. Read the verifier and the steps first.'
+    : undefined;
+}
+
 /** A checked proof: the grade, the check of the grade, the steps to label, the issues. */
 export function checkView(
   run: ProveRun,
@@ -97,7 +108,7 @@ export function checkView(
     h(
       'div',
       { class: 'scores' },
-      judgmentCard(c, false),
+      judgmentCard(c, false, unboxedNote(c)),
       card(
         'verifier-score',
         'Verifier score (expected)',
