@@ -70,7 +70,7 @@ export function judgmentCard(c: CandidateRecord, symbols = true, note?: string):
         ? `calibrated on held-out problems (${j.calibrator.source})`
         : 'the calibrator covers none of the signals this candidate has',
     ),
-    note ? h('div', { class: 'warning', id: 'judgment-note' }, note) : null,
+    note ? h('div', { class: 'muted', id: 'judgment-note' }, note) : null,
     evidence,
     symbols ? symbolsToggle() : null,
   );

@@ -76,13 +76,12 @@ function issuesOf(raw: string): string {
 }
 
 /**
- * The calibrator was fitted on problems with a final answer, where boxing none goes with wrong
- * answers; a proof of a statement boxes none by nature, so its P(correct) is read with that in mind.
+ * The calibrator learnt from the model's own answers to problems with a final answer, few of them
+ * right; a person's proof is another population, so the figure comes with where it was learnt.
  */
-function unboxedNote(c: CandidateRecord): string | undefined {
-  const boxed = c.judgment?.evidence.find((e) => e.feature === 'boxed');
-  return boxed && boxed.value === 0
-    ? 'Fitted on problems with a final answer: your proof boxes none, which lowers P. Read the verifier and the steps first.'
+function checkNote(c: CandidateRecord): string | undefined {
+  return c.judgment
+    ? "Learnt from the model's own answers to problems with a final answer, few of them right: for a proof you wrote, read P beside the verifier's issues and the step scores."
     : undefined;
 }
 
@@ -108,7 +107,7 @@ export function checkView(
     h(
       'div',
       { class: 'scores' },
-      judgmentCard(c, false, unboxedNote(c)),
+      judgmentCard(c, false, checkNote(c)),
       card(
         'verifier-score',
         'Verifier score (expected)',
