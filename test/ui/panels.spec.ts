@@ -92,6 +92,8 @@ export const tests: UiTest[] = [
       await wb.runCommand('Stepwise: Check My Proof');
       const frame = await wb.webviewWith('Check My Proof');
       await frame.locator('#issues').waitFor({ timeout: 240_000 });
+      // Back to the document, as a person would before proving it (the panel may hold the focus).
+      await wb.page.locator('.part.editor .tab[aria-label*="sqrt-two-irrational.md"]').first().click();
       await wb.runCommand('Stepwise: Prove and Self-Verify');
       // The same panel, now the new run's: none of the check's figures stay beside its progress.
       await frame.locator('h1', { hasText: 'Prove and Self-Verify' }).waitFor({ timeout: 30_000 });
