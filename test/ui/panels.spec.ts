@@ -133,6 +133,7 @@ export const tests: UiTest[] = [
         assert.equal(await steps.nth(0).locator('code').first().innerText(), '6');
         const prose = await steps.nth(0).locator('.text').innerText();
         assert.doesNotMatch(prose, /[`$]/, prose);
+        await steps.nth(1).scrollIntoViewIfNeeded();
         await wb.screenshot('unfinished-math');
       } finally {
         fs.rmSync(file, { force: true });
