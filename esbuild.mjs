@@ -1,7 +1,7 @@
 // Bundles the extension host code (node) and every panel's webview code (browser).
 // Usage: node esbuild.mjs [--watch] [--production]
 import * as esbuild from 'esbuild';
-import { readdirSync, existsSync, mkdirSync, cpSync } from 'node:fs';
+import { readdirSync, existsSync, mkdirSync, cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const watch = process.argv.includes('--watch');
@@ -38,7 +38,10 @@ function copyWebviewAssets() {
   // KaTeX's stylesheet and fonts are served from the bundle so no panel reaches the network.
   const dest = 'dist/webview/katex';
   mkdirSync(dest, { recursive: true });
-  cpSync('node_modules/katex/dist/katex.min.css', join(dest, 'katex.min.css'));
+  // KaTeX blocks text until its fonts load ("font-display: block"): a panel drawn in that moment
+  // shows √ without its radicand. "swap" draws the fallback font first, then the KaTeX one.
+  const css = readFileSync('node_modules/katex/dist/katex.min.css', 'utf8');
+  writeFileSync(join(dest, 'katex.min.css'), css.replaceAll('font-display:block', 'font-display:swap'));
   cpSync('node_modules/katex/dist/fonts', join(dest, 'fonts'), { recursive: true });
 }
 

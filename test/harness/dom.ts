@@ -26,6 +26,8 @@ export interface DomInput extends DomElement {
 
 export interface DomDocument {
   readonly activeElement: DomElement | null;
+  /** Settles once the fonts the page asked for have loaded (or failed). */
+  readonly fonts: { readonly ready: Promise<unknown> };
   querySelector(selector: string): DomElement | null;
   querySelectorAll(selector: string): ArrayLike<DomElement>;
 }

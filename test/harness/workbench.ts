@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Frame, Locator, Page } from 'playwright-core';
+import type { PageGlobals } from './dom';
 import { SCREENSHOTS } from './paths';
 import { until } from './codeServer';
 import {
@@ -161,6 +162,19 @@ export class Workbench {
 
   async screenshot(name: string): Promise<string> {
     fs.mkdirSync(SCREENSHOTS, { recursive: true });
+    // A panel's web fonts (KaTeX's) may still be loading; the picture shows what a person sees after.
+    const fontsLoaded = Promise.all(
+      this.page
+        .frames()
+        .map((frame) =>
+          frame
+            .evaluate(() => (globalThis as unknown as PageGlobals).document.fonts.ready.then(() => true))
+            .catch(() => false),
+        ),
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const cap = new Promise<void>((resolve) => (timer = setTimeout(resolve, 5000)));
+    await Promise.race([fontsLoaded, cap]).finally(() => clearTimeout(timer));
     const file = path.join(SCREENSHOTS, `${name}.png`);
     await this.page.screenshot({ path: file });
     return file;

@@ -1,10 +1,33 @@
 import * as assert from 'node:assert/strict';
-import type { UiTest } from '../harness/workbench';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { UiTest, Workbench } from '../harness/workbench';
+
+/** A proof a person is still writing: its last step stops inside a formula, as a cut output does. */
+const DRAFT = `# A sum of fractions
+
+## Problem
+
+Show that $\\frac{1}{2} + \\frac{1}{3} = \\frac{5}{6}$.
+
+## Solution
+
+Over the common denominator \`6\`, $\\frac{1}{2} = \\frac{3}{6}$ and $\\frac{1}{3} = \\frac{2}{6}$.
+
+Adding the numerators gives $\\frac{3 + 2}{
+`;
+
+/** The workspace as a person's who has run no evaluation of their own. */
+function withoutOwnEvaluations(wb: Workbench): void {
+  fs.rmSync(path.join(wb.workspace, '.stepwise', 'eval'), { recursive: true, force: true });
+}
 
 /**
  * Panels a person can follow: Check My Proof on their own proof, the proof kept on screen while its
- * steps are scored, a cancelled run shown as cancelled, and the evaluation report before any
- * evaluation of their own. Names start with "Panels:" so that STEPWISE_TEST_GREP=Panels runs them.
+ * steps are scored, a new run replacing the result shown, a cancelled run shown as cancelled,
+ * unfinished math, the model picker's figures against the report's, and the evaluation report
+ * before any evaluation of their own. Names start with "Panels:" so that
+ * STEPWISE_TEST_GREP=Panels runs them.
  */
 export const tests: UiTest[] = [
   {
@@ -25,6 +48,13 @@ export const tests: UiTest[] = [
       assert.match(text, /Verifier score \(expected\)/);
       assert.match(text, /Issues the verifier found/);
       assert.doesNotMatch(text, /Reward R|R_format/, 'a checked proof has no reward');
+      // P(correct) from the calibrator, in the words the Prove panel uses.
+      assert.match(
+        await frame.locator('#judgment').innerText(),
+        /(likely wrong|uncertain|likely right) \(P = [01]\.\d\d\)|no calibrated judgment/,
+      );
+      // No generator ran: the panel names only the verifier's mode.
+      assert.doesNotMatch(await frame.locator('#generation').innerText(), /Generator/);
       assert.equal(
         await frame.locator('#steps [data-step]').count(),
         5,
@@ -50,13 +80,101 @@ export const tests: UiTest[] = [
       const text = await frame.locator('body').innerText();
       assert.match(await frame.locator('#status').innerText(), /cancelled after/);
       assert.doesNotMatch(text, /R_format|failed|missing ## Self Evaluation/);
+      assert.equal(await frame.locator('#problem .katex').count(), 1, "the problem's √2 is typeset");
       await wb.screenshot('prove-cancelled');
+    },
+  },
+  {
+    name: 'Panels: a new run clears the result shown at once and shows its own progress',
+    timeoutMs: 300_000,
+    async run(wb) {
+      await wb.openFile('proofs/sqrt-two-irrational.md');
+      await wb.runCommand('Stepwise: Check My Proof');
+      const frame = await wb.webviewWith('Check My Proof');
+      await frame.locator('#issues').waitFor({ timeout: 240_000 });
+      // Back to the document, as a person would before proving it (the panel may hold the focus).
+      await wb.page.locator('.part.editor .tab[aria-label*="sqrt-two-irrational.md"]').first().click();
+      await wb.runCommand('Stepwise: Prove and Self-Verify');
+      // The same panel, now the new run's: none of the check's figures stay beside its progress.
+      await frame.locator('h1', { hasText: 'Prove and Self-Verify' }).waitFor({ timeout: 30_000 });
+      assert.equal(
+        await frame.locator('#issues, #verifier-score, #judgment, #steps').count(),
+        0,
+        "the checked proof's result is gone",
+      );
+      await frame.locator('#live-proof pre').waitFor({ timeout: 60_000 });
+      assert.match(
+        await frame.locator('#progress').innerText(),
+        /Round 1: (writing the proof|scoring the steps|grading the proof)/,
+      );
+      await wb.screenshot('prove-replaced-run');
+      await frame.locator('#cancel').click();
+      await frame.locator('#cancelled').waitFor({ timeout: 60_000 });
+    },
+  },
+  {
+    name: 'Panels: unfinished math in a proof is shown as its source in code style, with no stray markup',
+    timeoutMs: 300_000,
+    async run(wb) {
+      const file = path.join(wb.workspace, 'proofs', 'draft-fractions.md');
+      fs.writeFileSync(file, DRAFT);
+      try {
+        await wb.openFile('proofs/draft-fractions.md');
+        await wb.runCommand('Stepwise: Check My Proof');
+        const frame = await wb.webviewWith('Check My Proof');
+        await frame.locator('#issues').waitFor({ timeout: 240_000 });
+        const steps = frame.locator('#steps [data-step]');
+        assert.equal(await steps.count(), 2);
+        // The finished formulas are typeset; the cut one is its source, in code style.
+        assert.equal(await steps.nth(0).locator('.katex').count(), 2);
+        assert.equal(await steps.nth(1).locator('code.math-source').innerText(), '$\\frac{3 + 2}{');
+        assert.equal(await frame.locator('.katex-error').count(), 0, 'no red KaTeX errors');
+        // Inline code keeps its text and loses its backticks; no dollar sign is left in the prose.
+        assert.equal(await steps.nth(0).locator('code').first().innerText(), '6');
+        const prose = await steps.nth(0).locator('.text').innerText();
+        assert.doesNotMatch(prose, /[`$]/, prose);
+        await steps.nth(1).scrollIntoViewIfNeeded();
+        await wb.screenshot('unfinished-math');
+      } finally {
+        fs.rmSync(file, { force: true });
+      }
+    },
+  },
+  {
+    name: "Panels: the model picker quotes the default model's figures from the evaluation report",
+    timeoutMs: 120_000,
+    async run(wb) {
+      withoutOwnEvaluations(wb);
+      await wb.runCommand('Stepwise: Select Model');
+      await wb.quickInput.waitFor({ title: 'Stepwise: Select Model' }, 30_000);
+      const row = wb.page
+        .locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: 'answers right' })
+        .first();
+      await row.waitFor({ timeout: 15_000 });
+      const quoted = (await row.innerText()).match(
+        /(\d+) of (\d+) (\S+) answers right · (\d+) s per problem on (\d+) CPU cores/,
+      );
+      assert.ok(quoted, `the picker quotes accuracy and speed: ${await row.innerText()}`);
+      const [, k, n, dataset, seconds, cores] = quoted;
+      await wb.screenshot('picker-figures');
+      await wb.runCommand('Stepwise: Show Evaluation Report');
+      await wb.answerPick({ title: 'Stepwise: Show Evaluation Report' }, `prove: ${dataset}`);
+      const report = await wb.webviewWith('Stepwise evaluation: Prove and self-verify');
+      const accuracy = await report.locator('.tile', { hasText: 'Final-answer accuracy' }).innerText();
+      assert.match(accuracy, new RegExp(`\\b${k}/${n} problems`), 'the same k of n in both');
+      const perItem = await report.locator('dl.facts div', { hasText: 'Time per item' }).innerText();
+      const measured = perItem.match(/([\d.]+) s.* on (\d+) cores/);
+      assert.ok(measured, perItem);
+      assert.equal(Math.round(Number(measured[1])), Number(seconds), 'the same seconds per problem');
+      assert.equal(measured[2], cores, 'on the same machine');
+      await wb.screenshot('picker-figures-report');
     },
   },
   {
     name: 'Panels: Show Evaluation Report before any evaluation offers the shipped results and Run evaluation',
     timeoutMs: 60_000,
     async run(wb) {
+      withoutOwnEvaluations(wb);
       await wb.runCommand('Stepwise: Show Evaluation Report');
       await wb.quickInput.waitFor({ title: 'Stepwise: Show Evaluation Report' }, 30_000);
       await wb

@@ -1,5 +1,5 @@
 import { connect, h, injectStyles } from '../shared/host';
-import { smallSampleWarning } from '../../src/shared/sampleSize';
+import { smallSampleWarning } from '../../src/core/math/sampleSize';
 import baseCss from '../shared/base.css';
 import { CHART_CSS } from '../shared/charts';
 import type { CalibrationHost, ProveView } from '../../src/shared/protocols/prove';

@@ -1,5 +1,6 @@
 import { connect, h, injectStyles, loadState, saveState } from '../shared/host';
 import baseCss from '../shared/base.css';
+import { stageBadgeText, stageBadgeTitle } from '../../src/shared/stageBadge';
 import type {
   ExpectationJudgement,
   CodeReasoningHost,
@@ -93,7 +94,11 @@ function stageCard(stage: StageView): HTMLElement {
       {},
       h('span', { class: 'name' }, `${stage.id}. ${stage.name}`),
       h('span', { class: `stage-status ${stage.status}` }, STATUS_TEXT[stage.status]),
-      h('span', { class: 'badge' }, `${stage.tests.length} tests`),
+      h(
+        'span',
+        { class: 'badge', ...(stage.dropped?.length ? { title: stageBadgeTitle(stage.dropped) } : {}) },
+        stageBadgeText(stage.tests.length, stage.dropped ?? []),
+      ),
       h('span', { class: 'muted' }, `focus: ${stage.testFocus}`),
     ),
     h(

@@ -20,7 +20,11 @@ export const JUDGMENT_CSS = `
 .judgment table td { padding: 0 8px 0 0; vertical-align: top; }
 `;
 
-export function judgmentCard(c: CandidateRecord): HTMLElement {
+/**
+ * `symbols`: explain the reward symbols too (a checked proof has no rewards to explain); `note`:
+ * what the reader should know about this judgment in particular.
+ */
+export function judgmentCard(c: CandidateRecord, symbols = true, note?: string): HTMLElement {
   const j = c.judgment ?? null;
   const evidence = j
     ? h(
@@ -66,19 +70,24 @@ export function judgmentCard(c: CandidateRecord): HTMLElement {
         ? `calibrated on held-out problems (${j.calibrator.source})`
         : 'the calibrator covers none of the signals this candidate has',
     ),
+    note ? h('div', { class: 'muted', id: 'judgment-note' }, note) : null,
     evidence,
+    symbols ? symbolsToggle() : null,
+  );
+}
+
+function symbolsToggle(): HTMLElement {
+  return h(
+    'details',
+    { id: 'symbols' },
+    h('summary', {}, 'What R_Y, R_Z, R_meta… mean'),
     h(
-      'details',
-      { id: 'symbols' },
-      h('summary', {}, 'What R_Y, R_Z, R_meta… mean'),
+      'table',
+      {},
       h(
-        'table',
+        'tbody',
         {},
-        h(
-          'tbody',
-          {},
-          ...SYMBOL_EXPLANATIONS.map(([s, m]) => h('tr', {}, h('td', {}, s), h('td', { class: 'muted' }, m))),
-        ),
+        ...SYMBOL_EXPLANATIONS.map(([s, m]) => h('tr', {}, h('td', {}, s), h('td', { class: 'muted' }, m))),
       ),
     ),
   );

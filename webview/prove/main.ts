@@ -9,6 +9,7 @@ import type {
   StepLabelView,
 } from '../../src/shared/protocols/prove';
 import { checkView, liveView, progressLine, runBanner } from './runState';
+import { candidateFigures } from '../../src/shared/proveFigures';
 import type { CandidateRecord, IterationRecord, ProveRun } from '../../src/shared/protocols/prove';
 import { answerCard, fmt, generationView, modeBadge, scoreCards, SCORES_CSS } from './scores';
 
@@ -139,7 +140,7 @@ function legend(): HTMLElement {
 }
 
 function candidateView(run: ProveRun, it: IterationRecord, c: CandidateRecord): HTMLElement[] {
-  if (run.kind === 'check') return checkView(c, stepsView(c, it.index), legend());
+  if (run.kind === 'check') return checkView(run, c, stepsView(c, it.index), legend());
   const cut =
     run.status === 'cancelled' && c.finishReason !== 'stop'
       ? ' · stopped when the run was cancelled'
@@ -248,10 +249,11 @@ function render(): void {
     const timeline = h('div', { class: 'timeline', id: 'timeline' });
     for (const it of run.iterations) {
       const c = it.candidates[it.chosen];
+      const f = c && candidateFigures(c);
       const b = h(
         'button',
         { class: `round${it.index === sel.iteration ? ' selected' : ''}` },
-        `${it.index + 1}. ${it.kind === 'initial' ? 'initial' : 'refinement'} · self ${fmt(c?.parsed.selfScore)} · verifier ${fmt(c?.verifier?.score)}${c?.answerCheck ? (c.answerCheck.matches ? ' · answer ✓' : ' · answer ✗') : ''}`,
+        `${it.index + 1}. ${it.kind === 'initial' ? 'initial' : 'refinement'} · self ${fmt(f?.self)} · verifier ${fmt(f?.verifier)}${c?.answerCheck ? (c.answerCheck.matches ? ' · answer ✓' : ' · answer ✗') : ''}`,
       );
       b.addEventListener('click', () => {
         state.selected = { iteration: it.index, candidate: it.chosen };
@@ -264,16 +266,16 @@ function render(): void {
     const it = run.iterations[sel.iteration] ?? run.iterations[run.iterations.length - 1];
     if (it.candidates.length > 1) {
       const rows = it.ranking.map((ci, rank) => {
-        const c = it.candidates[ci];
+        const f = candidateFigures(it.candidates[ci]);
         const tr = h(
           'tr',
           { class: ci === sel.candidate ? 'selected' : '' },
           h('td', {}, String(rank + 1)),
           h('td', {}, `candidate ${ci + 1}`),
-          h('td', {}, fmt(c.parsed.selfScore)),
-          h('td', {}, fmt(c.verifier?.score)),
-          h('td', {}, fmt(c.stepScores?.solutionScore)),
-          h('td', {}, fmt(c.rewards.r, 3)),
+          h('td', {}, fmt(f.self)),
+          h('td', {}, fmt(f.verifier)),
+          h('td', {}, fmt(f.solution)),
+          h('td', {}, fmt(f.reward, 3)),
         );
         tr.addEventListener('click', () => {
           state.selected = { iteration: it.index, candidate: ci };

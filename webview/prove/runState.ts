@@ -2,6 +2,8 @@ import { h } from '../shared/host';
 import { renderMathText } from '../shared/math';
 import type { CandidateRecord, ProveLive, ProveRun, RunKind } from '../../src/shared/protocols/prove';
 import { answerCard, fmt } from './scores';
+import { judgmentCard } from './judgment';
+import { candidateFigures } from '../../src/shared/proveFigures';
 
 const STAGES: Record<string, string> = {
   generate: 'writing the proof',
@@ -73,8 +75,23 @@ function issuesOf(raw: string): string {
   return raw.replace(/Based on my evaluation[\s\S]*$/i, '').trim();
 }
 
+/**
+ * The calibrator learnt from the model's own answers to problems with a final answer, few of them
+ * right; a person's proof is another population, so the figure comes with where it was learnt.
+ */
+function checkNote(c: CandidateRecord): string | undefined {
+  return c.judgment
+    ? "Learnt from the model's own answers to problems with a final answer, few of them right: for a proof you wrote, read P beside the verifier's issues and the step scores."
+    : undefined;
+}
+
 /** A checked proof: the grade, the check of the grade, the steps to label, the issues. */
-export function checkView(c: CandidateRecord, steps: HTMLElement, legend: HTMLElement): HTMLElement[] {
+export function checkView(
+  run: ProveRun,
+  c: CandidateRecord,
+  steps: HTMLElement,
+  legend: HTMLElement,
+): HTMLElement[] {
   const card = (id: string, title: string, value: string, note: string) =>
     h(
       'div',
@@ -84,23 +101,27 @@ export function checkView(c: CandidateRecord, steps: HTMLElement, legend: HTMLEl
       h('div', { class: 'muted' }, note),
     );
   const analysis = c.verifier?.passes[0]?.raw ?? '';
+  const f = candidateFigures(c);
   return [
     answerCard(c) ?? h('span'),
     h(
       'div',
       { class: 'scores' },
+      judgmentCard(c, false, checkNote(c)),
       card(
         'verifier-score',
         'Verifier score (expected)',
-        fmt(c.verifier?.score),
+        fmt(f.verifier),
         '0: wrong · 0.5: minor gaps · 1: complete and rigorous',
       ),
-      card('meta-score', 'Meta-verifier', fmt(c.meta?.score), 'are the issues below real? (1: yes)'),
+      card('meta-score', 'Meta-verifier', fmt(f.meta), 'are the issues below real? (1: yes)'),
       card(
         'solution-score',
         'Solution score',
-        fmt(c.stepScores?.solutionScore),
-        c.stepScores ? `product of step scores (${c.stepScores.scorer.kind})` : 'steps not scored',
+        fmt(f.solution),
+        c.stepScores
+          ? `${run.options.stepAggregate} of step scores (${c.stepScores.scorer.kind})`
+          : 'steps not scored',
       ),
     ),
     h('h2', {}, 'Your proof, step by step'),

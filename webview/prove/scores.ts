@@ -11,6 +11,7 @@ import type {
   ScoreDistribution,
 } from '../../src/shared/protocols/prove';
 import { judgmentCard, JUDGMENT_CSS } from './judgment';
+import { candidateFigures } from '../../src/shared/proveFigures';
 
 export const SCORES_CSS =
   JUDGMENT_CSS +
@@ -80,9 +81,11 @@ function sourceNote(d: ScoreDistribution | null): string {
     : 'probabilities of a constrained choice';
 }
 
+/** `value`: the candidate's figure (candidateFigures), drawn over the distribution's bars. */
 function scoreCard(
   label: string,
   id: string,
+  value: number | null,
   d: ScoreDistribution | null,
   note: string,
   warning?: string,
@@ -91,7 +94,7 @@ function scoreCard(
     'div',
     { class: `score${warning ? ' warn' : ''}`, id },
     h('div', { class: 'muted' }, label),
-    h('div', { class: 'value' }, fmt(d?.expected ?? null)),
+    h('div', { class: 'value' }, fmt(value)),
     distributionView(d, `${id}-distribution`),
     h('div', { class: 'muted' }, note),
     warning ? h('div', { class: 'warning' }, warning) : null,
@@ -105,6 +108,7 @@ export function scoreCards(run: ProveRun, c: CandidateRecord): HTMLElement {
   const metaWithoutReasons = metaPasses.filter((p) => p.withoutReasons).length;
   const verifierWithoutReasons = verifierPasses.filter((p) => p.withoutReasons).length;
   const scorer = c.stepScores?.scorer;
+  const f = candidateFigures(c);
   return h(
     'div',
     { class: 'scores' },
@@ -112,12 +116,14 @@ export function scoreCards(run: ProveRun, c: CandidateRecord): HTMLElement {
     scoreCard(
       'Self-score (expected)',
       'self-score',
+      f.self,
       c.selfScoreDistribution,
       c.selfScoreDistribution ? sourceNote(c.selfScoreDistribution) : (c.parsed.problems[0] ?? 'none found'),
     ),
     scoreCard(
       'Verifier score (expected)',
       'verifier-score',
+      f.verifier,
       mixture(verifierPasses.map((p) => p.distribution)),
       `${verifierPasses.length} pass(es); ${sourceNote(verifierPasses[0]?.distribution ?? null)}`,
       verifierWithoutReasons ? `${verifierWithoutReasons} verdict(s) came without reasons` : undefined,
@@ -126,6 +132,7 @@ export function scoreCards(run: ProveRun, c: CandidateRecord): HTMLElement {
       ? scoreCard(
           'Meta-verifier: R_meta',
           'meta-score',
+          f.meta,
           mixture(metaPasses.map((p) => p.distribution)),
           'are the issues the self-evaluation names real?',
           metaWithoutReasons
@@ -137,7 +144,7 @@ export function scoreCards(run: ProveRun, c: CandidateRecord): HTMLElement {
       'div',
       { class: 'score', id: 'solution-score' },
       h('div', { class: 'muted' }, 'Solution score'),
-      h('div', { class: 'value' }, fmt(c.stepScores?.solutionScore)),
+      h('div', { class: 'value' }, fmt(f.solution)),
       h(
         'div',
         { class: 'muted' },
@@ -148,7 +155,7 @@ export function scoreCards(run: ProveRun, c: CandidateRecord): HTMLElement {
       'div',
       { class: 'score', id: 'reward' },
       h('div', { class: 'muted' }, 'Reward R'),
-      h('div', { class: 'value' }, fmt(c.rewards.r, 3)),
+      h('div', { class: 'value' }, fmt(f.reward, 3)),
       h('div', { class: 'muted' }, `R_format ${c.rewards.rFormat}; from expected scores`),
     ),
   );
@@ -195,7 +202,8 @@ export function generationView(run: ProveRun): HTMLElement {
   return h(
     'div',
     { class: 'card', id: 'generation' },
-    modeLine('Generator', run.generation.generator),
+    // A check generates nothing: only the verifier's mode applies.
+    run.kind === 'check' ? null : modeLine('Generator', run.generation.generator),
     modeLine('Verifier', run.generation.verifier),
   );
 }

@@ -10,6 +10,9 @@ import { OnnxPrmScorer } from '../../core/model/onnx/prmScorer';
 import { readInputFile } from './prove';
 import { wholeFlag } from '../flags';
 import { judgeFlagOptions } from '../proveFlags';
+import { DEFAULT_CALIBRATOR_FILE, judgmentText, loadCalibrator } from '../../core/judgment/judge';
+import type { RoundCalibrator } from '../../core/prove/judgeRound';
+import { resourcePath } from '../../core/resources';
 
 const fmt = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(2));
 
@@ -23,6 +26,7 @@ export function checkSummary(run: ProveRun, file: string): string {
     lines.push(`error: ${run.error.message}${run.error.hint ? `\nhint: ${run.error.hint}` : ''}`);
   if (c) {
     lines.push(
+      `P(correct): ${judgmentText(c.judgment)}`,
       `verifier score: ${fmt(c.verifier?.score)} (0 wrong, 0.5 minor gaps, 1 complete)`,
       `meta-verifier (are the issues below real?): ${fmt(c.meta?.score)}`,
     );
@@ -47,7 +51,7 @@ export const checkCommand: CliCommand = {
   name: 'check',
   summary:
     'Check a proof you wrote (## Solution): step scores, the verifier’s grade and issues, no generation',
-  usage: `stepwise check FILE [--json] [--verifier-passes K] [--no-meta] [--no-step-scores] [--max-tokens N] [--save-dir DIR] [--prm-dir DIR] ${MODEL_USAGE}`,
+  usage: `stepwise check FILE [--json] [--verifier-passes K] [--no-meta] [--no-step-scores] [--max-tokens N] [--save-dir DIR] [--prm-dir DIR] [--calibrator FILE.json] ${MODEL_USAGE}`,
   async run(argv) {
     const { values, positionals } = parseWithModel(argv, {
       json: { type: 'boolean' },
@@ -57,6 +61,7 @@ export const checkCommand: CliCommand = {
       'max-tokens': { type: 'string' },
       'save-dir': { type: 'string' },
       'prm-dir': { type: 'string' },
+      calibrator: { type: 'string' },
     });
     if (positionals.length !== 1)
       throw new UsageError('give exactly one FILE: a proof document with "## Problem" and "## Solution".');
@@ -69,6 +74,14 @@ export const checkCommand: CliCommand = {
       verifierMaxTokens: wholeFlag(values['max-tokens'], 'max-tokens', 16),
     };
     const saveDir = path.resolve(values['save-dir'] ?? runsDir(process.cwd()));
+    // P(correct) as Prove gives it: the shipped calibrator unless one is named, refused before the model loads.
+    const calibratorFile = path.resolve(values.calibrator ?? resourcePath(DEFAULT_CALIBRATOR_FILE));
+    let calibrator: RoundCalibrator;
+    try {
+      calibrator = { calibrator: loadCalibrator(calibratorFile), source: path.basename(calibratorFile) };
+    } catch (err) {
+      throw new UsageError(`--calibrator: ${(err as Error).message}`);
+    }
     const model = await openModel(values);
     let prm: OnnxPrmScorer | undefined;
     const controller = new AbortController();
@@ -86,7 +99,7 @@ export const checkCommand: CliCommand = {
             if (e.type === 'phase') process.stderr.write(`${stageName(e.phase)}\n`);
           },
         },
-        { verifier: model, stepScorer: prm },
+        { verifier: model, stepScorer: prm, calibrator },
       );
       const saved = await saveRun(run, saveDir);
       process.stdout.write(values.json ? JSON.stringify(run, null, 2) + '\n' : checkSummary(run, saved));

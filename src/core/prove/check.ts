@@ -8,6 +8,7 @@ import { splitSteps } from '../steps/split';
 import { splitReferenceAnswer } from './answers';
 import { checkAnswer, judgeOptionsFor } from './evaluate';
 import type { ProveEventListener } from './events';
+import { judgeCandidates, type RoundCalibrator } from './judgeRound';
 import { loadPrompt, renderPrompt, type PromptTemplate } from './prompts';
 import { generationMode, recordRunError, resolveProveOptions, type ProveOptionsInput } from './prove';
 import {
@@ -35,6 +36,8 @@ export interface CheckModels {
   verifier: ModelBackend;
   /** Scores steps; a `VerifierStepScorer` on the verifier model when absent. */
   stepScorer?: StepScorer;
+  /** Turns the scores into P(correct), as for a Prove candidate; no judgment without one. */
+  calibrator?: RoundCalibrator | null;
 }
 
 /**
@@ -142,6 +145,8 @@ export async function checkProof(request: CheckRequest, models: CheckModels): Pr
       signal,
       emit,
     });
+    // P(correct) from the same calibrator and signals as a Prove candidate's (no self-score here).
+    judgeCandidates([candidate], models.calibrator ?? null);
     emit({ type: 'candidate', iteration: 0, candidate });
   } catch (err) {
     recordRunError(run, err, signal);

@@ -41,12 +41,18 @@ export class StageProgressMeter {
   private perSequence = new Map<number, number>();
   private budget: number | null = null;
 
-  /** `budgets`: most tokens per sequence of the stages that write text. */
-  constructor(private readonly budgets: { generate: number; judge: number }) {}
+  /**
+   * `budgets`: most tokens per sequence of the stages that write text. `firstStage`: the stage a
+   * run starts in ('step-score' for a check, which writes no proof).
+   */
+  constructor(
+    private readonly budgets: { generate: number; judge: number },
+    private readonly firstStage = 'generate',
+  ) {}
 
   observe(event: ProveEvent, now: number): void {
     if (event.type === 'phase' || event.type === 'run-start') {
-      this.phase = event.type === 'phase' ? event.phase : 'generate';
+      this.phase = event.type === 'phase' ? event.phase : this.firstStage;
       this.started = now;
       this.firstTokenAt = null;
       this.tokens = 0;

@@ -13,6 +13,8 @@ export interface StageView {
   reasoning: string;
   testWriterOutput: string;
   tests: { name: string; source: string }[];
+  /** What the test writer wrote that was not admitted, with why (duplicates, over budget, …). */
+  dropped?: { line: string; reason: string }[];
   status: 'waiting' | 'reasoning' | 'writing-tests' | 'done';
 }
 

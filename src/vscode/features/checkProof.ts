@@ -3,6 +3,7 @@ import type { StepwiseContext } from '../context';
 import { readSettings } from '../settings';
 import { checkProof, proofToCheck } from '../../core/prove/check';
 import { checkOptionsFromSettings } from './proveOptions';
+import type { RoundCalibrator } from '../../core/prove/judgeRound';
 import type { ProveRunner } from './proveRunner';
 
 /** What tests and scripts may pass instead of taking the active editor. */
@@ -17,7 +18,11 @@ interface CheckArgs {
  * shown in the Prove panel, where each step can be labelled in place (the labels are the
  * document's). The run is saved with kind 'check', so it joins the labels and calibration data.
  */
-export function registerCheckProof(ctx: StepwiseContext, runner: ProveRunner): void {
+export function registerCheckProof(
+  ctx: StepwiseContext,
+  runner: ProveRunner,
+  calibrator: () => RoundCalibrator | null,
+): void {
   ctx.command('stepwise.checkProof', async (arg?: unknown) => {
     const given: CheckArgs =
       typeof arg === 'object' && arg !== null && !(arg instanceof vscode.Uri) ? (arg as CheckArgs) : {};
@@ -48,7 +53,11 @@ export function registerCheckProof(ctx: StepwiseContext, runner: ProveRunner): v
               signal,
               onEvent,
             },
-            { verifier: await ctx.verifier.backend(generator), stepScorer: await ctx.prm.scorer() },
+            {
+              verifier: await ctx.verifier.backend(generator),
+              stepScorer: await ctx.prm.scorer(),
+              calibrator: calibrator(),
+            },
           ),
         ),
     });

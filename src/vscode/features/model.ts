@@ -93,7 +93,8 @@ async function ladderChoices(ctx: StepwiseContext): Promise<Choice[]> {
     modelFigures(evaluations, m.displayName).proveAccuracy !== null;
   const goodFor = (m: (typeof entries)[number]['model']) => {
     const measured = describeFigures(modelFigures(evaluations, m.displayName));
-    return measured ? `${m.goodFor.replace(/\s*\([^()]*MATH-500[^()]*\)/, '')} ${measured}.` : m.goodFor;
+    // The figures lead: the picker cuts a long detail line short.
+    return measured ? `${measured}. ${m.goodFor.replace(/\s*\([^()]*MATH-500[^()]*\)/, '')}` : m.goodFor;
   };
   return [
     { label: "Stepwise's models (local, offline)", kind: vscode.QuickPickItemKind.Separator },

@@ -49,7 +49,7 @@ export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabel
     preserveFocus: true,
   });
   const runner: ProveRunner = new ProveRunner(ctx, panel, () => labelling?.());
-  registerCheckProof(ctx, runner);
+  registerCheckProof(ctx, runner, shippedCalibrator);
 
   ctx.command('stepwise.prove', async (arg?: unknown) => {
     const given =

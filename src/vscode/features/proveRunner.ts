@@ -69,9 +69,14 @@ export class ProveRunner {
     this.running = abort;
     this.shown = { run: null };
     const handle = this.panel.show();
+    // The one panel serves both kinds of run; its tab says which one it shows.
+    handle.panel.title =
+      spec.kind === 'check' ? 'Stepwise: Check My Proof' : 'Stepwise: Prove and Self-Verify';
     await handle.ready;
     handle.rpc.emit('start', { kind: spec.kind, problem: spec.problem });
-    const meter = new StageProgressMeter(spec.budgets);
+    const meter = new StageProgressMeter(spec.budgets, spec.kind === 'check' ? 'step-score' : 'generate');
+    // A check has one pass over the person's proof: no rounds to number.
+    const round = (iteration: number) => (spec.kind === 'check' ? undefined : iteration);
     const live: ProveLive = {
       iteration: 0,
       phase: spec.kind === 'check' ? 'step-score' : 'generate',
@@ -112,14 +117,15 @@ export class ProveRunner {
       (progress, token) => {
         token.onCancellationRequested(() => abort.abort());
         const tick = setInterval(
-          () => progress.report({ message: meter.describe(performance.now(), live.iteration) }),
+          () => progress.report({ message: meter.describe(performance.now(), round(live.iteration)) }),
           1000,
         );
         return spec
           .start(abort.signal, (e) => {
-            if (e.type === 'phase')
-              progress.report({ message: meter.describe(performance.now(), e.iteration) });
+            // The meter learns of the new stage first, so the notification names it, not the last one.
             onEvent(e);
+            if (e.type === 'phase')
+              progress.report({ message: meter.describe(performance.now(), round(e.iteration)) });
           })
           .finally(() => clearInterval(tick));
       },

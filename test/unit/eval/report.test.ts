@@ -5,6 +5,8 @@ import { summarizePrm } from '../../../src/core/eval/prmEval';
 import type { CandidateOutcome } from '../../../src/core/eval/proveEval';
 import { summarizeProve } from '../../../src/core/eval/proveSummary';
 import { renderReport } from '../../../src/core/eval/report/html';
+import { escapeHtml as escapeXml } from '../../../src/core/text/htmlPage';
+import { smallSampleWarning } from '../../../src/core/math/sampleSize';
 import { summarizeTests } from '../../../src/core/eval/testsSummary';
 
 const c = (correct: boolean, s: number): CandidateOutcome => ({
@@ -113,4 +115,40 @@ test('an unfinished run says so and how to continue', () => {
   const html = renderReport(d);
   assert.match(html, /Incomplete: 2 of 5 items finished\. Run the command again to continue/);
   assert.match(html, /Failed items \(retried by the next run\)/);
+});
+
+test('every rate of a small evaluation is marked with the panels’ small-sample warning; a large one is not', () => {
+  for (const [kind, metrics, n] of [
+    ['prove', prove, 2],
+    ['tests', tests, 2],
+    ['prm', prm, 1],
+  ] as const) {
+    const html = renderReport(doc(kind, metrics));
+    const warning = escapeXml(smallSampleWarning(n, 'rates')!);
+    assert.ok(html.includes(`<span class="small-sample" title="${warning}">few items</span>`), kind);
+  }
+  // The prove report of two problems: its accuracy tile and its calibration section say so.
+  const html = renderReport(doc('prove', prove));
+  assert.match(html, /\d\/2 problems <span class="small-sample"/);
+  assert.match(html, /<p class="small-sample">Small sample: these ECE and AUROC come from \d+ items/);
+
+  // Forty problems: the accuracy and the calibration over every candidate are no longer marked...
+  const many = summarizeProve(
+    Array.from({ length: 40 }, (_, i) => ({
+      id: `p${i}`,
+      reference: '1',
+      status: 'completed' as const,
+      stopReason: 'max-iterations' as const,
+      error: null,
+      rounds: [{ kind: 'initial' as const, chosen: 0, candidates: [c(i % 2 === 0, 0.5), c(i % 3 === 0, 1)] }],
+      final: { round: 0, candidate: 0, answer: '1', correct: i % 2 === 0 },
+      stepScorer: null,
+      ms: 1,
+    })),
+  );
+  const large = renderReport(doc('prove', many));
+  assert.match(large, /20\/40 problems<\/div>/);
+  assert.doesNotMatch(large, /these ECE and AUROC come from/);
+  // ...while its held-out half (20 problems) still is.
+  assert.match(large, /\(6\/20\)<\/span> <span class="small-sample"/);
 });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { smallSampleWarning } from '../../../src/shared/sampleSize';
+import { smallSampleWarning } from '../../../src/core/math/sampleSize';
 import {
   auroc,
   calibrationReport,

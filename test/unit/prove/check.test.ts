@@ -12,6 +12,7 @@ import { splitSteps } from '../../../src/core/steps/split';
 import { nextToLabel } from '../../../src/core/labels/queue';
 import type { StepScorer } from '../../../src/core/model/stepScorer';
 import { promptText, ScriptedBackend } from './scriptedBackend';
+import { loadCalibrator } from '../../../src/core/judgment/judge';
 
 const SQRT_TWO = fs.readFileSync(
   path.join(__dirname, '../../../../examples/proofs/sqrt-two-irrational.md'),
@@ -138,4 +139,30 @@ test('the CLI summary of a check leads with the grade, the step scores and the i
   assert.match(text, /0\.30 {2}step 3: Since the square of an odd number is odd/);
   assert.ok(text.includes(ISSUE));
   assert.match(text, /saved: \/w\/\.stepwise\/runs\/x\.json\n$/);
+});
+
+test('a checked proof gets P(correct) from the calibrator, from the signals a check has (no self-score)', async () => {
+  const found = proofToCheck(SQRT_TWO);
+  assert.ok('proof' in found);
+  const calibrator = { calibrator: loadCalibrator(), source: 'calibrator.json' };
+  const run = await checkProof(found, {
+    verifier: judges(),
+    stepScorer: scorer([0.9, 0.8, 0.3, 0.9, 0.95]),
+    calibrator,
+  });
+  const c = run.iterations[0].candidates[0];
+  assert.ok(c.judgment, 'a judgment is recorded');
+  assert.ok(c.judgment.pCorrect > 0 && c.judgment.pCorrect < 1);
+  const used = c.judgment.evidence.map((e) => e.feature);
+  assert.ok(used.includes('verifierScore'), used.join());
+  assert.ok(!used.includes('selfScore'), "a person's proof has no self-score to weigh");
+  assert.equal(ProveRunSchema.safeParse(JSON.parse(JSON.stringify(run))).success, true);
+  assert.match(
+    checkSummary(run, 'x.json'),
+    /^P\(correct\): (likely wrong|uncertain|likely right) \(P = 0\.\d\d\)$/m,
+  );
+  // Without a calibrator the check still runs, and says it has no calibrated judgment.
+  const bare = await checkProof(found, { verifier: judges(), stepScorer: scorer([0.9]) });
+  assert.equal(bare.iterations[0].candidates[0].judgment ?? null, null);
+  assert.match(checkSummary(bare, 'x.json'), /^P\(correct\): no calibrated judgment$/m);
 });

@@ -52,3 +52,10 @@ test('a new stage starts a new measurement; a stage without tokens has no estima
   meter.observe(phase('verify'), 8000);
   assert.equal(meter.snapshot(8000).budget, 40);
 });
+
+test('a check starts in step scoring: its notification never says it is writing a proof', () => {
+  const meter = new StageProgressMeter({ generate: 0, judge: 40 }, 'step-score');
+  meter.observe({ type: 'run-start', runId: 'r', problem: 'p', options: {} } as unknown as ProveEvent, 0);
+  assert.equal(meter.snapshot(0).budget, null);
+  assert.match(meter.describe(2000), /^scoring the steps · 2 s$/);
+});

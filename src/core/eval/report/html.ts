@@ -113,7 +113,8 @@ body { margin: 0; background: var(--bg); color: var(--fg); font: 14px/1.5 var(--
 h1 { font-size: 1.5em; margin: 0.2em 0 0.4em; } h2 { font-size: 1.2em; margin-top: 1.6em; border-bottom: 1px solid var(--grid); padding-bottom: 4px; }
 h3 { font-size: 1em; } .intro, footer, .n, .ci { color: var(--muted); } .ci, .n { font-size: 0.92em; }
 .facts { display: flex; flex-wrap: wrap; gap: 8px 28px; margin: 0; } .facts dt { color: var(--muted); font-size: 0.85em; } .facts dd { margin: 0; font-weight: 600; }
-.warning { color: var(--warn); font-weight: 600; }
+.warning { color: var(--warn); font-weight: 600; } .small-sample { color: var(--warn); font-size: 0.92em; }
+span.small-sample { border: 1px solid var(--warn); border-radius: 8px; padding: 0 6px; margin-left: 4px; white-space: nowrap; cursor: help; }
 .headline { display: flex; flex-wrap: wrap; gap: 12px; margin: 12px 0; }
 .headline .tile { background: var(--panel); border: 1px solid var(--grid); border-radius: 6px; padding: 8px 14px; min-width: 150px; }
 .tile .label { color: var(--muted); font-size: 0.85em; } .tile .value { font-size: 1.6em; font-weight: 600; }

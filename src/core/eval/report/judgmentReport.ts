@@ -1,7 +1,7 @@
 /** The report's judging section: P(correct) and each signal alone on held-out problems, and best-of-N by P(correct). */
 import type { JudgmentMetrics, PickName, SignalName } from '../proveJudgment';
 import { escapeHtml } from '../../text/htmlPage';
-import { num, pct, section, table } from './parts';
+import { num, pct, section, smallSampleMark, smallSampleNote, table } from './parts';
 
 const SIGNALS: [SignalName, string][] = [
   ['pCorrect', 'P(correct) (calibrated combination)'],
@@ -29,7 +29,7 @@ export function judgmentSection(j: JudgmentMetrics | undefined): string {
     ['signal', 'candidates', 'AUROC [95 %]', 'ECE'],
     SIGNALS.filter(([k]) => j.signals[k].count > 0).map(([k, label]) => [
       label,
-      String(j.signals[k].count),
+      `${j.signals[k].count}${smallSampleMark(j.signals[k].count, 'AUROC and ECE')}`,
       `${num(j.signals[k].auroc)}${ci(j.signals[k].interval)}`,
       num(j.signals[k].ece),
     ]),
@@ -50,6 +50,7 @@ export function judgmentSection(j: JudgmentMetrics | undefined): string {
   return section(
     'Judging on held-out problems',
     `${j.split.rule}. Calibrator: ${escapeHtml(j.calibrator.source)}. Held out: ${j.split.heldOut.problems} problems, ${j.split.heldOut.candidates} candidates (${j.split.heldOut.positives} right); fit side: ${j.split.fit.problems} problems. ${j.judged.k}/${j.judged.n} held-out candidates judged.`,
+    smallSampleNote(j.split.heldOut.candidates, 'held-out figures'),
     signals,
     picks,
   );

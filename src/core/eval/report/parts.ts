@@ -1,13 +1,29 @@
 /** Pieces of the report page: figures with intervals, tables, sections, headline tiles. */
 import type { Proportion } from '../../math/stats';
 import { escapeHtml } from '../../text/htmlPage';
+import { smallSampleWarning } from '../../math/sampleSize';
 
 export const esc = escapeHtml;
+
+/**
+ * "few items" beside a figure computed from fewer than SMALL_SAMPLE items, the panels' warning on
+ * hover; nothing for a large enough sample.
+ */
+export function smallSampleMark(n: number, what = 'figures'): string {
+  const warning = smallSampleWarning(n, what);
+  return warning ? ` <span class="small-sample" title="${esc(warning)}">few items</span>` : '';
+}
+
+/** The panels' small-sample warning as a paragraph, for a section whose figures share one n. */
+export function smallSampleNote(n: number, what = 'figures'): string {
+  const warning = smallSampleWarning(n, what);
+  return warning ? `<p class="small-sample">${esc(warning)}</p>` : '';
+}
 
 /** "0.42 [0.33, 0.52] (21/50)": a proportion with its interval and counts. */
 export function pct(p: Proportion): string {
   if (p.value === null) return '—';
-  return `${p.value.toFixed(2)} <span class="ci">[${p.low!.toFixed(2)}, ${p.high!.toFixed(2)}]</span> <span class="n">(${p.k}/${p.n})</span>`;
+  return `${p.value.toFixed(2)} <span class="ci">[${p.low!.toFixed(2)}, ${p.high!.toFixed(2)}]</span> <span class="n">(${p.k}/${p.n})</span>${smallSampleMark(p.n, 'rates')}`;
 }
 
 export function num(x: number | null | undefined, digits = 2): string {

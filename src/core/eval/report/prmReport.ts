@@ -2,16 +2,20 @@
 import type { PrmMetrics } from '../prmEval';
 import { barChart } from './charts';
 import { reliabilityChart, reliabilitySeries, rocChart, rocSeries } from './scoreCharts';
-import { charts, num, pct, section, table, tiles } from './parts';
+import { charts, num, pct, section, smallSampleMark, table, tiles } from './parts';
 
 export function prmSections(m: PrmMetrics): string[] {
   const fe = m.firstError;
   const headline = tiles([
-    { label: 'Step AUROC', value: num(m.stepRoc.auroc), detail: `${m.steps} steps` },
+    {
+      label: 'Step AUROC',
+      value: num(m.stepRoc.auroc),
+      detail: `${m.steps} steps${smallSampleMark(m.steps, 'step figures')}`,
+    },
     {
       label: 'First-error accuracy',
       value: num(fe.accuracy.value),
-      detail: `${fe.accuracy.k}/${fe.accuracy.n} solutions`,
+      detail: `${fe.accuracy.k}/${fe.accuracy.n} solutions${smallSampleMark(fe.accuracy.n, 'rates')}`,
     },
     { label: 'ProcessBench F1', value: num(fe.f1) },
     { label: 'Error-step F1', value: num(m.errorDetection.f1), detail: `threshold ${m.threshold}` },
@@ -70,7 +74,7 @@ export function prmSections(m: PrmMetrics): string[] {
       table(
         ['measure', 'value'],
         [
-          ['solutions / steps', `${m.solutions} / ${m.steps}`],
+          ['solutions / steps', `${m.solutions} / ${m.steps}${smallSampleMark(m.steps, 'step figures')}`],
           ['step AUROC [95 % CI]', `${num(m.stepRoc.auroc)}${interval}`],
           ['step ECE', num(m.stepCalibration.ece)],
           [

@@ -4,7 +4,7 @@ import type { ProveMetrics, ScoreName, SelectionName } from '../proveSummary';
 import { barChart, lineChart } from './charts';
 import { reliabilityChart, reliabilitySeries, rocChart, rocSeries } from './scoreCharts';
 import { judgmentSection } from './judgmentReport';
-import { charts, num, pair, pct, section, table, tiles } from './parts';
+import { charts, num, pair, pct, section, smallSampleMark, smallSampleNote, table, tiles } from './parts';
 
 const SCORE_NAMES: Record<ScoreName, string> = {
   selfScore: 'self-score',
@@ -39,17 +39,17 @@ function headline(m: ProveMetrics): string {
     {
       label: 'Final-answer accuracy',
       value: v(m.accuracy.value),
-      detail: `${m.accuracy.k}/${m.accuracy.n} problems`,
+      detail: `${m.accuracy.k}/${m.accuracy.n} problems${smallSampleMark(m.accuracy.n, 'rates')}`,
     },
     {
       label: 'Format correct (R_format = 1)',
       value: v(m.format.candidates.value),
-      detail: `${m.format.candidates.n} candidates`,
+      detail: `${m.format.candidates.k}/${m.format.candidates.n} candidates${smallSampleMark(m.format.candidates.n, 'rates')}`,
     },
     {
       label: 'Boxed final answer',
       value: v(m.format.boxedAnswer.value),
-      detail: `${m.format.boxedAnswer.k} candidates`,
+      detail: `${m.format.boxedAnswer.k}/${m.format.boxedAnswer.n} candidates${smallSampleMark(m.format.boxedAnswer.n, 'rates')}`,
     },
     { label: 'Rounds per problem', value: num(m.meanRounds, 1) },
     ...(m.constrained?.n
@@ -57,7 +57,7 @@ function headline(m: ProveMetrics): string {
           {
             label: 'Constrained generation',
             value: v(m.constrained.value),
-            detail: `${m.constrained.k}/${m.constrained.n} problems`,
+            detail: `${m.constrained.k}/${m.constrained.n} problems${smallSampleMark(m.constrained.n, 'rates')}`,
           },
         ]
       : []),
@@ -156,7 +156,7 @@ function calibrationSection(m: ProveMetrics): string {
       : '';
     return [
       SCORE_NAMES[k],
-      String(c.count),
+      `${c.count}${smallSampleMark(c.count, 'ECE and AUROC')}`,
       `${c.roc.positives}`,
       num(c.ece),
       `${num(c.roc.auroc)}${interval}`,
@@ -165,6 +165,7 @@ function calibrationSection(m: ProveMetrics): string {
   return section(
     'Do the scores know when an answer is right?',
     'Every scored candidate of every round, its score read as the probability that its final answer is correct. ECE: expected calibration error over 10 equal-width bins (0 is perfect). AUROC: 0.5 is chance, 1 separates right from wrong perfectly.',
+    smallSampleNote(Math.min(...present.map((k) => m.calibration[k].count)), 'ECE and AUROC'),
     charts(reliability, roc),
     table(['score', 'candidates', 'correct', 'ECE', 'AUROC [95 % CI]'], rows),
   );
@@ -178,7 +179,7 @@ function agreement(m: ProveMetrics): string {
     table(
       ['measure', 'value'],
       [
-        ['candidates with both scores', String(a.pairs)],
+        ['candidates with both scores', `${a.pairs}${smallSampleMark(a.pairs, 'agreement figures')}`],
         ['exact agreement [95 % CI]', pct(a.agreement)],
         ['mean |self − verifier|', num(a.meanAbsoluteDifference)],
       ],

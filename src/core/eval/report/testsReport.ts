@@ -1,7 +1,7 @@
 /** The generated-tests part of the report: validity, mutation scores, generator pass rate, rewards. */
 import type { TestsMetrics } from '../testsSummary';
 import { barChart } from './charts';
-import { charts, num, pct, section, table, tiles } from './parts';
+import { charts, num, pct, section, smallSampleMark, table, tiles } from './parts';
 
 export function testsSections(m: TestsMetrics): string[] {
   const v = (x: number | null) => (x === null ? '—' : x.toFixed(2));
@@ -9,17 +9,17 @@ export function testsSections(m: TestsMetrics): string[] {
     {
       label: 'Mutation score (pooled)',
       value: v(m.mutationScore.pooled.value),
-      detail: `${m.mutationScore.pooled.k}/${m.mutationScore.pooled.n} known-wrong mutants`,
+      detail: `${m.mutationScore.pooled.k}/${m.mutationScore.pooled.n} known-wrong mutants${smallSampleMark(m.mutationScore.pooled.n, 'rates')}`,
     },
     {
       label: 'Valid tests',
       value: v(m.validity.pooled.value),
-      detail: `${m.tests.valid}/${m.tests.admitted} admitted tests`,
+      detail: `${m.tests.valid}/${m.tests.admitted} admitted tests${smallSampleMark(m.tests.admitted, 'rates')}`,
     },
     {
       label: 'Generator pass rate',
       value: v(m.generatorPassRate.value),
-      detail: `${m.generatorPassRate.k}/${m.generatorPassRate.n} functions`,
+      detail: `${m.generatorPassRate.k}/${m.generatorPassRate.n} functions${smallSampleMark(m.generatorPassRate.n, 'rates')}`,
     },
     { label: 'Functions', value: String(m.functions), detail: `${num(m.tests.perFunction, 1)} tests each` },
   ]);

@@ -227,6 +227,7 @@ export function registerCodeReasoning(ctx: StepwiseContext): void {
             reasoning: e.result.reasoning,
             testWriterOutput: e.result.testWriterOutput,
             tests: e.result.tests,
+            dropped: e.result.rejected,
           });
         } else if (e.type === 'sampling') {
           view.message = `Sampling ${e.of - 1} independent implementation(s) as evidence for the tests…`;
@@ -311,6 +312,7 @@ function toView(run: FiveStageRun, previous: CodeRunView): CodeRunView {
       reasoning: r.reasoning,
       testWriterOutput: r.testWriterOutput,
       tests: r.tests,
+      dropped: r.rejected,
       status: 'done',
     })),
     generatedCode: run.generatedCode,
