@@ -86,9 +86,14 @@ export class ProveRunner {
       progress: meter.snapshot(performance.now()),
     };
     let flush: NodeJS.Timeout | undefined;
+    // The panel and the notification are refreshed together from one reading of the meter, so
+    // they never show two different token counts for the same moment.
+    let notify: ((message: string) => void) | undefined;
     const send = () => {
-      live.progress = meter.snapshot(performance.now());
+      const now = performance.now();
+      live.progress = meter.snapshot(now);
       handle.rpc.emit('live', live);
+      notify?.(meter.describe(now, round(live.iteration)));
     };
     // Tokens arrive faster than a webview needs to repaint; send at most ten updates a second.
     const scheduleLive = () => {
@@ -116,18 +121,14 @@ export class ProveRunner {
       { location: vscode.ProgressLocation.Notification, title: spec.title, cancellable: true },
       (progress, token) => {
         token.onCancellationRequested(() => abort.abort());
-        const tick = setInterval(
-          () => progress.report({ message: meter.describe(performance.now(), round(live.iteration)) }),
-          1000,
-        );
-        return spec
-          .start(abort.signal, (e) => {
-            // The meter learns of the new stage first, so the notification names it, not the last one.
-            onEvent(e);
-            if (e.type === 'phase')
-              progress.report({ message: meter.describe(performance.now(), round(e.iteration)) });
-          })
-          .finally(() => clearInterval(tick));
+        notify = (message) => progress.report({ message });
+        // Between tokens (a long prompt being read) the elapsed time and estimate still move.
+        const tick = setInterval(send, 1000);
+        // onEvent updates the meter before sending, so a new stage is named, not the last one.
+        return spec.start(abort.signal, onEvent).finally(() => {
+          clearInterval(tick);
+          notify = undefined;
+        });
       },
     );
     let run: ProveRun;
