@@ -13,7 +13,29 @@
  * the r-th wanted position of b, wherever its chunk.
  */
 import { ModelError } from '../types';
-import type { ForwardInput, ForwardOutput } from './causalLmSession';
+
+/**
+ * The fields of a forward call (ForwardInput in causalLmSession.ts) that chunking reads and
+ * writes; spelled out here so that this file does not import the session that uses it.
+ */
+export interface ForwardCall<Cache> {
+  ids: number[];
+  batch: number;
+  seq: number;
+  mask: number[];
+  positions: number[];
+  past: Cache | undefined;
+  allLogits?: boolean;
+  logitPositions?: number[][];
+}
+
+/** The fields of a forward call's result (ForwardOutput in causalLmSession.ts). */
+export interface ForwardResult<Cache> {
+  logits: Float32Array;
+  vocab: number;
+  rows: number;
+  present: Cache;
+}
 
 /** Positions per pass when a call holds more: the smallest peak of those measured (see above). */
 export const PREFILL_CHUNK = 128;
@@ -22,7 +44,7 @@ export const PREFILL_CHUNK = 128;
  * Per row, the positions of this call whose logits are wanted: the caller's list, every position
  * (allLogits), or the last one. Throws when the caller's list does not fit the call.
  */
-export function wantedPositions(input: ForwardInput): number[][] {
+export function wantedPositions(input: ForwardCall<unknown>): number[][] {
   const { batch, seq } = input;
   const wanted = input.logitPositions;
   if (!wanted) {
@@ -48,11 +70,11 @@ export function wantedPositions(input: ForwardInput): number[][] {
  * columns), and gathers the wanted logits. `once` must take a chunk's output cache as the next
  * chunk's past, as an in-place-cache graph does.
  */
-export async function forwardInChunks(
-  input: ForwardInput,
+export async function forwardInChunks<Cache>(
+  input: ForwardCall<Cache>,
   chunk: number,
-  once: (input: ForwardInput) => Promise<ForwardOutput>,
-): Promise<ForwardOutput> {
+  once: (input: ForwardCall<Cache>) => Promise<ForwardResult<Cache>>,
+): Promise<ForwardResult<Cache>> {
   const { batch, seq } = input;
   const wanted = wantedPositions(input);
   const rowsOut = wanted[0].length;
