@@ -49,13 +49,35 @@ export function argmax(row: ArrayLike<number>): number {
   return best;
 }
 
+const EXP_STEPS = 16;
+const EXP_LIMIT = 104 * EXP_STEPS;
+const EXP_TABLE = Float64Array.from({ length: EXP_LIMIT + 1 }, (_, j) => Math.exp(-j / EXP_STEPS));
+
+/**
+ * e^x for x ≤ 0 (other x: Math.exp), to a relative error below 1e-10, about 2.5 times as fast as Math.exp: every
+ * decoded token exponentiates its whole row of logits (log-probabilities, sampling), 151,936 values
+ * on the default model, which took 3.5–5 ms per token with Math.exp on the 2-core machine (a fifth
+ * of a token's time) and 1.5–2 ms this way. e^x = e^(−j/16) from a table times e^d for the rest
+ * d ∈ (−1/16, 0], whose Taylor series to d⁵ errs by under (1/16)⁶/720. Below −104 the value
+ * (under 1e-45) is 0: beside the row's maximum, whose term is 1, it changes no sum.
+ */
+export function expNonPositive(x: number): number {
+  const y = -x * EXP_STEPS;
+  if (y >= EXP_LIMIT) return 0;
+  // Outside the table's domain (x > 0, NaN): the library's value.
+  if (!(y >= 0)) return Math.exp(x);
+  const j = y | 0;
+  const d = (j - y) / EXP_STEPS;
+  return EXP_TABLE[j] * (1 + d * (1 + d * (1 / 2 + d * (1 / 6 + d * (1 / 24 + d / 120)))));
+}
+
 /** log(sum(exp(row))), computed stably. */
 export function logSumExp(row: ArrayLike<number>): number {
   let max = -Infinity;
   for (let i = 0; i < row.length; i++) if (row[i] > max) max = row[i];
   if (max === -Infinity) return -Infinity;
   let sum = 0;
-  for (let i = 0; i < row.length; i++) sum += Math.exp(row[i] - max);
+  for (let i = 0; i < row.length; i++) sum += expNonPositive(row[i] - max);
   return max + Math.log(sum);
 }
 
@@ -96,7 +118,7 @@ export function selectToken(
   const weights = scratchWeights(vocab);
   let sum = 0;
   for (let i = 0; i < vocab; i++) {
-    weights[i] = Math.exp((row[i] - max) * inverse);
+    weights[i] = expNonPositive((row[i] - max) * inverse);
     sum += weights[i];
   }
   if (bans) {

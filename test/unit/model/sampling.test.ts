@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import {
   SeededRandom,
   argmax,
+  expNonPositive,
   logSumExp,
   selectToken,
   tokenLogprob,
@@ -114,4 +115,29 @@ test('log-probabilities are those of the unwarped softmax', () => {
   assert.ok(Math.abs(tokenLogprob(logits, 1) - Math.log(0.75)) < 1e-9);
   assert.ok(Number.isFinite(logSumExp(logits)));
   assert.equal(argmax(logits), 1);
+});
+
+test('the fast exponential equals Math.exp to 1e-10 wherever a softmax term matters', () => {
+  for (let i = 0; i <= 2000; i++) {
+    const x = -i / 19.3;
+    const relative = Math.abs(expNonPositive(x) - Math.exp(x)) / Math.exp(x);
+    assert.ok(relative < 1e-10, `x = ${x}: relative error ${relative}`);
+  }
+  assert.equal(expNonPositive(0), 1);
+  assert.equal(expNonPositive(-200), 0);
+  assert.equal(expNonPositive(-Infinity), 0);
+  assert.ok(Number.isNaN(expNonPositive(NaN)));
+  assert.equal(expNonPositive(0.5), Math.exp(0.5));
+});
+
+test('logSumExp over a vocabulary-sized row equals the direct sum, banned tokens excluded', () => {
+  const r = new SeededRandom(5);
+  const row = Float32Array.from({ length: 151936 }, () => 30 * r.next() - 20);
+  row[7] = -Infinity;
+  let max = -Infinity;
+  for (const v of row) max = Math.max(max, v);
+  let sum = 0;
+  for (const v of row) sum += Math.exp(v - max);
+  assert.ok(Math.abs(logSumExp(row) - (max + Math.log(sum))) < 1e-9);
+  assert.equal(logSumExp([-Infinity, -Infinity]), -Infinity);
 });

@@ -11,6 +11,7 @@ import type { ForwardInput, ForwardOutput, GraphRunner } from './forward';
 import { EmbeddingTable } from './embeddingTable';
 import { growBuffers, InPlaceKvCache } from './kvCache';
 import type { ModelShape } from './modelFolder';
+import { forwardInChunks, PREFILL_CHUNK, wantedPositions } from './prefillChunks';
 
 /** Capacity grows in steps of this many positions, so buffers are seldom reallocated. */
 const CAPACITY_STEP = 64;
@@ -38,7 +39,14 @@ export class InPlaceKvGraph implements GraphRunner {
     this.embeddings.close();
   }
 
-  async forward(input: ForwardInput): Promise<ForwardOutput> {
+  /** A call longer than PREFILL_CHUNK positions runs as chunks (prefillChunks.ts), one pass each. */
+  forward(input: ForwardInput): Promise<ForwardOutput> {
+    return input.seq > PREFILL_CHUNK
+      ? forwardInChunks(input, PREFILL_CHUNK, (chunk) => this.forwardOnce(chunk))
+      : this.forwardOnce(input);
+  }
+
+  private async forwardOnce(input: ForwardInput): Promise<ForwardOutput> {
     const { batch, seq } = input;
     if (input.past && !(input.past instanceof InPlaceKvCache)) {
       throw new ModelError(
@@ -90,22 +98,11 @@ export class InPlaceKvGraph implements GraphRunner {
       ...(past?.masks[b] ?? []),
       ...input.mask.slice(b * columns + pastColumns, (b + 1) * columns),
     ]);
-    const wanted = input.logitPositions;
-    const rowsOut = wanted ? wanted[0].length : input.allLogits ? seq : 1;
-    if (
-      wanted &&
-      (wanted.length !== batch ||
-        wanted.some((w) => w.length !== rowsOut || w.some((p) => p < 0 || p >= seq)))
-    )
-      throw new ModelError(
-        'forward() was given logit positions of the wrong shape.',
-        'internal',
-        'Give every row the same number of positions, each within this call.',
-      );
+    const wanted = wantedPositions(input);
+    const rowsOut = wanted[0].length;
     const positions = new BigInt64Array(batch * rowsOut);
     for (let b = 0; b < batch; b++)
-      for (let r = 0; r < rowsOut; r++)
-        positions[b * rowsOut + r] = BigInt(wanted ? wanted[b][r] : seq - rowsOut + r);
+      for (let r = 0; r < rowsOut; r++) positions[b * rowsOut + r] = BigInt(wanted[b][r]);
 
     const feeds: Record<string, ort.Tensor> = {
       inputs_embeds: new ort.Tensor('float32', this.embeddings.lookup(input.ids), [
