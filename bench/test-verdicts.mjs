@@ -5,6 +5,9 @@
 // A slice is RUN.json:FROM-TO over dataset positions (the journal's item index), TO exclusive.
 // Besides the held-out slices, a leave-one-out estimate over the training slice is reported: each
 // function judged at a threshold fitted on the other training functions only.
+// Besides the product's rule (implementations that fail an example of the specification set
+// aside), the rules recorded beside it are fitted and reported the same way: every implementation
+// counted, and the user's function counted as one more implementation (docs/test-verdicts.md).
 // Run `npx tsc -p tsconfig.json` first: the fitting and the metrics are the product's own (out/).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -42,8 +45,24 @@ function slice(spec) {
   };
 }
 
-const train = slice(trainSpec);
-const fit = fitConfirmThreshold(train.results, maxFalseAlarms);
+/** The items with every confidence read under one rule: 'product' or a recorded alternative. */
+const RULES = ['product', 'everyImplementation', 'withUser'];
+function underRule(results, rule) {
+  if (rule === 'product') return results;
+  const pick = (f) => ({ ...f, confidence: f.alternatives?.[rule] ?? f.confidence });
+  return results.map((r) => ({
+    ...r,
+    verdicts: r.verdicts && {
+      ...r.verdicts,
+      referenceFails: r.verdicts.referenceFails.map(pick),
+      mutantFails: r.verdicts.mutantFails.map((fails) => fails.map(pick)),
+    },
+  }));
+}
+const meanMs = (results, part) => {
+  const xs = results.map((r) => r.ms[part]).filter((x) => typeof x === 'number');
+  return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length / 1000 : null;
+};
 
 /**
  * Leave-one-out over the training slice: each function is judged at a threshold fitted on the
@@ -76,18 +95,42 @@ const report = (s) => ({
   functions: s.ids.length,
   ids: s.ids,
   secondsPerFunction: s.secondsPerFunction,
+  // Where the time goes (seconds per function; stages and samples are parts of the pipeline).
+  seconds: {
+    pipeline: meanMs(s.results, 'pipeline'),
+    stages: meanMs(s.results, 'stages'),
+    samples: meanMs(s.results, 'samples'),
+    sandbox: meanMs(s.results, 'sandbox'),
+  },
   // Today's behaviour: every failure shown as one (threshold 0).
   everyFailureShown: verdictMetrics(s.results, 0),
   atFittedThreshold: verdictMetrics(s.results, fit.threshold),
 });
+const baseTrain = slice(trainSpec);
+const baseHeldout = take('--heldout').map((spec) => slice(spec));
+const asRule = (s, rule) => ({ ...s, results: underRule(s.results, rule) });
+let fit;
+const byRule = Object.fromEntries(
+  RULES.map((rule) => {
+    const train = asRule(baseTrain, rule);
+    fit = fitConfirmThreshold(train.results, maxFalseAlarms);
+    return [
+      rule,
+      {
+        fittedThreshold: fit.threshold,
+        train: report(train),
+        leaveOneOut: leaveOneOut(train.results),
+        heldout: baseHeldout.map((h) => report(asRule(h, rule))),
+      },
+    ];
+  }),
+);
 const doc = {
   command: `node bench/test-verdicts.mjs ${args.join(' ')}`,
   createdAt: new Date().toISOString(),
   rule: `the threshold with the most detections among those with at most ${maxFalseAlarms} false alarms on the training slice`,
-  fittedThreshold: fit.threshold,
-  train: report(train),
-  leaveOneOut: leaveOneOut(train.results),
-  heldout: take('--heldout').map((spec) => report(slice(spec))),
+  ...byRule.product,
+  alternatives: { everyImplementation: byRule.everyImplementation, withUser: byRule.withUser },
 };
 fs.mkdirSync(path.dirname(out), { recursive: true });
 fs.writeFileSync(out, JSON.stringify(doc, null, 2) + '\n');
@@ -95,16 +138,19 @@ const p = (x) =>
   x.value === null
     ? '—'
     : `${x.k}/${x.n} = ${(100 * x.value).toFixed(0)} % [${(100 * x.low).toFixed(0)}, ${(100 * x.high).toFixed(0)}]`;
-for (const r of [doc.train, ...doc.heldout])
-  for (const [name, m] of [
-    ['every failure shown', r.everyFailureShown],
-    [`threshold ${fit.threshold.toFixed(3)}`, r.atFittedThreshold],
-  ])
-    console.log(
-      `${r.slice} (${name}): false alarms ${p(m.falseAlarms)}, detections ${p(m.detections)}, precision ${p(m.precision)}`,
-    );
-const loo = doc.leaveOneOut;
-console.log(
-  `leave-one-out over ${trainSpec}: false alarms ${p(loo.falseAlarms)}, detections ${p(loo.detections)}, precision ${p(loo.precision)}`,
-);
+for (const [rule, d] of Object.entries(byRule)) {
+  console.log(`rule ${rule}:`);
+  for (const r of [d.train, ...d.heldout])
+    for (const [name, m] of [
+      ['every failure shown', r.everyFailureShown],
+      [`threshold ${d.fittedThreshold.toFixed(3)}`, r.atFittedThreshold],
+    ])
+      console.log(
+        `  ${r.slice} (${name}): false alarms ${p(m.falseAlarms)}, detections ${p(m.detections)}, precision ${p(m.precision)}, ${r.secondsPerFunction?.toFixed(0)} s/function`,
+      );
+  const loo = d.leaveOneOut;
+  console.log(
+    `  leave-one-out over ${trainSpec}: false alarms ${p(loo.falseAlarms)}, detections ${p(loo.detections)}, precision ${p(loo.precision)}`,
+  );
+}
 console.log(`written to ${out}`);

@@ -31,7 +31,8 @@ import { SANDBOX_DEFAULTS } from '../../core/sandbox/limits';
 import { settingDefault } from '../../core/settings/schema';
 import { DEFAULT_EVIDENCE_SAMPLES } from '../../core/codeReasoning/evidence';
 
-const COMMON = '[--out FILE.json] [--fresh] [--limit N] [--concurrency N] [--json] [--progress text|json]';
+const COMMON =
+  '[--out FILE.json] [--fresh] [--limit N] [--offset N] [--concurrency N] [--json] [--progress text|json]';
 const USAGE = [
   `stepwise eval prove [--data MATH.jsonl] [--candidates N] [--iterations N] [--max-tokens N] [--temperature T] [--seed S] [--rerank-by verifier|prm|self] [--prm-dir DIR] [--prompts-dir DIR] [--no-step-scores] [--no-meta] [--free] [--calibrator FILE.json] [--save-calibrator FILE.json] [--keep-texts] [--learned-scorer FILE.json] ${COMMON} ${MODEL_USAGE}`,
   `       stepwise eval tests [--data HumanEval.jsonl.gz|mbpp.jsonl] [--mutants K] [--samples N] [--max-tokens N] [--seed S] [--stages STAGES.json] ${COMMON} ${MODEL_USAGE}`,
@@ -44,6 +45,7 @@ const OPTIONS = {
   out: { type: 'string' },
   fresh: { type: 'boolean' },
   limit: { type: 'string' },
+  offset: { type: 'string' },
   concurrency: { type: 'string' },
   json: { type: 'boolean' },
   progress: { type: 'string' },
@@ -111,6 +113,7 @@ export const evalCommand: CliCommand = {
       out: outputPaths(values.out ?? defaultResultFile(process.cwd(), kind as EvalKind, data)),
       fresh: values.fresh,
       limit: values.limit === undefined ? undefined : wholeFlag(values.limit, 'limit', 1, 0),
+      offset: wholeFlag(values.offset, 'offset', 0, 0),
       concurrency: wholeFlag(values.concurrency, 'concurrency', 1, 1),
       signal: controller.signal,
       onProgress: (p: EvalProgress) =>

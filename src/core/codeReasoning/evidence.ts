@@ -21,6 +21,8 @@ export interface TestEvidence {
   bestSet?: { implementations: number; testsPassed: number };
   /** Share of the total consensus score held by the sets that pass the test, 0–1. */
   confidence: number;
+  /** Implementations set aside because they fail an example of the specification (specExamples.ts). */
+  setAside?: number;
 }
 
 export interface ConsensusSet {
@@ -53,8 +55,32 @@ export function consensusSets(matrix: readonly (readonly VerdictStatus[])[]): Co
   return sets.sort((a, b) => b.score - a.score);
 }
 
-/** Evidence for every test from the implementations' verdicts (`matrix[k][t]`). */
-export function testEvidence(matrix: readonly (readonly VerdictStatus[])[], tests: number): TestEvidence[] {
+/**
+ * Which implementations may count as evidence: those that pass every usable example of the
+ * specification (`examples[k][e]` is implementation k on example e). An example is usable when the
+ * user's function or some implementation passes it; one that nothing passes was probably read
+ * wrongly from the docstring and decides nothing. Without examples every implementation counts.
+ */
+export function agreesWithExamples(
+  examples: readonly (readonly VerdictStatus[])[],
+  onUser: readonly VerdictStatus[],
+): boolean[] {
+  const usable = onUser.map((s, e) => passed(s) || examples.some((row) => passed(row[e])));
+  return examples.map((row) => usable.every((use, e) => !use || passed(row[e])));
+}
+
+/**
+ * Evidence for every test from the implementations' verdicts (`matrix[k][t]`). With `counts`,
+ * only the implementations it marks are evidence (agreesWithExamples); the others are set aside:
+ * a consensus of samples that share one misreading of the task must not blame the user.
+ */
+export function testEvidence(
+  allRows: readonly (readonly VerdictStatus[])[],
+  tests: number,
+  counts?: readonly boolean[],
+): TestEvidence[] {
+  const matrix = counts ? allRows.filter((_, k) => counts[k]) : allRows;
+  const setAside = allRows.length - matrix.length;
   const sets = consensusSets(matrix);
   const total = sets.reduce((n, s) => n + s.score, 0);
   return Array.from({ length: tests }, (_, t) => {
@@ -66,6 +92,7 @@ export function testEvidence(matrix: readonly (readonly VerdictStatus[])[], test
       implementations: matrix.length,
       ...(best ? { bestSet: { implementations: best.members.length, testsPassed: best.passes.length } } : {}),
       confidence: total === 0 ? 0 : held / total,
+      ...(setAside ? { setAside } : {}),
     };
   });
 }
@@ -84,7 +111,10 @@ export function evidenceText(e: TestEvidence): string {
   const set = e.bestSet
     ? `; the best consensus set supporting it has ${e.bestSet.implementations} implementation${e.bestSet.implementations === 1 ? '' : 's'} passing ${e.bestSet.testsPassed} test${e.bestSet.testsPassed === 1 ? '' : 's'}`
     : '';
-  return `${agree}${set} (confidence ${e.confidence.toFixed(2)})`;
+  const aside = e.setAside
+    ? `; ${e.setAside} more set aside: ${e.setAside === 1 ? 'it fails' : 'they fail'} an example in the specification`
+    : '';
+  return `${agree}${set}${aside} (confidence ${e.confidence.toFixed(2)})`;
 }
 
 /** What a verdict means for the user, in words. */

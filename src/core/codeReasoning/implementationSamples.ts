@@ -36,6 +36,10 @@ export async function sampleImplementations(opts: SampleOptions): Promise<string
     seed: opts.seed,
     signal: opts.signal,
     logprobs: false,
+    // The code block's closing fence ends a sample: what a small model adds after it (explanation,
+    // usage) is never run, so decoding it only costs time. The opening fence
+    // carries a language name (```python), so this does not stop there.
+    stop: ['\n```\n'],
   });
   const texts = result.completions.map((c) => c.text);
   return Array.from({ length: opts.count }, (_, k) => {

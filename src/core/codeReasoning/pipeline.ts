@@ -15,12 +15,14 @@ import { writeStageTests } from './testWriter';
 import {
   DEFAULT_CONFIRM_THRESHOLD,
   DEFAULT_EVIDENCE_SAMPLES,
+  agreesWithExamples,
   testEvidence,
   userVerdict,
   type TestEvidence,
   type UserVerdict,
 } from './evidence';
 import { sampleImplementations } from './implementationSamples';
+import { exampleTests } from './specExamples';
 import { functionPromptValues } from './functionPrompt';
 import type { ChatMessage, FinishReason, ModelBackend } from '../model/types';
 import { loadStageChain, StageConversation, type StageChain, type StageDefinition } from './stages';
@@ -87,6 +89,12 @@ export interface FiveStageRun {
   })[];
   /** The confidence a test needs before a failure of the user's function is shown as one. */
   confirmThreshold?: number;
+  /**
+   * The specification's examples run as tests (specExamples.ts): what the user's function did on
+   * them, and which implementations (stage-5 code first, then the samples) passed them all and so
+   * counted as evidence.
+   */
+  examples?: { tests: string[]; onUser: VerdictStatus[]; implementationsCounted: boolean[] };
   /** Null when the suite was not executed. */
   scores: SuiteScores | null;
   referenceMode: ReferenceMode;
@@ -256,18 +264,22 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
     emit({ type: 'done', run });
     return run;
   }
+  // The specification's own examples run with the suite, on the implementations and the user's
+  // function alike; an implementation that fails one is set aside as evidence (evidence.ts).
+  const examples = await exampleTests(target, taken);
+  const suite = [...accumulated, ...examples];
   emit({ type: 'running-suite', against: 'user', tests: accumulated.length });
   const onUser = await opts.runSuite({
     language: target.language,
     code: opts.fileSource,
-    tests: accumulated,
+    tests: suite,
     signal,
   });
   emit({ type: 'running-suite', against: 'generated', tests: accumulated.length });
   const onGenerated = await opts.runSuite({
     language: target.language,
     code: generatedCode,
-    tests: accumulated,
+    tests: suite,
     signal,
   });
   const onSamples = [];
@@ -276,7 +288,7 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
     // A sample without code passes nothing; there is nothing to run.
     onSamples.push(
       code
-        ? await opts.runSuite({ language: target.language, code, tests: accumulated, signal })
+        ? await opts.runSuite({ language: target.language, code, tests: suite, signal })
         : { verdicts: [] },
     );
   }
@@ -284,8 +296,14 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
   const u = byName(onUser.verdicts);
   const g = byName(onGenerated.verdicts);
   const s = onSamples.map((r) => byName(r.verdicts));
-  const matrix = [g, ...s].map((m) => accumulated.map((t) => m.get(t.name)?.status ?? ('error' as const)));
-  const evidence = testEvidence(matrix, accumulated.length);
+  const statuses = (m: typeof u, tests: GeneratedTest[]) =>
+    tests.map((t) => m.get(t.name)?.status ?? ('error' as const));
+  const matrix = [g, ...s].map((m) => statuses(m, accumulated));
+  const counted = agreesWithExamples(
+    [g, ...s].map((m) => statuses(m, examples)),
+    statuses(u, examples),
+  );
+  const evidence = testEvidence(matrix, accumulated.length, counted);
   const threshold = opts.confirmThreshold ?? DEFAULT_CONFIRM_THRESHOLD;
   const verdicts = accumulated.map((t, i) => {
     const onGeneratedStatus = g.get(t.name)?.status ?? 'error';
@@ -311,6 +329,11 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
     verdicts,
     scores: scoreSuite(verdicts, referenceMode, required),
     confirmThreshold: threshold,
+    examples: {
+      tests: examples.map((t) => t.assertion?.line ?? t.source),
+      onUser: statuses(u, examples),
+      implementationsCounted: counted,
+    },
     isolation: onUser.isolation,
     totalMs: Date.now() - started,
   };

@@ -120,7 +120,10 @@ export interface CodeTask {
   entryPoint: string;
   /** A module defining the reference implementation. */
   referenceCode: string;
-  /** What the function should do, in words (the docstring for HumanEval, `text` for MBPP). */
+  /**
+   * What the function should do, in words: the docstring for HumanEval (with its examples); for
+   * MBPP `text` and, as MBPP's own prompt format shows its tests, the first test as an example.
+   */
   description: string;
   /** The dataset's own tests as one pytest function body source (`def test_official(): ...`). */
   officialTest: string;
@@ -198,7 +201,8 @@ function mbppTask(v: Record<string, unknown>, line: number): CodeTask | null {
     format: 'mbpp',
     entryPoint,
     referenceCode: v.code.replace(/\r\n?/g, '\n'),
-    description: v.text.trim(),
+    // One example, as a docstring would give it; the other tests stay unseen.
+    description: `${v.text.trim()}\nFor example:\n${tests[0].trim()}`,
     officialTest: `${setup}\ndef test_official():\n${body}\n`,
   };
 }

@@ -38,16 +38,20 @@ export interface CommonRun {
   command: string;
   out: OutputPaths;
   fresh?: boolean;
-  /** Evaluate only the first `limit` items of the data. */
+  /** Evaluate only the first `limit` items of the data (after `offset`). */
   limit?: number;
+  /** Skip the first `offset` items: a held-out slice after a training one. Indices stay dataset positions. */
+  offset?: number;
   concurrency: number;
   signal?: AbortSignal;
   onProgress?(p: EvalProgress): void;
   onNotice?(message: string): void;
 }
 
-function select<T extends { id: string }>(all: T[], limit?: number): EvalItem<T>[] {
-  return all.slice(0, limit ?? all.length).map((input, index) => ({ index, id: input.id, input }));
+function select<T extends { id: string }>(all: T[], limit?: number, offset = 0): EvalItem<T>[] {
+  return all
+    .slice(offset, offset + (limit ?? all.length))
+    .map((input, i) => ({ index: offset + i, id: input.id, input }));
 }
 
 function modelOf(model: ModelBackend) {
@@ -74,7 +78,7 @@ export async function evalProve(
   },
 ): Promise<EvaluationOutcome<ProveMetrics>> {
   const { items: problems, problems: bad } = readMathProblems(run.data, MISSING_DATA_HINTS.prove);
-  const items = select<MathProblem>(problems, run.limit);
+  const items = select<MathProblem>(problems, run.limit, run.offset);
   const verifier = run.models.verifier ?? run.models.generator;
   return runEvaluation({
     kind: 'prove' as EvalKind,
@@ -117,7 +121,7 @@ export async function evalTests(
   },
 ): Promise<EvaluationOutcome<TestsMetrics>> {
   const { items: tasks, problems: bad, format } = readCodeTasks(run.data, MISSING_DATA_HINTS.tests);
-  const items = select<CodeTask>(tasks, run.limit);
+  const items = select<CodeTask>(tasks, run.limit, run.offset);
   // Read once: every item reasons with the definitions whose digest the fingerprint records.
   const chain = loadStageChain(run.settings.stagesFile);
   // Mutants depend only on the reference code, so they are made once, up front, for every item.
@@ -163,7 +167,7 @@ export async function evalPrm(
   },
 ): Promise<EvaluationOutcome<PrmMetrics>> {
   const { solutions, format, problems: bad } = readStepLabels(run.labels);
-  const items = select(solutions, run.limit);
+  const items = select(solutions, run.limit, run.offset);
   return runEvaluation({
     kind: 'prm' as EvalKind,
     ...commonSpec(run),

@@ -18,6 +18,7 @@
 import { findFunctions } from '../codeReasoning/functions';
 import { DEFAULT_EVIDENCE_SAMPLES } from '../codeReasoning/evidence';
 import { runFiveStages, type SuiteRunner } from '../codeReasoning/pipeline';
+import { alternativeRules } from './verdictRules';
 import type { VerdictStatus } from '../codeReasoning/rewards';
 import { createSandboxSuiteRunner } from '../codeReasoning/sandboxRunner';
 import type { StageChain } from '../codeReasoning/stages';
@@ -56,6 +57,12 @@ export interface FailEvidence {
   confidence: number;
   /** Whether the reference passes the test (for a mutant: the failure is real). */
   referencePasses: boolean;
+  /**
+   * The confidence under the rules weighed against the product's (docs/test-verdicts.md), so one
+   * run compares them: every implementation counted, examples or not (the rule before examples),
+   * and the counted implementations with the user's function added as one more.
+   */
+  alternatives?: { everyImplementation: number; withUser: number };
 }
 
 export interface TestsItemResult {
@@ -101,7 +108,10 @@ export interface TestsItemResult {
     referenceFails: FailEvidence[];
     mutantFails: FailEvidence[][];
   };
-  ms: { pipeline: number; sandbox: number };
+  /** The specification's examples (specExamples.ts): how many ran, and implementations they set aside. */
+  examples?: { tests: number; setAside: number };
+  /** Stages and sampling are parts of the pipeline's time (absent in older journals). */
+  ms: { pipeline: number; sandbox: number; stages?: number; samples?: number };
 }
 
 export interface TestsEvalContext {
@@ -164,6 +174,8 @@ export async function evaluateCodeTask(task: CodeTask, ctx: TestsEvalContext): P
       : Promise.resolve([]);
 
   const t0 = Date.now();
+  let samplingFrom = 0;
+  let samplingMs = 0;
   const run = await runFiveStages({
     model: ctx.model,
     target,
@@ -176,6 +188,12 @@ export async function evaluateCodeTask(task: CodeTask, ctx: TestsEvalContext): P
     temperature: settings.temperature,
     seed: settings.seed,
     signal,
+    // Where a function's time goes: sampling ends when the suite starts to run.
+    onEvent: (e) => {
+      if (e.type === 'sampling') samplingFrom = Date.now();
+      else if (e.type === 'running-suite' && e.against === 'user' && samplingFrom)
+        samplingMs = Date.now() - samplingFrom;
+    },
   });
   const pipelineMs = Date.now() - t0 - sandboxMs;
   signal?.throwIfAborted();
@@ -208,11 +226,21 @@ export async function evaluateCodeTask(task: CodeTask, ctx: TestsEvalContext): P
   const valid = run.accumulatedSuite.filter((_, i) => run.verdicts[i]?.onUser === 'passed');
   const fails = (status: TestStatus | undefined) =>
     status === 'failed' || status === 'error' || status === 'timeout';
-  const confidenceOf = (name: string) => run.verdicts.find((v) => v.name === name)?.evidence?.confidence ?? 0;
   const referencePasses = (name: string) => run.verdicts.find((v) => v.name === name)?.onUser === 'passed';
-  const referenceFails: FailEvidence[] = run.verdicts
-    .filter((v) => fails(v.onUser))
-    .map((v) => ({ confidence: v.evidence?.confidence ?? 0, referencePasses: false }));
+  const rules = alternativeRules(run);
+  const referenceRow = run.verdicts.map((v) => v.onUser);
+  const referenceWithUser = rules.withUser(referenceRow);
+  const referenceFails: FailEvidence[] = run.verdicts.flatMap((v, t) =>
+    fails(v.onUser)
+      ? [
+          {
+            confidence: v.evidence?.confidence ?? 0,
+            referencePasses: false,
+            alternatives: { everyImplementation: rules.every[t], withUser: referenceWithUser[t] },
+          },
+        ]
+      : [],
+  );
   // Every admitted test runs on every known-wrong mutant, as it would on a user's wrong function:
   // the mutation score counts the valid tests that reject it, the verdicts every test it fails.
   const killed = new Set<number>();
@@ -222,10 +250,20 @@ export async function evaluateCodeTask(task: CodeTask, ctx: TestsEvalContext): P
     const r = await suiteRunner({ language: 'python', code: m.code, tests: run.accumulatedSuite, signal });
     const status = new Map(r.verdicts.map((v) => [v.name, v.status]));
     if (valid.some((t) => status.get(t.name) !== 'passed')) killed.add(i);
+    const row = run.accumulatedSuite.map((t) => status.get(t.name) ?? ('error' as const));
+    const withUser = rules.withUser(row);
     mutantFails.push(
-      run.accumulatedSuite
-        .filter((t) => fails(status.get(t.name) ?? 'error'))
-        .map((t) => ({ confidence: confidenceOf(t.name), referencePasses: referencePasses(t.name) })),
+      run.accumulatedSuite.flatMap((t, k) =>
+        fails(row[k])
+          ? [
+              {
+                confidence: run.verdicts[k]?.evidence?.confidence ?? 0,
+                referencePasses: referencePasses(t.name),
+                alternatives: { everyImplementation: rules.every[k], withUser: withUser[k] },
+              },
+            ]
+          : [],
+      ),
     );
   }
   const byKind: TestsItemResult['mutants']['byKind'] = {};
@@ -288,7 +326,16 @@ export async function evaluateCodeTask(task: CodeTask, ctx: TestsEvalContext): P
       referenceFails,
       mutantFails,
     },
-    ms: { pipeline: pipelineMs, sandbox: sandboxMs },
+    examples: {
+      tests: run.examples?.tests.length ?? 0,
+      setAside: run.examples?.implementationsCounted.filter((c) => !c).length ?? 0,
+    },
+    ms: {
+      pipeline: pipelineMs,
+      sandbox: sandboxMs,
+      stages: run.stages.reduce((n, st) => n + st.ms, 0),
+      samples: samplingMs,
+    },
   };
 }
 

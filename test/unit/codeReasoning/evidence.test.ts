@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  agreesWithExamples,
   consensusSets,
   evidenceText,
   testEvidence,
@@ -64,4 +65,34 @@ test('a failure on the user function is confirmed only at the threshold; otherwi
     evidenceText(weak),
     '1 of 3 generated implementations pass it; the best consensus set supporting it has 1 implementation passing 2 tests (confidence 0.50)',
   );
+});
+
+test('samples that share a misreading the specification contradicts cannot blame the user', () => {
+  // Three implementations agree on test 0, which the user's function fails; all three fail the
+  // docstring's example, which the user's function passes: they are set aside, nothing confirms.
+  const examples = [[F], [F], [F]];
+  const counted = agreesWithExamples(examples, [P]);
+  assert.deepEqual(counted, [false, false, false]);
+  const [e] = testEvidence([[P], [P], [P]], 1, counted);
+  assert.equal(e.confidence, 0);
+  assert.equal(userVerdict(F, e, 0.7), 'unconfirmed');
+  assert.match(evidenceText(e), /3 more set aside: they fail an example in the specification/);
+});
+
+test('implementations that pass the examples still confirm; an example nobody passes decides nothing', () => {
+  // Example 0 is passed by implementation 0 only; example 1 by nobody (read wrongly): ignored.
+  const counted = agreesWithExamples(
+    [
+      [P, F],
+      [F, F],
+    ],
+    [F, F],
+  );
+  assert.deepEqual(counted, [true, false]);
+  const [e] = testEvidence([[P], [F]], 1, counted);
+  assert.equal(e.confidence, 1);
+  assert.equal(e.setAside, 1);
+  assert.equal(userVerdict(F, e, 0.7), 'fails-confirmed');
+  // Without examples every implementation counts, as before.
+  assert.deepEqual(agreesWithExamples([[], []], []), [true, true]);
 });

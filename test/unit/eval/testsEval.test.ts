@@ -94,6 +94,59 @@ test('scoring a suite: admitted assertions, valid on the reference, known-wrong 
   assert.notEqual(none.generator.officialStatus, 'passed');
 });
 
+test("implementations that all share one misreading, which the specification's example contradicts, cannot make a false alarm", async () => {
+  const task = readCodeTasks(MBPP).items[3]; // is_leap; its example: is_leap(2024) == True
+  assert.match(task.description, /For example:\nassert is_leap\(2024\) == True$/);
+  const misread = '```python\ndef is_leap(year):\n    return year % 400 == 0\n```';
+  const model = scriptedModel((prompt) => {
+    if (asksForTests(prompt))
+      return prompt.includes('Keep each test fast') ? 'assert is_leap(2004) == False' : 'No tests here.';
+    if (prompt.includes('write the complete Python implementation') || prompt.includes('specification alone'))
+      return misread;
+    return 'Reasoning.';
+  });
+  const r = await evaluateCodeTask(task, {
+    model,
+    settings: { ...SETTINGS, evidenceSamples: 2 },
+    mutants: [],
+  });
+  assert.deepEqual(r.examples, { tests: 1, setAside: 3 });
+  // The reference fails the wrong test; all three implementations pass it, so counting them all
+  // would confirm it (the rule before examples); set aside, they confirm nothing.
+  assert.equal(r.verdicts?.referenceFails.length, 1);
+  const [fail] = r.verdicts!.referenceFails;
+  assert.equal(fail.confidence, 0);
+  assert.equal(fail.alternatives?.everyImplementation, 1);
+  assert.equal(fail.alternatives?.withUser, 0);
+});
+
+test('--offset picks a later slice: items keep their dataset positions in the journal', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-eval-offset-'));
+  const out = outputPaths(path.join(dir, 'tests.json'));
+  const { result } = await evalTests({
+    command: 'test',
+    out,
+    offset: 3,
+    limit: 1,
+    concurrency: 1,
+    data: MBPP,
+    model: scriptedModel(() => 'Nothing.'),
+    settings: SETTINGS,
+    mutantsPerFunction: 1,
+  });
+  assert.equal(result.items.selected, 1);
+  const items = fs
+    .readFileSync(out.journal, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
+    .filter((e) => e.type === 'item');
+  assert.deepEqual(
+    items.map((e) => [e.index, e.id]),
+    [[3, readCodeTasks(MBPP).items[3].id]],
+  );
+});
+
 test('the stage definitions given to an item are what the test writer is asked, and their digest differs from the shipped one', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-eval-stages-'));
   const stages = JSON.parse(fs.readFileSync(path.join(ROOT, 'prompts', 'code', 'stages.json'), 'utf8'));
