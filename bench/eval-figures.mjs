@@ -25,12 +25,23 @@ function headline(r) {
       `AUROC self ${num(m.calibration.selfScore.roc.auroc)}, verifier ${num(m.calibration.verifierScore.roc.auroc)}`,
     ].join('; ');
   }
-  if (r.kind === 'tests')
+  if (r.kind === 'tests') {
+    // Verdicts with evidence (runs that recorded them): the user's-function view of the same tests.
+    const v = m.verdicts;
+    const verdicts = v
+      ? [
+          `false alarms ${pct(v.falseAlarms)}`,
+          `detections ${pct(v.detections)}`,
+          `"fails" precision ${pct(v.precision)} at confidence ≥ ${v.threshold}`,
+        ]
+      : [];
     return [
       `valid tests ${pct(m.validity.pooled)}`,
       `mutation score ${pct(m.mutationScore.pooled)}`,
       `generator pass rate ${pct(m.generatorPassRate)}`,
+      ...verdicts,
     ].join('; ');
+  }
   return [
     `step AUROC ${num(m.stepRoc.auroc)}`,
     `wrong-step F1 ${num(m.errorDetection.f1)}`,
@@ -49,10 +60,14 @@ function row(file) {
   return `| \`bench/results/${file}\` (${r.model.name}, ${r.model.backend}) | ${items} | ${headline(r)} | ${seconds == null ? '—' : `${seconds.toFixed(0)} s`} |`;
 }
 
-const files = fs
-  .readdirSync(resultsDir)
-  .filter((f) => /^eval-.*\.json$/.test(f))
-  .sort();
+// The evaluations, and the test-verdict runs (fit and held-out slices) in their own folder.
+const files = [
+  ...fs.readdirSync(resultsDir).filter((f) => /^eval-.*\.json$/.test(f)),
+  ...fs
+    .readdirSync(path.join(resultsDir, 'test-verdicts'))
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => `test-verdicts/${f}`),
+].sort();
 const table = [
   '| results (model, backend) | items | headline figures | time per item |',
   '|---|---|---|---|',
