@@ -10,9 +10,8 @@ import { OnnxPrmScorer } from '../../core/model/onnx/prmScorer';
 import { readInputFile } from './prove';
 import { wholeFlag } from '../flags';
 import { judgeFlagOptions } from '../proveFlags';
-import { DEFAULT_CALIBRATOR_FILE, judgmentText, loadCalibrator } from '../../core/judgment/judge';
-import type { RoundCalibrator } from '../../core/prove/judgeRound';
-import { resourcePath } from '../../core/resources';
+import { judgmentText } from '../../core/judgment/judge';
+import { readCalibratorFlag } from '../calibratorFlag';
 
 const fmt = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(2));
 
@@ -74,14 +73,7 @@ export const checkCommand: CliCommand = {
       verifierMaxTokens: wholeFlag(values['max-tokens'], 'max-tokens', 16),
     };
     const saveDir = path.resolve(values['save-dir'] ?? runsDir(process.cwd()));
-    // P(correct) as Prove gives it: the shipped calibrator unless one is named, refused before the model loads.
-    const calibratorFile = path.resolve(values.calibrator ?? resourcePath(DEFAULT_CALIBRATOR_FILE));
-    let calibrator: RoundCalibrator;
-    try {
-      calibrator = { calibrator: loadCalibrator(calibratorFile), source: path.basename(calibratorFile) };
-    } catch (err) {
-      throw new UsageError(`--calibrator: ${(err as Error).message}`);
-    }
+    const calibrator = readCalibratorFlag(values.calibrator);
     const model = await openModel(values);
     let prm: OnnxPrmScorer | undefined;
     const controller = new AbortController();

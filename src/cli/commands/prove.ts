@@ -15,9 +15,8 @@ import { loadRuns, runsDir, saveRun } from '../../core/prove/runStore';
 import { calibrationReport, type ScoreCalibration } from '../../core/prove/calibration';
 import { OnnxPrmScorer } from '../../core/model/onnx/prmScorer';
 import { proveFlagOptions } from '../proveFlags';
-import { DEFAULT_CALIBRATOR_FILE, judgmentText, loadCalibrator } from '../../core/judgment/judge';
-import type { RoundCalibrator } from '../../core/prove/judgeRound';
-import { resourcePath } from '../../core/resources';
+import { judgmentText } from '../../core/judgment/judge';
+import { readCalibratorFlag } from '../calibratorFlag';
 
 const PROVE_USAGE =
   'stepwise prove FILE [--json] [--iterations N] [--candidates N] [--rerank-by p-correct|prm|verifier|self] [--stop-probability P] [--calibrator FILE.json] [--learned-scorer FILE.json] [--verifier-passes K] ' +
@@ -158,14 +157,7 @@ export const proveCommand: CliCommand = {
       throw new UsageError((err as Error).message);
     }
     const saveDir = path.resolve(values['save-dir'] ?? runsDir(process.cwd()));
-    // The shipped calibrator unless one is named; an unreadable one is refused before the model loads.
-    const calibratorFile = path.resolve(values.calibrator ?? resourcePath(DEFAULT_CALIBRATOR_FILE));
-    let calibrator: RoundCalibrator;
-    try {
-      calibrator = { calibrator: loadCalibrator(calibratorFile), source: path.basename(calibratorFile) };
-    } catch (err) {
-      throw new UsageError(`--calibrator: ${(err as Error).message}`);
-    }
+    const calibrator = readCalibratorFlag(values.calibrator);
 
     const learnedScorer = readLearnedScorer(values['learned-scorer']);
 
