@@ -45,10 +45,9 @@ suite('Check My Proof and cancelled runs', () => {
     const loaded = await loadRuns(runsDir(workspaceRoot()));
     const report = calibrationReport(loaded.runs.map((r) => r.run).filter((r) => r.id === run.id));
     assert.equal(report.constrained + report.free, 1);
+    // The panel names what ran: a check, not a Prove run.
     const tab = await waitFor('the results panel', () =>
-      vscode.window.tabGroups.all
-        .flatMap((g) => g.tabs)
-        .find((t) => t.label === 'Stepwise: Prove and Self-Verify'),
+      vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.label === 'Stepwise: Check My Proof'),
     );
     assert.ok(tab.input instanceof vscode.TabInputWebview);
   });
