@@ -215,7 +215,12 @@ export function readJournal<R>(file: string): {
 /** Names the settings that differ, e.g. `model: "a" vs "b"`. */
 export function compareFingerprints(before: Record<string, unknown>, now: Record<string, unknown>): string[] {
   const keys = [...new Set([...Object.keys(before), ...Object.keys(now)])].sort();
+  // The same data file named two ways (a checked-in journal keeps a path relative to the
+  // repository, a run names it absolutely) is the same experiment: compare where they point.
+  const sameFile = (a: unknown, b: unknown) =>
+    typeof a === 'string' && typeof b === 'string' && path.resolve(a) === path.resolve(b);
   return keys
     .filter((k) => JSON.stringify(before[k]) !== JSON.stringify(now[k]))
+    .filter((k) => !(k === 'data' && sameFile(before[k], now[k])))
     .map((k) => `${k}: ${JSON.stringify(before[k])} before, ${JSON.stringify(now[k])} now`);
 }

@@ -58,6 +58,17 @@ test('resuming with other settings is refused with the difference named; --fresh
   fresh.close();
 });
 
+test('the same data file named relatively or absolutely resumes; another file is refused', () => {
+  const file = journalFile();
+  const data = path.relative(process.cwd(), path.join(os.tmpdir(), 'problems.jsonl'));
+  EvalJournal.open(file, 'tests', { data, model: 'm' }).close();
+  EvalJournal.open(file, 'tests', { data: path.resolve(data), model: 'm' }).close();
+  assert.throws(
+    () => EvalJournal.open(file, 'tests', { data: path.join(os.tmpdir(), 'other.jsonl'), model: 'm' }),
+    (e: unknown) => e instanceof EvalSettingsError && /data: /.test(e.message),
+  );
+});
+
 test('a journal has one writer: a live process holding the lock is named; a dead one is taken over', () => {
   const file = journalFile();
   const held = EvalJournal.open(file, 'prm', {});
