@@ -26,7 +26,7 @@ import { generatorPlan } from '../src/core/prove/generate';
 import { loadPrompt, renderPrompt } from '../src/core/prove/prompts';
 import { findPackageRoot } from '../src/core/resources';
 import { SPEED_PROMPT } from './generatePrompts';
-import { benchMachine } from './machine';
+import { benchMachine, portablePath } from './machine';
 
 const PROBLEMS = [
   'What is the sum of the first 100 positive integers?',
@@ -194,7 +194,7 @@ async function main(): Promise<void> {
       'Embedded engine with and without prompt-lookup lookahead (a guessed next-next token fed with each token, kept when it is the token chosen). Tokens per second count every generated or forced plan token over wall time, prompt prefill included; median of the repeats, alternating order.',
     date: new Date().toISOString(),
     machine: benchMachine(),
-    model: { name: engine.info.name, modelDir, variant: DEFAULT_VARIANT },
+    model: { name: engine.info.name, modelDir: portablePath(modelDir), variant: DEFAULT_VARIANT },
     repeats,
     workloads,
   };

@@ -15,7 +15,7 @@ import { OnnxEngine } from '../src/core/model/onnx/engine';
 import { generatorPlan } from '../src/core/prove/generate';
 import { loadPrompt, renderPrompt } from '../src/core/prove/prompts';
 import { findPackageRoot } from '../src/core/resources';
-import { benchMachine } from './machine';
+import { benchMachine, portablePath } from './machine';
 
 const PROBLEMS = [
   'What is the sum of the first 100 positive integers?',
@@ -86,7 +86,7 @@ async function main(): Promise<void> {
     machine: {
       ...benchMachine(),
     },
-    model: { name: engine.info.name, modelDir, variant },
+    model: { name: engine.info.name, modelDir: portablePath(modelDir), variant },
     oneRow: one,
     summary,
     runs,

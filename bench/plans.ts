@@ -16,7 +16,7 @@ import { OnnxEngine } from '../src/core/model/onnx/engine';
 import { OpenAIBackend } from '../src/core/model/openai';
 import type { PlanSegment } from '../src/core/model/plan';
 import { findPackageRoot } from '../src/core/resources';
-import { benchMachine } from './machine';
+import { benchMachine, portablePath } from './machine';
 import { startLlamaServer } from '../test/servers/llama-server';
 
 const STORY = [
@@ -181,7 +181,7 @@ async function local(modelDir: string, dataDir: string) {
       engine.generate(PROVE, { temperature: 0, maxTokens: prove.value.completions[0].tokenCount }),
     );
     return {
-      model: { ...engine.info, modelDir },
+      model: { ...engine.info, modelDir: portablePath(modelDir) },
       tokenTextsMs: tokenTexts.ms,
       freeText: freeRuns,
       medianCpuMsPerToken: {

@@ -13,7 +13,7 @@ import { DEFAULT_VARIANT, defaultModelDir } from '../src/core/model/defaults';
 import type { GenerateOptions, GenerateResult, ModelBackend, ModelInput } from '../src/core/model/types';
 import { proveAndVerify } from '../src/core/prove/prove';
 import { findPackageRoot } from '../src/core/resources';
-import { benchMachine } from './machine';
+import { benchMachine, portablePath } from './machine';
 
 const PROBLEM = 'Prove that the product of any three consecutive integers is divisible by 6.';
 /** Issue 13's round: a proof of up to 512 tokens and one verification pass. */
@@ -124,7 +124,7 @@ async function main(): Promise<void> {
       machine: {
         ...benchMachine(),
       },
-      model: { ...model.info, modelDir, variant },
+      model: { ...model.info, modelDir: portablePath(modelDir), variant },
       loadMs,
       repetitions,
       medianRoundMs: median(repetitions.map((r) => r.roundMs)),

@@ -28,7 +28,7 @@ import { OPENING_SENTENCE, parseProofOutput } from '../src/core/prove/parse';
 import { CLOSING_SENTENCE } from '../src/core/prove/score';
 import { parsePromptFile, renderPrompt, type PromptTemplate } from '../src/core/prove/prompts';
 import { findPackageRoot } from '../src/core/resources';
-import { benchMachine } from './machine';
+import { benchMachine, portablePath } from './machine';
 
 const SELF_EVAL_TOKENS = 128;
 const SEED = 1;
@@ -231,7 +231,7 @@ async function main(): Promise<void> {
     command: `npm run bench:prove-prompts -- ${process.argv.slice(2).join(' ')}`,
     date: new Date().toISOString(),
     machine: benchMachine(),
-    model: { dir: defaultModelDir(), variant: DEFAULT_VARIANT },
+    model: { dir: portablePath(defaultModelDir()), variant: DEFAULT_VARIANT },
     settings: {
       levels: [...levels],
       problems: problems.length,

@@ -19,7 +19,7 @@ import { DEFAULT_VARIANT, defaultModelDir } from '../src/core/model/defaults';
 import { createModelBackend } from '../src/core/model/factory';
 import { planSupportOf } from '../src/core/model/planCapability';
 import { findPackageRoot } from '../src/core/resources';
-import { benchMachine } from './machine';
+import { benchMachine, portablePath } from './machine';
 import { loadHumanEval, runHumanEval, summariseHumanEval } from './structured/humaneval';
 import { loadMath, runMath, summariseMath } from './structured/math';
 import { runPractice, summarisePractice } from './structured/practice';
@@ -64,7 +64,7 @@ async function main(): Promise<void> {
   // a larger --limit continues a smaller one.
   const config = {
     model: model.info.name,
-    modelDir,
+    modelDir: portablePath(modelDir),
     variant,
     planSupport: support.mode,
     math,
