@@ -35,7 +35,7 @@ import { readInstallRecord, recordedVariant } from '../src/core/model/ladder/ins
 import { variantDir, type ModelVariant } from '../src/core/model/ladder/variants';
 import { openModelFolder } from '../src/core/model/onnx/modelFolder';
 import { TextCodec } from '../src/core/model/onnx/textCodec';
-import { AGREEMENT_PROMPTS, LONG_TEXT, SPEED_PROMPT } from './generatePrompts';
+import { AGREEMENT_PROMPTS, LONG_TEXT, SPEED_PROMPT } from './generate-prompts';
 
 const ROOT = resolve(__dirname, '..', '..');
 const PYTHON = join(ROOT, '.venv', 'bin', 'python');
@@ -118,9 +118,9 @@ function child(command: string, args: string[]): Record<string, unknown> {
   }
 }
 const onnxChild = (mode: string, ...args: string[]): Record<string, unknown> =>
-  child(process.execPath, [join(__dirname, 'generateOnnx.js'), mode, ...args]);
+  child(process.execPath, [join(__dirname, 'generate-onnx.js'), mode, ...args]);
 const llamaChild = (mode: string, gguf: string, request: string) =>
-  child(PYTHON, [join(ROOT, 'bench', 'generate_reference.py'), mode, '--gguf', gguf, '--request', request]);
+  child(PYTHON, [join(ROOT, 'bench', 'generate-reference.py'), mode, '--gguf', gguf, '--request', request]);
 
 /** Repository text for the long prompt: real prose and code, as a stage conversation carries. */
 function repositoryText(files: string[]): string {

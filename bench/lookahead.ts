@@ -25,7 +25,7 @@ import type { ChatMessage } from '../src/core/model/types';
 import { generatorPlan } from '../src/core/prove/generate';
 import { loadPrompt, renderPrompt } from '../src/core/prove/prompts';
 import { findPackageRoot } from '../src/core/resources';
-import { SPEED_PROMPT } from './generatePrompts';
+import { SPEED_PROMPT } from './generate-prompts';
 import { benchMachine, portablePath } from './machine';
 
 const PROBLEMS = [

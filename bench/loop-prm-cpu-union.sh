@@ -43,4 +43,4 @@ for f in loop-report.json best-of-n.json eval-prm.json eval-prm.items.jsonl eval
   cp "$UNION/$f" bench/runs/loop-prm-cpu-union/
 done
 npx tsc -p tsconfig.json
-node out/bench/loopUnion.js
+node out/bench/loop-union.js

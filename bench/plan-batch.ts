@@ -4,7 +4,7 @@
  * candidates, with the rows decoded together in batched passes and one after another, on the
  * embedded engine in this process. Writes bench/results/plan-batch.json.
  *
- *   npx tsc -p tsconfig.json && node out/bench/planBatch.js [--model-dir DIR] [--variant q4|q8|fp32]
+ *   npx tsc -p tsconfig.json && node out/bench/plan-batch.js [--model-dir DIR] [--variant q4|q8|fp32]
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -97,6 +97,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: Error & { hint?: string }) => {
-  process.stderr.write(`bench/planBatch: ${err.message}\n${err.hint ? `hint: ${err.hint}\n` : ''}`);
+  process.stderr.write(`bench/plan-batch: ${err.message}\n${err.hint ? `hint: ${err.hint}\n` : ''}`);
   process.exitCode = 1;
 });

@@ -1,6 +1,6 @@
 """llama.cpp's side of bench/generate.ts (llama-cpp-python), on the same GGUF and token ids.
 
-Usage: python bench/generate_reference.py speed|agree --gguf FILE --request JSON_FILE
+Usage: python bench/generate-reference.py speed|agree --gguf FILE --request JSON_FILE
   speed  {"prompt_ids", "long_ids", "new_tokens", "threads", "repeats"}: median decode tokens/s on
          prompt_ids (EOS not stopping it), median time to first token on long_ids, peak RSS.
   agree  {"prompts", "new_tokens", "threads", "logits_dir"}: greedy continuations (stopping at EOS)

@@ -9,7 +9,7 @@ only fixes each line's opening, and under none, twice each, interleaved. The cos
 entry, so the model's size hardly matters: the default 0.5B GGUF is enough.
 
     npx tsc -p tsconfig.json   # the assertion grammar is read from out/
-    .venv/bin/python bench/grammar_cost.py --gguf MODEL.gguf [--out bench/results/grammar-cost.json]
+    .venv/bin/python bench/grammar-cost.py --gguf MODEL.gguf [--out bench/results/grammar-cost.json]
 
 Run it with the machine otherwise idle: llama.cpp's worker threads spin, and beside another
 engine on 2 cores its figures mean nothing.

@@ -3,7 +3,7 @@
  * `stepwise loop` runs, read from their journals: the paired step AUROC of the PRM against the
  * verifier on the held-out labels, and the paired best-of-N differences.
  *
- *   node out/bench/loopVerdict.js [--out bench/results/loop-verdicts.json] RUN_DIR...
+ *   node out/bench/loop-verdict.js [--out bench/results/loop-verdicts.json] RUN_DIR...
  *
  * Needs no model; runs written before the verdict existed get one here.
  */
@@ -34,7 +34,7 @@ const verdicts = runs.map((run) => {
 const record = {
   benchmark:
     "issue 18: the loop's recommendation on the finished CPU runs: use the new PRM only when it beats the verifier in step AUROC on held-out labels and loses neither best-of-N comparison (self-score pick, single sample)",
-  command: `node out/bench/loopVerdict.js ${process.argv.slice(2).join(' ')}`.trim(),
+  command: `node out/bench/loop-verdict.js ${process.argv.slice(2).join(' ')}`.trim(),
   verdicts,
 };
 fs.mkdirSync(path.dirname(out), { recursive: true });

@@ -1,6 +1,6 @@
 """Writes a checkable toy task for short CPU training runs: two-number sums and differences.
 
-    python bench/arith_problems.py OUT_DIR [--train 200] [--held-out 16] [--seed 0]
+    python bench/arith-problems.py OUT_DIR [--train 200] [--held-out 16] [--seed 0]
 
 OUT_DIR/train.jsonl and OUT_DIR/held-out.jsonl hold rows in MATH-500's fields (problem, solution,
 answer), so the sft-format job can build format examples from the training rows and the grpo job

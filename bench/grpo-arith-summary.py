@@ -1,6 +1,6 @@
 """Summarises a bench/grpo-arith-cpu.sh run as JSON on stdout.
 
-    python bench/grpo_arith_summary.py RUN_DIR --wall-seconds S --sft-seconds S --command TEXT
+    python bench/grpo-arith-summary.py RUN_DIR --wall-seconds S --sft-seconds S --command TEXT
 
 The held-out figures are paired: the grpo job samples the same problems from the same seed before
 and after training (RUN_DIR/grpo/held-out-{before,after}.jsonl), so each problem's change in mean
@@ -84,7 +84,7 @@ def main() -> None:
         "benchmark": "issue 43: a GRPO learning curve on this 2-core CPU with a separate (frozen) verifier, on two-number sums and differences",
         "command": args.command.replace(root + "/", "").replace(root, "."),
         "model": "SmolLM2-135M-Instruct (GGUF dequantised to fp32), full fine-tuning; one torch thread",
-        "task": "bench/arith_problems.py, seed 0: 'Compute a ± b.' with a, b in 10..99; 200 training problems, held-out problems disjoint",
+        "task": "bench/arith-problems.py, seed 0: 'Compute a ± b.' with a, b in 10..99; 200 training problems, held-out problems disjoint",
         "reward": "R = R_format·(0.76·R_Y + 0.24·R_score·R_meta), R_Y and R_meta from a frozen copy of the sft-format model under prompts/prove/verifier.md and meta-verifier.md",
         "held_out": f"{len(problems)} problems × 4 completions at temperature 1, the same seed before and after; intervals are paired t over problems",
         "machine": {

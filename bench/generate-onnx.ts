@@ -1,10 +1,10 @@
 /**
  * The ONNX side of bench/generate.ts, run as a child process per measurement so that its peak RSS
  * is its own:
- *   node out/bench/generateOnnx.js convert GGUF OUT_DIR [exact|fast]
- *   node out/bench/generateOnnx.js speed MODEL_DIR REQUEST.json
- *   node out/bench/generateOnnx.js agree MODEL_DIR REQUEST.json
- *   node out/bench/generateOnnx.js perplexity MODEL_DIR REQUEST.json   ({"ids": [...], "threads": n})
+ *   node out/bench/generate-onnx.js convert GGUF OUT_DIR [exact|fast]
+ *   node out/bench/generate-onnx.js speed MODEL_DIR REQUEST.json
+ *   node out/bench/generate-onnx.js agree MODEL_DIR REQUEST.json
+ *   node out/bench/generate-onnx.js perplexity MODEL_DIR REQUEST.json   ({"ids": [...], "threads": n})
  * Prints one JSON object on stdout.
  */
 import { readFileSync } from 'node:fs';

@@ -4,7 +4,7 @@
  * solved. On an unsolved problem every probe misses the answer whatever the step, so its labels
  * measure the generator more than the step; this split shows what a PRM learned from them.
  *
- *   node out/bench/loopLabelNoise.js [--run bench/runs/loop-prm-cpu] [--out bench/results/loop-prm-cpu-label-noise.json]
+ *   node out/bench/loop-label-noise.js [--run bench/runs/loop-prm-cpu] [--out bench/results/loop-prm-cpu-label-noise.json]
  *
  * Reads only the run's journals (samples, labels, and the `eval prm` items of the PRM and the
  * verifier), so it needs no model and takes a second.
@@ -99,7 +99,7 @@ function scorer(file: string) {
 const result = {
   benchmark:
     "issue 18: the CPU loop run split by whether any of a problem's samples solved it; training label composition and held-out step AUROC per group",
-  command: `node out/bench/loopLabelNoise.js --run ${path.relative(process.cwd(), run)}`,
+  command: `node out/bench/loop-label-noise.js --run ${path.relative(process.cwd(), run)}`,
   run: path.relative(process.cwd(), run),
   trainingLabels: composition,
   heldOutStepAuroc: {

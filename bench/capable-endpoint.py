@@ -6,7 +6,7 @@ and 462 s for the tests (through a proxy that stripped log-probabilities, withou
 run did not finish in 10 minutes). Writes bench/results/capable-endpoint.json, with the seconds and
 tokens each Prove role wrote (how much of the time is decoding no client change can save).
 
-    .venv/bin/python bench/capable_endpoint.py --gguf qwen2.5-coder-1.5b-instruct-q4_k_m.gguf \\
+    .venv/bin/python bench/capable-endpoint.py --gguf qwen2.5-coder-1.5b-instruct-q4_k_m.gguf \\
         --tokenizer DIR [--data ../shared/data] [--port 8093] [--assertion-grammar auto|expressions|lines]
 
 --tokenizer is a folder with the model's tokenizer_config.json (its chat template): llama-cpp-python's
@@ -177,7 +177,7 @@ def main() -> None:
     tests_s = sum(t["seconds"] for t in tests)
     result = {
         "benchmark": "capable-endpoint",
-        "command": "bench/capable_endpoint.py " + " ".join(sys.argv[1:]),
+        "command": "bench/capable-endpoint.py " + " ".join(sys.argv[1:]),
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "machine": {"cores": os.cpu_count(), "platform": platform.platform(), "load_average_1m": {"start": load_start, "end": os.getloadavg()[0]}},
         "model": model,

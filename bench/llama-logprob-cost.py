@@ -5,7 +5,7 @@ one process on one thread, as CPU time: on a shared machine wall time swings wit
 work, and llama.cpp's worker threads spin while they wait, which inflates the CPU time of a
 multi-threaded run. Writes bench/results/llama-logprobs.json.
 
-    .venv/bin/python bench/llama_logprob_cost.py [--gguf FILE] [--tokens 96] [--rounds 3] [--grammar FILE]
+    .venv/bin/python bench/llama-logprob-cost.py [--gguf FILE] [--tokens 96] [--rounds 3] [--grammar FILE]
 
 With --grammar (a GBNF file, e.g. the assertion grammar of a plan), it also measures the CPU time
 per token of decoding under that grammar, against the same prompt without it.
