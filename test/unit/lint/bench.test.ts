@@ -71,6 +71,17 @@ test('bench/README.md names every benchmark script and every results file or run
   assert.deepEqual({ scripts, records: [...new Set(records)] }, { scripts: [], records: [] });
 });
 
+test('bench scripts are named one way, in kebab-case', () => {
+  // A Python module another script imports would have to be snake_case; none is, so none is exempt.
+  const kebab = /^[a-z0-9]+(-[a-z0-9]+)*\.(ts|mjs|sh|py)$/;
+  assert.deepEqual(
+    benchFiles()
+      .filter(isScript)
+      .filter((f) => !kebab.test(path.basename(f))),
+    [],
+  );
+});
+
 test('the checked-in results and run journals name no folder of the machine they ran on', () => {
   // Where a model or data file lay is recorded as `~/…` or relative to the repository (`bench/…`,
   // `../shared/data/…`); bench/machine.ts portablePath writes it so.
