@@ -28,6 +28,7 @@ import { OPENING_SENTENCE, parseProofOutput } from '../src/core/prove/parse';
 import { CLOSING_SENTENCE } from '../src/core/prove/score';
 import { parsePromptFile, renderPrompt, type PromptTemplate } from '../src/core/prove/prompts';
 import { findPackageRoot } from '../src/core/resources';
+import { PROVE_DEFAULTS } from '../src/core/prove/runSchema';
 import { benchMachine, portablePath } from './machine';
 
 const SELF_EVAL_TOKENS = 128;
@@ -125,8 +126,8 @@ async function main(): Promise<void> {
       levels: { type: 'string', default: '1,2,3' },
       limit: { type: 'string', default: '25' },
       samples: { type: 'string', default: '4' },
-      temperature: { type: 'string', default: '0.7' },
-      'max-tokens': { type: 'string', default: '512' },
+      temperature: { type: 'string', default: String(PROVE_DEFAULTS.temperature) },
+      'max-tokens': { type: 'string', default: String(PROVE_DEFAULTS.maxTokens) },
       journal: { type: 'string', default: 'bench/results/prove-prompts.samples.jsonl' },
       out: { type: 'string', default: 'bench/results/prove-prompts.json' },
     },

@@ -52,6 +52,8 @@ async function main(): Promise<void> {
   const modelDir = path.resolve(values['model-dir'] ?? defaultModelDir());
   const variant = values.variant as 'fp32' | 'q8' | 'q4';
 
+  // Shorter budgets than Prove's defaults (PROVE_DEFAULTS): this measures format and readable
+  // scores, not accuracy, and keeps the run to minutes; the results file records them under `math`.
   // finalAnswerBox: constrained answers to problems with a reference end with a boxed final answer.
   const math = { maxTokens: 384, selfEvalMaxTokens: 128, verifierMaxTokens: 128, finalAnswerBox: true };
   // lineOpening: the bracket after the function name is the model's own token (token healing,

@@ -10,6 +10,7 @@ import * as fs from 'node:fs';
 import * as zlib from 'node:zlib';
 import { specOf } from '../../src/core/codeReasoning/pipeline';
 import { createSandboxSuiteRunner } from '../../src/core/codeReasoning/sandboxRunner';
+import { SANDBOX_DEFAULTS } from '../../src/core/sandbox/limits';
 import { loadStageChain, StageConversation } from '../../src/core/codeReasoning/stages';
 import { writeStageTests } from '../../src/core/codeReasoning/testWriter';
 import type { FoundFunction } from '../../src/core/codeReasoning/functions';
@@ -68,7 +69,11 @@ export async function runHumanEval(
   const chain = loadStageChain();
   // The stage-1 test writer with no reasoning before it: tests from the specification alone.
   const stage = { ...chain.stages[0], testBudget: settings.maxTests };
-  const runner = createSandboxSuiteRunner({ perTestTimeoutMs: 5000, suiteTimeoutMs: 60_000, memoryMb: 512 });
+  const runner = createSandboxSuiteRunner({
+    perTestTimeoutMs: SANDBOX_DEFAULTS.perTestTimeoutMs,
+    suiteTimeoutMs: SANDBOX_DEFAULTS.suiteTimeoutMs,
+    memoryMb: SANDBOX_DEFAULTS.memoryMb,
+  });
   for (const mode of modes) {
     for (const [i, p] of problems.entries()) {
       if (results.has({ part: 'humaneval', mode, id: p.task_id })) continue;

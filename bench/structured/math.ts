@@ -47,6 +47,8 @@ export async function runMath(
         {
           problem: row.problem,
           referenceAnswer: row.answer,
+          // One greedy answer per problem, whatever Prove's defaults: the format of one answer is
+          // what is measured.
           options: {
             maxIterations: 1,
             candidates: 1,

@@ -29,6 +29,7 @@ import { loadStageChain } from '../../core/codeReasoning/stages';
 import { fractionFlag, wholeFlag } from '../flags';
 import { SANDBOX_DEFAULTS } from '../../core/sandbox/limits';
 import { settingDefault } from '../../core/settings/schema';
+import { PROVE_DEFAULTS } from '../../core/prove/runSchema';
 import { DEFAULT_EVIDENCE_SAMPLES } from '../../core/codeReasoning/evidence';
 
 const COMMON =
@@ -158,6 +159,8 @@ export const evalCommand: CliCommand = {
           calibrator,
           keepTexts: values['keep-texts'],
           options: {
+            // Best-of-N is what this evaluation measures, so it samples 4 candidates where Prove
+            // samples PROVE_DEFAULTS.candidates; each result's settings record the count.
             candidates: wholeFlag(values.candidates, 'candidates', 1, 4),
             maxIterations: wholeFlag(
               values.iterations,
@@ -171,7 +174,7 @@ export const evalCommand: CliCommand = {
               16,
               settingDefault('model.maxOutputTokens'),
             ),
-            temperature: fractionFlag(values.temperature, 'temperature', 2, 0.7),
+            temperature: fractionFlag(values.temperature, 'temperature', 2, PROVE_DEFAULTS.temperature),
             seed: wholeFlag(values.seed, 'seed', 0, 1),
             rerankBy: rerankBy(values['rerank-by']),
             stepScores: !values['no-step-scores'] && !noStepScorer,

@@ -103,6 +103,9 @@ export interface FiveStageRun {
   totalMs: number;
 }
 
+/** Most tokens of one stage when the caller does not say: stepwise.tests.stageMaxTokens's default. */
+export const DEFAULT_STAGE_MAX_TOKENS = 256;
+
 export interface FiveStageOptions {
   model: ModelBackend;
   /** The user's function and the whole file it lives in (the module its tests import). */
@@ -185,7 +188,7 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
       stage: stage.id,
       budget: stage.testBudget,
       constrained: testWriting.mode === 'constrained',
-      maxTokens: opts.maxTokens ?? 256,
+      maxTokens: opts.maxTokens ?? DEFAULT_STAGE_MAX_TOKENS,
       maxTokensPerLine: opts.maxTokensPerTestLine ?? 96,
       temperature: opts.temperature,
       seed: opts.seed,
@@ -235,7 +238,7 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
     target,
     fileSource: opts.fileSource,
     count: sampleCount,
-    maxTokens: opts.maxTokens ?? 256,
+    maxTokens: opts.maxTokens ?? DEFAULT_STAGE_MAX_TOKENS,
     temperature: 0.8,
     seed: (opts.seed ?? 0) + 1,
     signal,
@@ -348,7 +351,7 @@ async function complete(
   onText: (t: string) => void,
 ): Promise<string> {
   const result = await model.generate(messages, {
-    maxTokens: opts.maxTokens ?? 256,
+    maxTokens: opts.maxTokens ?? DEFAULT_STAGE_MAX_TOKENS,
     temperature: opts.temperature ?? 0,
     seed: opts.seed,
     signal: opts.signal,

@@ -101,6 +101,8 @@ export const ProveOptionsSchema = z.object({
     .describe('Most tokens of the self-evaluation analysis when outputs are constrained.'),
 });
 export type ProveOptions = z.infer<typeof ProveOptionsSchema>;
+/** Prove's defaults as one object: the CLI and the benchmarks read theirs here, as the settings do. */
+export const PROVE_DEFAULTS: ProveOptions = ProveOptionsSchema.parse({});
 
 export const ModelInfoSchema = z.object({
   backend: z.enum(['onnx', 'openai']),

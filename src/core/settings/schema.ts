@@ -11,6 +11,8 @@ import { ProveOptionsSchema } from '../prove/runSchema';
 import { DEFAULT_AGREEMENT_SAMPLES } from '../codeReasoning/rewards';
 import { DEFAULT_CONFIRM_THRESHOLD, DEFAULT_EVIDENCE_SAMPLES } from '../codeReasoning/evidence';
 import { SANDBOX_DEFAULTS } from '../sandbox/limits';
+import { DEFAULT_CALL_RUNS } from '../sandbox/oracle/run';
+import { DEFAULT_STAGE_MAX_TOKENS } from '../codeReasoning/pipeline';
 
 /** Where a setting may be set (VS Code's configuration scopes). */
 export type SettingScope = 'machine-overridable' | 'resource';
@@ -252,7 +254,7 @@ export const SETTINGS_SCHEMA = {
   'tests.stageMaxTokens': z
     .int()
     .min(16)
-    .default(256)
+    .default(DEFAULT_STAGE_MAX_TOKENS)
     .meta(
       meta({
         scope: 'resource',
@@ -335,7 +337,7 @@ export const SETTINGS_SCHEMA = {
     .int()
     .min(1)
     .max(5)
-    .default(2)
+    .default(DEFAULT_CALL_RUNS)
     .meta(
       meta({
         scope: 'resource',

@@ -9,7 +9,9 @@ import {
   type Configuration,
 } from '../../../src/core/settings/contributes';
 import { settingDefault } from '../../../src/core/settings/schema';
-import { ProveOptionsSchema } from '../../../src/core/prove/runSchema';
+import { PROVE_DEFAULTS, ProveOptionsSchema } from '../../../src/core/prove/runSchema';
+import { DEFAULT_CALL_RUNS } from '../../../src/core/sandbox/oracle/run';
+import { DEFAULT_STAGE_MAX_TOKENS } from '../../../src/core/codeReasoning/pipeline';
 import { SANDBOX_DEFAULTS } from '../../../src/core/sandbox/limits';
 
 // out/test/unit/settings → the repository root.
@@ -58,4 +60,9 @@ test('an option the editor, the CLI and the core flows share has one default', (
   assert.equal(settingDefault('tests.suiteTimeoutMs'), SANDBOX_DEFAULTS.suiteTimeoutMs);
   assert.equal(settingDefault('tests.memoryMb'), SANDBOX_DEFAULTS.memoryMb);
   assert.equal(settingDefault('sandbox.diskMb'), SANDBOX_DEFAULTS.diskMb);
+  // The five stages and the oracle fall back to these when a caller (a benchmark) does not say.
+  assert.equal(settingDefault('tests.stageMaxTokens'), DEFAULT_STAGE_MAX_TOKENS);
+  assert.equal(settingDefault('tests.runs'), DEFAULT_CALL_RUNS);
+  // The CLI and the benchmarks read Prove's defaults from PROVE_DEFAULTS.
+  assert.deepEqual(PROVE_DEFAULTS, prove);
 });
