@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { upgradeRun } from './runUpgrade';
 import { DEFAULT_REWARD_WEIGHTS } from './rewards';
+import { DEFAULT_MAX_OUTPUT_TOKENS } from '../model/defaults';
 import { JudgmentSchema } from '../judgment/judgmentSchema';
 import { ScoreDistributionSchema } from './scoreDistribution';
 
@@ -68,7 +69,7 @@ export const ProveOptionsSchema = z.object({
     .boolean()
     .default(true)
     .describe('Check the self-evaluation with a meta-verification pass (R_meta); off: R_meta = 1.'),
-  maxTokens: z.int().min(16).default(512).describe('Most tokens per generator output.'),
+  maxTokens: z.int().min(16).default(DEFAULT_MAX_OUTPUT_TOKENS).describe('Most tokens per generator output.'),
   verifierMaxTokens: z
     .int()
     .min(16)

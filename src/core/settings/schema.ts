@@ -11,6 +11,7 @@ import { ProveOptionsSchema } from '../prove/runSchema';
 import { DEFAULT_AGREEMENT_SAMPLES } from '../codeReasoning/rewards';
 import { DEFAULT_CONFIRM_THRESHOLD, DEFAULT_EVIDENCE_SAMPLES } from '../codeReasoning/evidence';
 import { SANDBOX_DEFAULTS } from '../sandbox/limits';
+import { DEFAULT_ENDPOINT_TIMEOUT_MS } from '../model/defaults';
 import { DEFAULT_CALL_RUNS } from '../sandbox/oracle/run';
 import { DEFAULT_STAGE_MAX_TOKENS } from '../codeReasoning/pipeline';
 
@@ -144,7 +145,7 @@ export const SETTINGS_SCHEMA = {
   'model.openai.timeoutMs': z
     .int()
     .min(1000)
-    .default(60000)
+    .default(DEFAULT_ENDPOINT_TIMEOUT_MS)
     .meta(
       meta({
         scope: 'machine-overridable',

@@ -10,6 +10,7 @@ import {
 } from '../../../src/core/settings/contributes';
 import { settingDefault } from '../../../src/core/settings/schema';
 import { PROVE_DEFAULTS, ProveOptionsSchema } from '../../../src/core/prove/runSchema';
+import { DEFAULT_ENDPOINT_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_TOKENS } from '../../../src/core/model/defaults';
 import { DEFAULT_CALL_RUNS } from '../../../src/core/sandbox/oracle/run';
 import { DEFAULT_STAGE_MAX_TOKENS } from '../../../src/core/codeReasoning/pipeline';
 import { SANDBOX_DEFAULTS } from '../../../src/core/sandbox/limits';
@@ -63,6 +64,9 @@ test('an option the editor, the CLI and the core flows share has one default', (
   // The five stages and the oracle fall back to these when a caller (a benchmark) does not say.
   assert.equal(settingDefault('tests.stageMaxTokens'), DEFAULT_STAGE_MAX_TOKENS);
   assert.equal(settingDefault('tests.runs'), DEFAULT_CALL_RUNS);
+  // The endpoint backend falls back to these when the editor or the CLI does not say.
+  assert.equal(settingDefault('model.maxOutputTokens'), DEFAULT_MAX_OUTPUT_TOKENS);
+  assert.equal(settingDefault('model.openai.timeoutMs'), DEFAULT_ENDPOINT_TIMEOUT_MS);
   // The CLI and the benchmarks read Prove's defaults from PROVE_DEFAULTS.
   assert.deepEqual(PROVE_DEFAULTS, prove);
 });

@@ -19,6 +19,7 @@ import type { PlanOptions, PlanResult, PlanSegment, PlanSupport } from '../plan'
 import { StreamAccumulator } from './accumulator';
 import { planContext } from './context';
 import { EndpointClient } from './client';
+import { DEFAULT_ENDPOINT_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_TOKENS } from '../defaults';
 import { abortedError, type HttpPolicy } from './http';
 import { EndpointPlans, type AssertionGrammarSetting } from './plans';
 import type { StreamedText } from './planRunner';
@@ -54,9 +55,9 @@ export interface OpenAIBackendOptions {
    * `lines` (the opening only, far cheaper on llama-cpp-python), or `auto` (by server). Default auto.
    */
   assertionGrammar?: AssertionGrammarSetting;
-  /** Answer length when a call does not say. Default 512. */
+  /** Answer length when a call does not say. Default DEFAULT_MAX_OUTPUT_TOKENS. */
   maxOutputTokens?: number;
-  /** Deadline for the response headers, in ms. Default 60000. */
+  /** Deadline for the response headers, in ms. Default DEFAULT_ENDPOINT_TIMEOUT_MS. */
   timeoutMs?: number;
   /** Deadline between two chunks of a stream, in ms. Default: timeoutMs. */
   idleTimeoutMs?: number;
@@ -97,7 +98,7 @@ export class OpenAIBackend implements ModelBackend {
   }
 
   constructor(private readonly options: OpenAIBackendOptions) {
-    const timeoutMs = options.timeoutMs ?? 60_000;
+    const timeoutMs = options.timeoutMs ?? DEFAULT_ENDPOINT_TIMEOUT_MS;
     const contextWindow = options.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
     this.policy = {
       timeoutMs,
@@ -116,7 +117,7 @@ export class OpenAIBackend implements ModelBackend {
     this.client = new EndpointClient(options.baseUrl, headers, this.policy, options.onWarning, (name) => {
       this.info.name = name;
     });
-    this.maxOutputTokens = options.maxOutputTokens ?? 512;
+    this.maxOutputTokens = options.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
     this.scorer = new EchoScorer(
       options.model,
       (body, signal) => this.client.postJson('/completions', body, signal),
