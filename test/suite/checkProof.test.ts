@@ -5,7 +5,8 @@ import * as vscode from 'vscode';
 import { activateStepwise, waitFor, workspaceRoot } from './helpers';
 import { parseProveRun, type ProveRun } from '../../src/core/prove/runSchema';
 import { calibrationReport } from '../../src/core/prove/calibration';
-import { loadRuns, runsDir } from '../../src/core/prove/runStore';
+import { loadRuns } from '../../src/core/prove/runStore';
+import { runsDir } from '../../src/core/runs/folder';
 import { parseProofDocument } from '../../src/core/steps/document';
 
 const readRun = (file: string): ProveRun => {

@@ -267,15 +267,6 @@ export const ProveRunSchema = z.object({
 export type ProveRun = z.infer<typeof ProveRunSchema>;
 
 /**
- * Whether a run's scores may be learnt from or measured: a cancelled run stopped wherever the person
- * stopped it, so its judgments are partial and its problem was not one they wanted answered. It
- * stays saved (nothing shown is lost) but calibration and training data leave it out.
- */
-export function isDataRun(run: { status?: unknown }): boolean {
-  return run.status !== 'cancelled';
-}
-
-/**
  * Reads a saved run, saying in words what is wrong with one that does not match the schema. A run
  * of an older version is upgraded first, so runs saved before an upgrade stay readable.
  */

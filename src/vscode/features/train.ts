@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import type { StepwiseContext } from '../context';
 import { singletonPanel } from '../panels/panelHost';
 import { runTrainer, type TrainerRun } from '../../core/trainer/run';
-import { prepareTrainingData, trainingRunDir, type TrainingJob } from '../../core/trainer/data';
+import { prepareTrainingData, trainingRunDir, type TrainingJob } from '../../core/trainingData/prepare';
 import type { TrainHost, TrainView, TrainingState } from '../../shared/protocols/train';
 import type { TrainerEvent } from '../../core/trainer/events';
 import { trainerPython } from './trainEnvironment';

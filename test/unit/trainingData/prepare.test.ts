@@ -4,7 +4,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { LabelStore } from '../../../src/core/labels/index';
-import { NoTrainingDataError, prepareTrainingData, trainingRunDir } from '../../../src/core/trainer/data';
+import {
+  NoTrainingDataError,
+  prepareTrainingData,
+  trainingRunDir,
+} from '../../../src/core/trainingData/prepare';
 
 const workspace = () => fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-train-data-'));
 const readJsonl = (file: string) =>
@@ -76,7 +80,10 @@ test('question-generator: the R_G rows of every practice set are joined', async 
   ] as const) {
     fs.mkdirSync(path.join(ws, '.stepwise', 'practice', name), { recursive: true });
     const row = { prompt: 'Propose a problem.', completion: `Problem: ${name}`, reward, kept: reward > 0.5 };
-    fs.writeFileSync(path.join(ws, '.stepwise', 'practice', name, 'generator-rewards.jsonl'), JSON.stringify(row) + '\n');
+    fs.writeFileSync(
+      path.join(ws, '.stepwise', 'practice', name, 'generator-rewards.jsonl'),
+      JSON.stringify(row) + '\n',
+    );
   }
   const runDir = trainingRunDir(ws, 'question-generator');
   const data = await prepareTrainingData('question-generator', ws, runDir);

@@ -1,8 +1,14 @@
+/**
+ * Training data: what the workspace's step labels, saved Prove runs and practice sets become for
+ * each training job. It combines three features by nature, so it is a composite above them
+ * (ARCHITECTURE.md); the trainer's client (`core/trainer/`) only runs the job on the files it writes.
+ */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LabelStore, exportableSolutions, toTrlStepwise } from '../labels/index';
-import { loadRuns, runsDir } from '../prove/runStore';
-import { isDataRun } from '../prove/runSchema';
+import { loadRuns } from '../prove/runStore';
+import { isDataRun } from '../runs/dataRun';
+import { runsDir } from '../runs/folder';
 
 export type TrainingJob = 'prm' | 'orm' | 'sft-format' | 'grpo' | 'dpo' | 'question-generator';
 
@@ -71,7 +77,7 @@ export async function prepareTrainingData(
   }
   if (job === 'grpo') {
     const { runs, skipped } = await loadRuns(runsDir(workspace));
-        // Cancelled runs are kept on disk but are no training data (see isDataRun).
+    // Cancelled runs are kept on disk but are no training data (see isDataRun).
     const problems = [
       ...new Set(
         runs

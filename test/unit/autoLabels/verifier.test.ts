@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { verifierLabels } from '../../../src/core/labels/auto/verifier';
+import { verifierLabels } from '../../../src/core/autoLabels/verifier';
 import type { PlanOptions, PlanResult, PlanSegment } from '../../../src/core/model/plan';
 import type { ModelBackend, ModelInput } from '../../../src/core/model/types';
 import { parsePromptFile } from '../../../src/core/prove/prompts';

@@ -4,10 +4,10 @@
  * final answer as the loop's solutions are, and each rest counts as a success when that answer is
  * the reference answer.
  */
-import { answersEquivalent, finalBoxedAnswer } from '../../math/answers';
-import type { ModelBackend } from '../../model/types';
-import { finalAnswerLine, solutionContinuationPlan } from '../../prove/generate';
-import { loadPrompt, renderPrompt } from '../../prove/prompts';
+import { answersEquivalent, finalBoxedAnswer } from '../math/answers';
+import type { ModelBackend } from '../model/types';
+import { finalAnswerLine, solutionContinuationPlan } from '../prove/generate';
+import { loadPrompt, renderPrompt } from '../prove/prompts';
 import type { ContinuationProbe } from './completion';
 
 export interface ModelProbeOptions {

@@ -5,9 +5,9 @@
  * a split vote is no evidence and the step stays unlabelled. Labelling stops at the first step the
  * passes unanimously reject: what follows a wrong step says nothing about the chain.
  */
-import type { PlanSegment } from '../../model/plan';
-import type { ModelBackend } from '../../model/types';
-import { renderPrompt, type PromptTemplate } from '../../prove/prompts';
+import type { PlanSegment } from '../model/plan';
+import type { ModelBackend } from '../model/types';
+import { renderPrompt, type PromptTemplate } from '../prove/prompts';
 
 export interface VerifierLabelOptions {
   /** Judgments of each step (k); a label needs all of them to agree. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { completionLabels, type ContinuationProbe } from '../../../src/core/labels/auto/completion';
+import { completionLabels, type ContinuationProbe } from '../../../src/core/autoLabels/completion';
 import { splitSteps } from '../../../src/core/steps/split';
 
 const TEXT = ['Let x = 2.', 'Then 2x = 4.', 'So 2x + 1 = 6.', 'Hence the answer is \\boxed{6}.'].join('\n');
