@@ -22,7 +22,7 @@ suite('Check My Proof and cancelled runs', () => {
     const file = path.join(workspaceRoot(), 'proofs', 'sqrt-two-irrational.md');
     const editor = await vscode.window.showTextDocument(vscode.Uri.file(file));
     const before = editor.document.getText();
-    const result = (await vscode.commands.executeCommand('stepwise.checkProof', {
+    const result = (await vscode.commands.executeCommand('stepwise.check', {
       verifierMaxTokens: 48,
     })) as { run: ProveRun; file?: string };
     assert.ok(result?.file, 'the run was saved');
@@ -65,7 +65,7 @@ suite('Check My Proof and cancelled runs', () => {
     }) as Thenable<{ run: ProveRun; file?: string }>;
     // Once the model is at work on the first run, a second run takes the panel over.
     await waitFor('the first run to start', () => api.context.model.state.kind === 'busy', 120_000);
-    const second = (await vscode.commands.executeCommand('stepwise.checkProof', {
+    const second = (await vscode.commands.executeCommand('stepwise.check', {
       verifierMaxTokens: 16,
     })) as { run: ProveRun; file?: string };
     const cancelled = await first;

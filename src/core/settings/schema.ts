@@ -98,7 +98,7 @@ export const SETTINGS_SCHEMA = {
       meta({
         scope: 'machine-overridable',
         description:
-          'Base URL of the OpenAI-compatible endpoint, with or without /v1. The API key is kept in SecretStorage: run "Stepwise: Set Endpoint API Key".',
+          'Base URL of the OpenAI-compatible endpoint, with or without /v1. The API key is kept in SecretStorage: run "Stepwise: Set Model Endpoint API Key".',
       }),
     ),
   'model.openai.model': z

@@ -95,7 +95,7 @@ export interface ImproveOutcome {
 }
 
 /**
- * "Stepwise: Improve the Model from Annotations": `stepwise loop` in a child process. It samples
+ * "Stepwise: Improve the Model with the Learning Loop": `stepwise loop` in a child process. It samples
  * and auto-labels solutions (the workspace's own labels outrank the automatic ones), trains a PRM,
  * exports it, measures it on held-out problems, and offers it as the step scorer.
  */
@@ -103,81 +103,78 @@ export function registerImproveModel(ctx: StepwiseContext, panels: EvalReportPan
   let running: AbortController | undefined;
   ctx.own({ dispose: () => running?.abort() });
 
-  ctx.command(
-    'stepwise.improveFromAnnotations',
-    async (arg?: unknown): Promise<ImproveOutcome | undefined> => {
-      const given = (arg ?? {}) as ImproveArgs;
-      const root = ctx.workspaceRoot()?.fsPath;
-      if (!root)
-        throw new Error('Open a folder: the loop trains on its labels and writes to its .stepwise/ folder.');
-      if (running && !running.signal.aborted)
-        throw new Error('The model is already being improved; cancel it from its notification first.');
-      const data = given.data ?? (await pickProblems(root));
-      if (!data) return undefined;
-      // Automation gives the sizes; a person picks one of the scales.
-      const scale: Pick<Scale, 'train' | 'heldOut' | 'trainerArgs'> | undefined =
-        given.train !== undefined
-          ? {
-              train: given.train,
-              heldOut: given.heldOut ?? SCALES[0].heldOut,
-              trainerArgs: given.trainerArgs ?? SCALES[0].trainerArgs,
-            }
-          : await vscode.window.showQuickPick(SCALES, {
-              title: 'Stepwise: Improve the Model — how large a run?',
-            });
-      if (!scale) return undefined;
-      const python = await trainerPython(ctx);
-      if (!python) return undefined;
+  ctx.command('stepwise.loop.run', async (arg?: unknown): Promise<ImproveOutcome | undefined> => {
+    const given = (arg ?? {}) as ImproveArgs;
+    const root = ctx.workspaceRoot()?.fsPath;
+    if (!root)
+      throw new Error('Open a folder: the loop trains on its labels and writes to its .stepwise/ folder.');
+    if (running && !running.signal.aborted)
+      throw new Error('The model is already being improved; cancel it from its notification first.');
+    const data = given.data ?? (await pickProblems(root));
+    if (!data) return undefined;
+    // Automation gives the sizes; a person picks one of the scales.
+    const scale: Pick<Scale, 'train' | 'heldOut' | 'trainerArgs'> | undefined =
+      given.train !== undefined
+        ? {
+            train: given.train,
+            heldOut: given.heldOut ?? SCALES[0].heldOut,
+            trainerArgs: given.trainerArgs ?? SCALES[0].trainerArgs,
+          }
+        : await vscode.window.showQuickPick(SCALES, {
+            title: 'Stepwise: Improve the Model — how large a run?',
+          });
+    if (!scale) return undefined;
+    const python = await trainerPython(ctx);
+    if (!python) return undefined;
 
-      const loopDir = loopFolder(root);
-      const args = [
-        'loop',
-        '--data',
-        data,
-        '--workspace',
-        root,
-        '--out',
-        loopDir,
-        '--train',
-        String(scale.train),
-        '--held-out',
-        String(scale.heldOut),
-        // Joined: a value that starts with a dash would otherwise read as an option of its own.
-        `--trainer-args=${scale.trainerArgs}`,
-        '--python',
-        python,
-        ...(given.solutions ? ['--solutions', String(given.solutions)] : []),
-        ...(given.samplesPerStep ? ['--samples-per-step', String(given.samplesPerStep)] : []),
-        ...(given.unsolved ? ['--unsolved', given.unsolved] : []),
-        ...(given.maxTokens ? ['--max-tokens', String(given.maxTokens)] : []),
-        ...(given.baseModel ? ['--base-model', given.baseModel] : []),
-        ...currentPrmArgs(ctx),
-        ...(await generatorArgs(ctx)),
-      ];
-      const outcome = await runCliWithProgress(
-        ctx,
-        'Stepwise: improving the model from annotations',
-        args,
-        root,
-        (abort) => (running = abort),
+    const loopDir = loopFolder(root);
+    const args = [
+      'loop',
+      '--data',
+      data,
+      '--workspace',
+      root,
+      '--out',
+      loopDir,
+      '--train',
+      String(scale.train),
+      '--held-out',
+      String(scale.heldOut),
+      // Joined: a value that starts with a dash would otherwise read as an option of its own.
+      `--trainer-args=${scale.trainerArgs}`,
+      '--python',
+      python,
+      ...(given.solutions ? ['--solutions', String(given.solutions)] : []),
+      ...(given.samplesPerStep ? ['--samples-per-step', String(given.samplesPerStep)] : []),
+      ...(given.unsolved ? ['--unsolved', given.unsolved] : []),
+      ...(given.maxTokens ? ['--max-tokens', String(given.maxTokens)] : []),
+      ...(given.baseModel ? ['--base-model', given.baseModel] : []),
+      ...currentPrmArgs(ctx),
+      ...(await generatorArgs(ctx)),
+    ];
+    const outcome = await runCliWithProgress(
+      ctx,
+      'Stepwise: improving the model from annotations',
+      args,
+      root,
+      (abort) => (running = abort),
+    );
+    const done = outcome.done;
+    if (!done)
+      throw new Error(
+        `Improving the model failed: ${outcome.output.split('\n').slice(-3).join(' ') || `exit code ${outcome.exitCode}`}`,
       );
-      const done = outcome.done;
-      if (!done)
-        throw new Error(
-          `Improving the model failed: ${outcome.output.split('\n').slice(-3).join(' ') || `exit code ${outcome.exitCode}`}`,
-        );
-      if (done.cancelled) {
-        void vscode.window.showInformationMessage(
-          'Stepwise: stopped. Run "Improve the Model from Annotations" again to continue where it stopped.',
-        );
-        return { cancelled: true };
-      }
-      const report = JSON.parse(fs.readFileSync(done.result, 'utf8')) as LoopReport;
-      const result = summarise(report, done.result);
-      await offer(ctx, panels, result, report, given.adopt);
-      return result;
-    },
-  );
+    if (done.cancelled) {
+      void vscode.window.showInformationMessage(
+        'Stepwise: stopped. Run "Improve the Model with the Learning Loop" again to continue where it stopped.',
+      );
+      return { cancelled: true };
+    }
+    const report = JSON.parse(fs.readFileSync(done.result, 'utf8')) as LoopReport;
+    const result = summarise(report, done.result);
+    await offer(ctx, panels, result, report, given.adopt);
+    return result;
+  });
 }
 
 function summarise(report: LoopReport, file: string): ImproveOutcome {

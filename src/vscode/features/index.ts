@@ -1,6 +1,7 @@
 import type { StepwiseContext } from '../context';
 import { registerWelcome } from './welcome';
 import { registerModelCommands } from './model';
+import { registerPlayground } from './playground';
 import { registerDownload } from './download';
 import { registerLadder } from './ladder';
 import { registerPractice } from './practice';
@@ -21,6 +22,7 @@ let labelling: PanelLabelling | undefined;
 export const features: { name: string; register(ctx: StepwiseContext): void }[] = [
   { name: 'welcome', register: registerWelcome },
   { name: 'model', register: registerModelCommands },
+  { name: 'playground', register: registerPlayground },
   { name: 'download', register: registerDownload },
   { name: 'ladder', register: registerLadder },
   {

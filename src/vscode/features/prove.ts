@@ -100,7 +100,7 @@ export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabel
     });
   });
 
-  ctx.command('stepwise.showCalibration', async () => {
+  ctx.command('stepwise.calibration.show', async () => {
     const root = ctx.workspaceRoot();
     if (!root)
       throw new Error('Open a workspace folder: calibration reads the runs saved under .stepwise/runs.');

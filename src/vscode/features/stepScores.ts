@@ -39,7 +39,7 @@ export function registerStepScores(ctx: StepwiseContext): void {
     }),
   );
 
-  ctx.command('stepwise.scoreSteps', async (): Promise<ScoredSteps | undefined> => {
+  ctx.command('stepwise.scoreSteps.run', async (): Promise<ScoredSteps | undefined> => {
     const editor = vscode.window.activeTextEditor;
     if (!editor) throw new Error('Open a proof document (with "## Problem" and "## Solution") first.');
     const scorer = ctx.prm.scorer();

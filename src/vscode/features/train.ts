@@ -103,7 +103,7 @@ export function registerTraining(ctx: StepwiseContext): void {
 
   ctx.own({ dispose: () => running?.abort() });
 
-  ctx.command('stepwise.trainFromAnnotations', async (arg?: unknown) => {
+  ctx.command('stepwise.train.run', async (arg?: unknown) => {
     const given = (arg ?? {}) as TrainArgs;
     const root = ctx.workspaceRoot()?.fsPath;
     if (!root) throw new Error('Open a folder: training data come from its .stepwise/ folder.');

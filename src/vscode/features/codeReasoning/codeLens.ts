@@ -51,7 +51,7 @@ export class ReasonCodeLensProvider implements vscode.CodeLensProvider {
       return new vscode.CodeLens(line.range, {
         title: '$(beaker) Reason & generate tests',
         tooltip: `Five-stage reasoning about ${fn.qualifiedName}, with tests written at every stage and run in a sandbox`,
-        command: 'stepwise.reasonAndGenerateTests',
+        command: 'stepwise.tests.generate',
         arguments: [document.uri, fn.qualifiedName],
       });
     });

@@ -104,8 +104,8 @@ export function registerCodeReasoning(ctx: StepwiseContext): void {
     return hit?.name;
   };
   for (const [command, judgement] of [
-    ['stepwise.acceptExpectation', 'accept'],
-    ['stepwise.rejectExpectation', 'reject'],
+    ['stepwise.tests.accept', 'accept'],
+    ['stepwise.tests.reject', 'reject'],
   ] as const)
     ctx.command(command, async (nameArg?: unknown) => {
       const name = typeof nameArg === 'string' ? nameArg : testAtCursor();
@@ -148,7 +148,7 @@ export function registerCodeReasoning(ctx: StepwiseContext): void {
     column: vscode.ViewColumn.Beside,
     preserveFocus: true,
   });
-  ctx.command('stepwise.insertTests', async (namesArg?: unknown) => {
+  ctx.command('stepwise.tests.insert', async (namesArg?: unknown) => {
     if (!lastRun) throw new Error('Run "Reason & Generate Tests" on a function first.');
     const { run, uri } = lastRun;
     const reference = run.scores?.reference ?? 'user';
@@ -168,7 +168,7 @@ export function registerCodeReasoning(ctx: StepwiseContext): void {
   });
 
   ctx.command(
-    'stepwise.reasonAndGenerateTests',
+    'stepwise.tests.generate',
     async (uriArg?: unknown, nameArg?: unknown, optionsArg?: unknown) => {
       const options = (optionsArg ?? {}) as { maxTokens?: number };
       const target = await pickFunction(
