@@ -21,7 +21,7 @@ const FLOOR = [
   'runs',
 ];
 /** Features: each imports the floor, and another feature only where ALLOWED says why. */
-const FEATURES = ['prove', 'codeReasoning', 'labels', 'practice', 'trainer'];
+const FEATURES = ['prove', 'tests', 'labels', 'practice', 'trainer'];
 /** Composites combine features: each may import every feature and the composites listed after it. */
 const COMPOSITES = ['loop', 'trainingData', 'autoLabels', 'eval'];
 /** Settings hold every option's default, so they may import any core folder. */

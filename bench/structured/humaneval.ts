@@ -8,12 +8,12 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as zlib from 'node:zlib';
-import { specOf } from '../../src/core/codeReasoning/pipeline';
-import { createSandboxSuiteRunner } from '../../src/core/codeReasoning/sandboxRunner';
-import { loadStageChain, StageConversation } from '../../src/core/codeReasoning/stages';
-import { writeStageTests } from '../../src/core/codeReasoning/testWriter';
-import type { FoundFunction } from '../../src/core/codeReasoning/functions';
-import { findFunctions } from '../../src/core/codeReasoning/functions';
+import { specOf } from '../../src/core/tests/pipeline';
+import { createSandboxSuiteRunner } from '../../src/core/tests/sandboxRunner';
+import { loadStageChain, StageConversation } from '../../src/core/tests/stages';
+import { writeStageTests } from '../../src/core/tests/testWriter';
+import type { FoundFunction } from '../../src/core/tests/functions';
+import { findFunctions } from '../../src/core/tests/functions';
 import type { ModelBackend } from '../../src/core/model/types';
 import { resolvePython } from '../../src/core/sandbox/index';
 import { mean, progress, share, type ItemRecord, type Mode, type Results } from './results';

@@ -2,8 +2,8 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { activateStepwise, waitFor, workspaceRoot } from './helpers';
-import type { FiveStageRun } from '../../src/core/codeReasoning/pipeline';
-import { createSandboxSuiteRunner } from '../../src/core/codeReasoning/sandboxRunner';
+import type { FiveStageRun } from '../../src/core/tests/pipeline';
+import { createSandboxSuiteRunner } from '../../src/core/tests/sandboxRunner';
 
 suite('Reason & generate tests (default model)', () => {
   test('a CodeLens appears above each sample function', async () => {

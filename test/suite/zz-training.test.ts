@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { activateStepwise, report, workspaceRoot } from './helpers';
 import type { TrainerRun } from '../../src/core/trainer/run';
-import type { ScoredSteps } from '../../src/vscode/features/stepScores';
+import type { ScoredSteps } from '../../src/vscode/features/scoreSteps';
 
 /** "Train from Annotations" → prm on the workspace's labels, adopted as the step scorer. */
 async function trainPrm(): Promise<TrainerRun> {

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { activateStepwise, report, workspaceRoot } from './helpers';
 import { isAutomaticLabel, type LabelRecord } from '../../src/core/labels/schema';
-import type { ImproveOutcome } from '../../src/vscode/features/improveModel';
+import type { ImproveOutcome } from '../../src/vscode/features/loop';
 
 // Problems with known answers, small enough for the test model to sample in seconds.
 const PROBLEMS = [

@@ -8,8 +8,8 @@
 import { z } from 'zod';
 import { DESIGN_CONSTANTS } from '../designConstants';
 import { ProveOptionsSchema } from '../prove/runSchema';
-import { DEFAULT_AGREEMENT_SAMPLES } from '../codeReasoning/rewards';
-import { DEFAULT_CONFIRM_THRESHOLD, DEFAULT_EVIDENCE_SAMPLES } from '../codeReasoning/evidence';
+import { DEFAULT_AGREEMENT_SAMPLES } from '../tests/rewards';
+import { DEFAULT_CONFIRM_THRESHOLD, DEFAULT_EVIDENCE_SAMPLES } from '../tests/evidence';
 import { SANDBOX_DEFAULTS } from '../sandbox/limits';
 
 /** Where a setting may be set (VS Code's configuration scopes). */

@@ -7,12 +7,12 @@ import { registerLadder } from './ladder';
 import { registerPractice } from './practice';
 import { registerTraining } from './train';
 import { registerProve } from './prove';
-import { registerCodeReasoning } from './codeReasoning/index';
+import { registerCodeReasoning } from './tests/index';
 import { registerLabels } from './labels/index';
-import { registerStepScores } from './stepScores';
+import { registerStepScores } from './scoreSteps';
 import { EvalReportPanels, registerShowReport } from './evalReport';
 import { registerRunEvaluation } from './evalRun';
-import { registerImproveModel } from './improveModel';
+import { registerImproveModel } from './loop';
 import type { PanelLabelling } from './prove';
 
 // The Prove panel labels steps through the labelling feature when it started.

@@ -8,7 +8,7 @@ import type {
   CodeRunView,
   StageView,
   VerdictView,
-} from '../../src/shared/protocols/codeReasoning';
+} from '../../src/shared/protocols/tests';
 
 injectStyles(baseCss);
 injectStyles(`

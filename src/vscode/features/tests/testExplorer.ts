@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
-import type { GeneratedTest } from '../../../core/codeReasoning/extractTests';
-import type { FiveStageRun, SuiteRunner } from '../../../core/codeReasoning/pipeline';
-import type { CodeLanguage } from '../../../core/codeReasoning/functions';
-import { evidenceText, type UserVerdict } from '../../../core/codeReasoning/evidence';
+import type { GeneratedTest } from '../../../core/tests/extractTests';
+import type { FiveStageRun, SuiteRunner } from '../../../core/tests/pipeline';
+import type { CodeLanguage } from '../../../core/tests/functions';
+import { evidenceText, type UserVerdict } from '../../../core/tests/evidence';
 
 interface SuiteRecord {
   uri: vscode.Uri;

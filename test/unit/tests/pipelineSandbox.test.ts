@@ -5,10 +5,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { findFunctions } from '../../../src/core/codeReasoning/functions';
-import { runFiveStages } from '../../../src/core/codeReasoning/pipeline';
-import { DEFAULT_CONFIRM_THRESHOLD } from '../../../src/core/codeReasoning/evidence';
-import { createSandboxSuiteRunner } from '../../../src/core/codeReasoning/sandboxRunner';
+import { findFunctions } from '../../../src/core/tests/functions';
+import { runFiveStages } from '../../../src/core/tests/pipeline';
+import { DEFAULT_CONFIRM_THRESHOLD } from '../../../src/core/tests/evidence';
+import { createSandboxSuiteRunner } from '../../../src/core/tests/sandboxRunner';
 import { asksForTests, scriptedModel } from '../helpers/scriptedModel';
 
 const runner = createSandboxSuiteRunner({ perTestTimeoutMs: 5000, suiteTimeoutMs: 60_000, memoryMb: 512 });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { exampleAssertions, exampleTests } from '../../../src/core/codeReasoning/specExamples';
+import { exampleAssertions, exampleTests } from '../../../src/core/tests/specExamples';
 
 test('doctest examples become assertions, the expected value read up to a blank line', () => {
   const doc = `Check if any two numbers are closer than the threshold.

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { findFunctions } from '../../../src/core/codeReasoning/functions';
-import { runFiveStages, testWritingText, type SuiteRunner } from '../../../src/core/codeReasoning/pipeline';
-import { loadStageChain } from '../../../src/core/codeReasoning/stages';
-import { writeStageTests } from '../../../src/core/codeReasoning/testWriter';
+import { findFunctions } from '../../../src/core/tests/functions';
+import { runFiveStages, testWritingText, type SuiteRunner } from '../../../src/core/tests/pipeline';
+import { loadStageChain } from '../../../src/core/tests/stages';
+import { writeStageTests } from '../../../src/core/tests/testWriter';
 import { lastMessage, ScriptedBackend } from '../prove/scriptedBackend';
 import type { ChatMessage } from '../../../src/core/model/types';
 

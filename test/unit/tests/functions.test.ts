@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { findFunctions, languageForFile } from '../../../src/core/codeReasoning/functions';
+import { findFunctions, languageForFile } from '../../../src/core/tests/functions';
 
 test('finds Python functions, decorated functions and methods, not nested helpers', async () => {
   const src = [

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import * as path from 'node:path';
-import type { GeneratedTest } from '../../../core/codeReasoning/extractTests';
-import type { CodeLanguage } from '../../../core/codeReasoning/functions';
+import type { GeneratedTest } from '../../../core/tests/extractTests';
+import type { CodeLanguage } from '../../../core/tests/functions';
 
 /** Where the tests of a module go, by each ecosystem's usual convention. */
 export function testFileFor(moduleUri: vscode.Uri, language: CodeLanguage): vscode.Uri {

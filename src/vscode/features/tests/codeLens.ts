@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { findFunctions, languageForFile, type FoundFunction } from '../../../core/codeReasoning/functions';
+import { findFunctions, languageForFile, type FoundFunction } from '../../../core/tests/functions';
 
 export const CODE_SELECTOR: vscode.DocumentSelector = [
   { language: 'python' },

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { loadStageChain, stagesDigest } from '../../../src/core/codeReasoning/stages';
+import { loadStageChain, stagesDigest } from '../../../src/core/tests/stages';
 import { resourcePath } from '../../../src/core/resources';
 
 function copyWith(

@@ -6,7 +6,7 @@ import {
   testWriterReward,
   type DualVerdict,
   type VerdictStatus,
-} from '../../../src/core/codeReasoning/rewards';
+} from '../../../src/core/tests/rewards';
 
 const v = (name: string, onUser: VerdictStatus, onGenerated: VerdictStatus, stage = 1): DualVerdict => ({
   name,

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withFileImports } from '../../../src/core/codeReasoning/fileImports';
+import { withFileImports } from '../../../src/core/tests/fileImports';
 import { runSuite } from '../../../src/core/sandbox/index';
 
 const FILE = [

@@ -7,7 +7,7 @@ import {
   TestJudgementStore,
   judgementTrainingRows,
   type NewJudgement,
-} from '../../../src/core/codeReasoning/expectationStore';
+} from '../../../src/core/tests/expectationStore';
 
 const judgement = (j: 'accept' | 'reject', source: string): NewJudgement => ({
   judgement: j,

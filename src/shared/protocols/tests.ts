@@ -1,6 +1,6 @@
 /** Messages of the "Reason & Generate Tests" panel. */
-import type { Disagreement, VerdictStatus } from '../../core/codeReasoning/rewards';
-import type { UserVerdict } from '../../core/codeReasoning/evidence';
+import type { Disagreement, VerdictStatus } from '../../core/tests/rewards';
+import type { UserVerdict } from '../../core/tests/evidence';
 
 /** A person's verdict on an unconfirmed expectation: the test is right (accept) or wrong (reject). */
 export type ExpectationJudgement = 'accept' | 'reject';

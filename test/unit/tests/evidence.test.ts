@@ -6,8 +6,8 @@ import {
   evidenceText,
   testEvidence,
   userVerdict,
-} from '../../../src/core/codeReasoning/evidence';
-import type { VerdictStatus } from '../../../src/core/codeReasoning/rewards';
+} from '../../../src/core/tests/evidence';
+import type { VerdictStatus } from '../../../src/core/tests/rewards';
 
 const P: VerdictStatus = 'passed';
 const F: VerdictStatus = 'failed';

@@ -10,20 +10,20 @@ import {
   type FiveStageEvent,
   type FiveStageRun,
   type SuiteRunner,
-} from '../../../core/codeReasoning/pipeline';
-import { loadStageChain } from '../../../core/codeReasoning/stages';
-import type { FoundFunction } from '../../../core/codeReasoning/functions';
-import { createSandboxSuiteRunner } from '../../../core/codeReasoning/sandboxRunner';
-import { evidenceText } from '../../../core/codeReasoning/evidence';
-import { rewardSupportText } from '../../../core/codeReasoning/rewards';
-import { TestJudgementStore } from '../../../core/codeReasoning/expectationStore';
+} from '../../../core/tests/pipeline';
+import { loadStageChain } from '../../../core/tests/stages';
+import type { FoundFunction } from '../../../core/tests/functions';
+import { createSandboxSuiteRunner } from '../../../core/tests/sandboxRunner';
+import { evidenceText } from '../../../core/tests/evidence';
+import { rewardSupportText } from '../../../core/tests/rewards';
+import { TestJudgementStore } from '../../../core/tests/expectationStore';
 import { saveJsonAtomically } from '../../../core/files';
 import type {
   ExpectationJudgement,
   CodeReasoningHost,
   CodeReasoningView,
   CodeRunView,
-} from '../../../shared/protocols/codeReasoning';
+} from '../../../shared/protocols/tests';
 import { CODE_SELECTOR, FunctionIndex, ReasonCodeLensProvider } from './codeLens';
 import { GeneratedTestsExplorer } from './testExplorer';
 import { insertTests } from './insertTests';
@@ -125,7 +125,7 @@ export function registerCodeReasoning(ctx: StepwiseContext): void {
 
   const panel = singletonPanel<CodeReasoningHost, CodeReasoningView>(ctx, {
     viewType: VIEW_TYPE,
-    bundle: 'codeReasoning',
+    bundle: 'tests',
     title: 'Stepwise: Reason & Generate Tests',
     handlers: () => ({
       state: () => view,

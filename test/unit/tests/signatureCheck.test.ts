@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { signatureProblems } from '../../../src/core/codeReasoning/signatureCheck';
-import { testsFromStage } from '../../../src/core/codeReasoning/stageTests';
-import { findFunctions } from '../../../src/core/codeReasoning/functions';
+import { signatureProblems } from '../../../src/core/tests/signatureCheck';
+import { testsFromStage } from '../../../src/core/tests/stageTests';
+import { findFunctions } from '../../../src/core/tests/functions';
 
 const merge = {
   name: 'merge_intervals',

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseAssertionLines } from '../../../src/core/codeReasoning/assertions';
+import { parseAssertionLines } from '../../../src/core/tests/assertions';
 
 test('python: single assertions split into the call and the expected value', async () => {
   const { tests, rejected } = await parseAssertionLines(

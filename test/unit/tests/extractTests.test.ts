@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { extractTests } from '../../../src/core/codeReasoning/extractTests';
+import { extractTests } from '../../../src/core/tests/extractTests';
 
 test('splits Python test-writer output into one test per def, keeping decorators', async () => {
   const output = [
