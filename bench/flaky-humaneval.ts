@@ -11,7 +11,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseAssertionLines } from '../src/core/codeReasoning/assertions';
+import { parseAssertionLines } from '../src/core/tests/assertions';
 import { readCodeTasks, requireDataFile, type CodeTask } from '../src/core/eval/datasets';
 import { findPackageRoot } from '../src/core/resources';
 import { runAssertions } from '../src/core/sandbox/index';

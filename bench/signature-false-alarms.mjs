@@ -1,5 +1,5 @@
 // How many of the tests a recorded `stepwise eval tests` run found failing on the reference would
-// the signature check (src/core/codeReasoning/signatureCheck.ts) have rejected before running?
+// the signature check (src/core/tests/signatureCheck.ts) have rejected before running?
 // Needs no model: it re-parses the journal's failing tests against the dataset's signatures.
 //   node bench/signature-false-alarms.mjs RUN.json DATA.jsonl[.gz] [--out FILE]
 // Run `npx tsc -p tsconfig.json` first (it uses the product's own parsers from out/).
@@ -13,9 +13,9 @@ const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const out = (p) => require(path.join(root, 'out/src/core', p));
 const { readCodeTasks } = out('eval/datasets.js');
-const { findFunctions } = out('codeReasoning/functions.js');
-const { parseAssertionLines } = out('codeReasoning/assertions.js');
-const { signatureProblems } = out('codeReasoning/signatureCheck.js');
+const { findFunctions } = out('tests/functions.js');
+const { parseAssertionLines } = out('tests/assertions.js');
+const { signatureProblems } = out('tests/signatureCheck.js');
 
 const [run, data] = process.argv.slice(2);
 const outIdx = process.argv.indexOf('--out');

@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-TESTS=(out/test/unit/sandbox/*.test.js out/test/unit/codeReasoning/pipelineSandbox.test.js)
+TESTS=(out/test/unit/sandbox/*.test.js out/test/unit/tests/pipelineSandbox.test.js)
 if [ ! -e "${TESTS[0]}" ]; then
   echo "run-sandbox-tests-unprivileged: the tests are not built; run npm run build first." >&2
   exit 2

@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { StepwiseContext } from './context';
 import { createModelStatusItem } from './statusBar';
 import { features } from './features/index';
+import { RENAMED_COMMANDS } from './commandAliases';
 
 /** What `activate` hands to other extensions and to the integration tests. */
 export interface StepwiseApi {
@@ -18,7 +19,7 @@ export function activate(extension: vscode.ExtensionContext): StepwiseApi {
   current = ctx;
   extension.subscriptions.push(ctx);
   ctx.own(createModelStatusItem(ctx.model));
-  ctx.command('stepwise.showLog', () => ctx.log.show());
+  ctx.command('stepwise.log.show', () => ctx.log.show());
   for (const feature of features) {
     try {
       feature.register(ctx);
@@ -27,6 +28,9 @@ export function activate(extension: vscode.ExtensionContext): StepwiseApi {
       ctx.reportError(`Stepwise could not start its ${feature.name} feature`, err);
     }
   }
+  // Old command ids keep working for users' keybindings and scripts.
+  for (const [old, renamed] of Object.entries(RENAMED_COMMANDS))
+    ctx.command(old, (...args) => vscode.commands.executeCommand(renamed, ...args));
   const activationMs = performance.now() - started;
   ctx.log.info(`Activated in ${activationMs.toFixed(1)} ms`);
   return { activationMs, context: ctx };

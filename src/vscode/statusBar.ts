@@ -16,7 +16,7 @@ export function createModelStatusItem(session: ModelSession): vscode.Disposable 
       case 'idle':
         item.text = '$(circle-outline) Stepwise · not loaded';
         item.tooltip = 'Stepwise: the model loads on first use. Click to select a model.';
-        item.command = 'stepwise.selectModel';
+        item.command = 'stepwise.model.select';
         // Which model will load is read from the settings (and its install record) asynchronously.
         void session.configuredName().then(
           (name) => {
@@ -30,23 +30,23 @@ export function createModelStatusItem(session: ModelSession): vscode.Disposable 
       case 'loading':
         item.text = `$(loading~spin) Stepwise: loading ${state.name}`;
         item.tooltip = `Loading ${state.name}…`;
-        item.command = 'stepwise.showLog';
+        item.command = 'stepwise.log.show';
         break;
       case 'ready':
         item.text = `$(check) Stepwise: ${state.info.name} · ${state.info.device.toUpperCase()}`;
         item.tooltip = `${state.info.backend} backend, ${state.info.name} on ${state.info.device}, context ${state.info.contextWindow} tokens. Click to select a model.`;
-        item.command = 'stepwise.selectModel';
+        item.command = 'stepwise.model.select';
         break;
       case 'busy':
         item.text = `$(sync~spin) Stepwise: ${state.what}`;
         item.tooltip = `${state.info.name} on ${state.info.device}: ${state.what}`;
-        item.command = 'stepwise.showLog';
+        item.command = 'stepwise.log.show';
         break;
       case 'error':
         item.text = '$(error) Stepwise: model error';
         item.tooltip = `${state.message}${state.hint ? `\n${state.hint}` : ''}\nClick to select another model.`;
         item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
-        item.command = 'stepwise.selectModel';
+        item.command = 'stepwise.model.select';
         break;
     }
   };

@@ -5,7 +5,8 @@ import * as vscode from 'vscode';
 import { activateStepwise, waitFor, workspaceRoot } from './helpers';
 import { parseProveRun, type ProveRun } from '../../src/core/prove/runSchema';
 import { calibrationReport } from '../../src/core/prove/calibration';
-import { loadRuns, runsDir } from '../../src/core/prove/runStore';
+import { loadRuns } from '../../src/core/prove/runStore';
+import { runsDir } from '../../src/core/runs/folder';
 import { parseProofDocument } from '../../src/core/steps/document';
 
 const readRun = (file: string): ProveRun => {
@@ -21,7 +22,7 @@ suite('Check My Proof and cancelled runs', () => {
     const file = path.join(workspaceRoot(), 'proofs', 'sqrt-two-irrational.md');
     const editor = await vscode.window.showTextDocument(vscode.Uri.file(file));
     const before = editor.document.getText();
-    const result = (await vscode.commands.executeCommand('stepwise.checkProof', {
+    const result = (await vscode.commands.executeCommand('stepwise.check', {
       verifierMaxTokens: 48,
     })) as { run: ProveRun; file?: string };
     assert.ok(result?.file, 'the run was saved');
@@ -64,7 +65,7 @@ suite('Check My Proof and cancelled runs', () => {
     }) as Thenable<{ run: ProveRun; file?: string }>;
     // Once the model is at work on the first run, a second run takes the panel over.
     await waitFor('the first run to start', () => api.context.model.state.kind === 'busy', 120_000);
-    const second = (await vscode.commands.executeCommand('stepwise.checkProof', {
+    const second = (await vscode.commands.executeCommand('stepwise.check', {
       verifierMaxTokens: 16,
     })) as { run: ProveRun; file?: string };
     const cancelled = await first;

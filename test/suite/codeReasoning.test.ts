@@ -2,8 +2,8 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { activateStepwise, waitFor, workspaceRoot } from './helpers';
-import type { FiveStageRun } from '../../src/core/codeReasoning/pipeline';
-import { createSandboxSuiteRunner } from '../../src/core/codeReasoning/sandboxRunner';
+import type { FiveStageRun } from '../../src/core/tests/pipeline';
+import { createSandboxSuiteRunner } from '../../src/core/tests/sandboxRunner';
 
 suite('Reason & generate tests (default model)', () => {
   test('a CodeLens appears above each sample function', async () => {
@@ -14,7 +14,7 @@ suite('Reason & generate tests (default model)', () => {
       const l =
         (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri)) ??
         [];
-      const ours = l.filter((x) => x.command?.command === 'stepwise.reasonAndGenerateTests');
+      const ours = l.filter((x) => x.command?.command === 'stepwise.tests.generate');
       return ours.length ? ours : undefined;
     });
     assert.deepEqual(
@@ -33,12 +33,9 @@ suite('Reason & generate tests (default model)', () => {
     this.timeout(600_000);
     await activateStepwise();
     const uri = vscode.Uri.file(path.join(workspaceRoot(), 'code', 'intervals.py'));
-    const run = (await vscode.commands.executeCommand(
-      'stepwise.reasonAndGenerateTests',
-      uri,
-      'is_palindrome',
-      { maxTokens: 96 },
-    )) as FiveStageRun;
+    const run = (await vscode.commands.executeCommand('stepwise.tests.generate', uri, 'is_palindrome', {
+      maxTokens: 96,
+    })) as FiveStageRun;
     assert.ok(run, 'the command returned its run');
     assert.deepEqual(
       run.stages.map((s) => s.stage.id),
@@ -105,12 +102,9 @@ suite('Reason & generate tests (default model)', () => {
     this.timeout(600_000);
     await activateStepwise();
     const uri = vscode.Uri.file(path.join(workspaceRoot(), 'code', 'intervals.py'));
-    const run = (await vscode.commands.executeCommand(
-      'stepwise.reasonAndGenerateTests',
-      uri,
-      'merge_intervals',
-      { maxTokens: 96 },
-    )) as FiveStageRun;
+    const run = (await vscode.commands.executeCommand('stepwise.tests.generate', uri, 'merge_intervals', {
+      maxTokens: 96,
+    })) as FiveStageRun;
     assert.ok(run?.scores, 'the suite was executed (the workspace is trusted)');
     assert.equal(run.samples?.length, 2, 'two independent implementations were sampled as evidence');
     // Calls with two arguments cannot match merge_intervals(intervals): they never run.
@@ -129,7 +123,7 @@ suite('Reason & generate tests (default model)', () => {
     // A judgement of one of the run's tests is appended to the workspace's store.
     if (run.verdicts.length) {
       const stored = await vscode.commands.executeCommand<{ file: string }>(
-        'stepwise.rejectExpectation',
+        'stepwise.tests.reject',
         run.verdicts[0].name,
       );
       assert.match(stored?.file ?? '', /\.stepwise[\\/]test-judgements\.jsonl$/);

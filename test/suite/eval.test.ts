@@ -22,7 +22,7 @@ suite('Evaluation from the editor', () => {
     const labels = path.join(workspaceRoot(), 'held-out-labels.jsonl');
     writeLabels(labels, 30);
     const started = Date.now();
-    const done = (await vscode.commands.executeCommand('stepwise.runEvaluation', {
+    const done = (await vscode.commands.executeCommand('stepwise.eval.run', {
       kind: 'prm',
       data: labels,
       limit: 20,
@@ -45,7 +45,7 @@ suite('Evaluation from the editor', () => {
 
     // Show Evaluation Report opens the same report by file, reusing its tab.
     const shown = await vscode.commands.executeCommand(
-      'stepwise.showEvalReport',
+      'stepwise.eval.showReport',
       done.result.replace(/\.json$/, '.html'),
     );
     assert.equal(shown, done.result.replace(/\.json$/, '.html'));
@@ -58,7 +58,7 @@ suite('Evaluation from the editor', () => {
     fs.writeFileSync(file, '{"hello": 1}');
     // Commands report their errors to the user and resolve undefined; the panel must not open.
     const before = vscode.window.tabGroups.all.flatMap((g) => g.tabs).length;
-    const shown = await vscode.commands.executeCommand('stepwise.showEvalReport', file);
+    const shown = await vscode.commands.executeCommand('stepwise.eval.showReport', file);
     assert.equal(shown, undefined);
     assert.equal(vscode.window.tabGroups.all.flatMap((g) => g.tabs).length, before);
   });

@@ -20,7 +20,11 @@ suite('Step labels', () => {
     editor.selection = new vscode.Selection(firstStepLine, 0, firstStepLine, 0);
     const timings: number[] = [];
     const results: LabelCommandResult[] = [];
-    for (const command of ['stepwise.label.positive', 'stepwise.label.neutral', 'stepwise.label.negative']) {
+    for (const command of [
+      'stepwise.labels.positive',
+      'stepwise.labels.neutral',
+      'stepwise.labels.negative',
+    ]) {
       const r = (await vscode.commands.executeCommand(command)) as LabelCommandResult;
       assert.ok(r, `${command} returned nothing`);
       results.push(r);
@@ -57,7 +61,7 @@ suite('Step labels', () => {
       targetMs: 50,
     });
 
-    const undone = (await vscode.commands.executeCommand('stepwise.label.undo')) as {
+    const undone = (await vscode.commands.executeCommand('stepwise.labels.undo')) as {
       stepIndex: number;
       rating: number | null;
     };
@@ -82,10 +86,10 @@ suite('Step labels', () => {
         .filter(([l, i]) => i > solution && l.trim() !== '')
         .map(([, i]) => i);
       editor.selection = new vscode.Selection(stepLines[1], 0, stepLines[1], 0);
-      const wrong = (await vscode.commands.executeCommand('stepwise.label.negative')) as LabelCommandResult;
+      const wrong = (await vscode.commands.executeCommand('stepwise.labels.negative')) as LabelCommandResult;
       assert.equal(wrong.stepIndex, 1);
       editor.selection = new vscode.Selection(stepLines[3], 0, stepLines[3], 0);
-      const refused = await vscode.commands.executeCommand('stepwise.label.positive');
+      const refused = await vscode.commands.executeCommand('stepwise.labels.positive');
       assert.equal(refused, undefined);
     } finally {
       await vscode.workspace
@@ -102,11 +106,11 @@ suite('Step labels', () => {
     try {
       // Not awaited one by one, as a double key press: the second must see the first's write.
       await Promise.all([
-        vscode.commands.executeCommand('stepwise.label.toggleStopAtFirstError'),
-        vscode.commands.executeCommand('stepwise.label.toggleStopAtFirstError'),
+        vscode.commands.executeCommand('stepwise.labels.toggleStopAtFirstError'),
+        vscode.commands.executeCommand('stepwise.labels.toggleStopAtFirstError'),
       ]);
       assert.equal(setting(), before);
-      await vscode.commands.executeCommand('stepwise.label.toggleStopAtFirstError');
+      await vscode.commands.executeCommand('stepwise.labels.toggleStopAtFirstError');
       assert.equal(setting(), !before);
     } finally {
       await vscode.workspace

@@ -5,7 +5,7 @@ import { activateStepwise, report } from './helpers';
 suite('Model runtime in the extension host (default model)', () => {
   test('generates with the default model off the main thread and streams tokens into the playground webview', async () => {
     const api = await activateStepwise();
-    await vscode.commands.executeCommand('stepwise.tryModel');
+    await vscode.commands.executeCommand('stepwise.playground.open');
     // Measure the extension host's event loop while the worker generates.
     let worstGapMs = 0;
     let last = Date.now();

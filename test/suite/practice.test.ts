@@ -9,7 +9,7 @@ suite('Practice sets (default model)', () => {
   test('generates a small practice set, saves it and exports DPO pairs and generator rewards', async function () {
     this.timeout(600_000);
     await activateStepwise();
-    const result = (await vscode.commands.executeCommand('stepwise.generatePracticeSet', {
+    const result = (await vscode.commands.executeCommand('stepwise.practice.generate', {
       topic: 'arithmetic',
       questions: 1,
     })) as { set: PracticeSet; file: string };

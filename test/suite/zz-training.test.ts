@@ -4,11 +4,11 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { activateStepwise, report, workspaceRoot } from './helpers';
 import type { TrainerRun } from '../../src/core/trainer/run';
-import type { ScoredSteps } from '../../src/vscode/features/stepScores';
+import type { ScoredSteps } from '../../src/vscode/features/scoreSteps';
 
 /** "Train from Annotations" → prm on the workspace's labels, adopted as the step scorer. */
 async function trainPrm(): Promise<TrainerRun> {
-  return (await vscode.commands.executeCommand('stepwise.trainFromAnnotations', {
+  return (await vscode.commands.executeCommand('stepwise.train.run', {
     job: 'prm',
     baseModel: 'smollm2',
     maxSteps: 2,
@@ -32,8 +32,8 @@ suite('Train from Annotations', () => {
       (l, i) => i > lines.findIndex((x) => /^## Solution/.test(x)) && l.trim() !== '',
     );
     doc.selection = new vscode.Selection(first, 0, first, 0);
-    await vscode.commands.executeCommand('stepwise.label.positive');
-    await vscode.commands.executeCommand('stepwise.label.negative');
+    await vscode.commands.executeCommand('stepwise.labels.positive');
+    await vscode.commands.executeCommand('stepwise.labels.negative');
     const run = await trainPrm();
     assert.ok(run, 'the command returned the run');
     assert.equal(run.outcome, 'done', run.message);
@@ -58,7 +58,7 @@ suite('Train from Annotations', () => {
 
     // The extension scores the document's steps with it.
     await vscode.window.showTextDocument(doc.document);
-    const scored = (await vscode.commands.executeCommand('stepwise.scoreSteps')) as ScoredSteps;
+    const scored = (await vscode.commands.executeCommand('stepwise.scoreSteps.run')) as ScoredSteps;
     assert.equal(scored.scorer, path.basename(prmPath));
     const solutionLines = lines.slice(first).filter((l) => l.trim() !== '' && !l.startsWith('#'));
     assert.ok(scored.steps.length >= 2, `the solution's steps were scored (${scored.steps.length})`);
@@ -72,8 +72,8 @@ suite('Train from Annotations', () => {
     // first step stays right: after a wrong step, the training data ends the solution.)
     const editor = await vscode.window.showTextDocument(doc.document);
     editor.selection = new vscode.Selection(first, 0, first, 0);
-    await vscode.commands.executeCommand('stepwise.label.positive');
-    await vscode.commands.executeCommand('stepwise.label.positive');
+    await vscode.commands.executeCommand('stepwise.labels.positive');
+    await vscode.commands.executeCommand('stepwise.labels.positive');
     const newest = fs
       .readFileSync(path.join(workspaceRoot(), '.stepwise', 'labels', 'labels.jsonl'), 'utf8')
       .trim()
@@ -93,7 +93,7 @@ suite('Train from Annotations', () => {
     const nextPrm = vscode.workspace.getConfiguration('stepwise').get<string>('prm.modelPath');
     assert.ok(nextPrm && nextPrm !== prmPath, 'the new PRM replaced the old one as the step scorer');
     await vscode.window.showTextDocument(doc.document);
-    const rescored = (await vscode.commands.executeCommand('stepwise.scoreSteps')) as ScoredSteps;
+    const rescored = (await vscode.commands.executeCommand('stepwise.scoreSteps.run')) as ScoredSteps;
     assert.ok(
       rescored.steps[1].score > scored.steps[1].score,
       `step 2, now labelled right, scores higher: ${scored.steps[1].score} → ${rescored.steps[1].score}`,

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { activateStepwise, report, workspaceRoot } from './helpers';
 import { isAutomaticLabel, type LabelRecord } from '../../src/core/labels/schema';
-import type { ImproveOutcome } from '../../src/vscode/features/improveModel';
+import type { ImproveOutcome } from '../../src/vscode/features/loop';
 
 // Problems with known answers, small enough for the test model to sample in seconds.
 const PROBLEMS = [
@@ -13,7 +13,7 @@ const PROBLEMS = [
   { unique_id: 'sub', problem: 'What is $10-7$?', answer: '3' },
 ];
 
-suite('Improve the Model from Annotations', () => {
+suite('Improve the Model with the Learning Loop', () => {
   test('the loop samples, auto-labels, trains and exports a PRM, measures it on held-out problems and makes it the step scorer', async function () {
     this.timeout(1_200_000);
     await activateStepwise();
@@ -23,7 +23,7 @@ suite('Improve the Model from Annotations', () => {
     const labelsFile = path.join(root, '.stepwise', 'labels', 'labels.jsonl');
     const labelsBefore = fs.existsSync(labelsFile) ? fs.readFileSync(labelsFile, 'utf8') : '';
     try {
-      const outcome = (await vscode.commands.executeCommand('stepwise.improveFromAnnotations', {
+      const outcome = (await vscode.commands.executeCommand('stepwise.loop.run', {
         data,
         train: 2,
         heldOut: 1,

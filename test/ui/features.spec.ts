@@ -19,9 +19,9 @@ function editWorkspaceSettings(workspace: string, overrides: Record<string, unkn
   return () => fs.writeFileSync(file, original);
 }
 
-/** Asks the playground (Stepwise: Try the Model) and waits for the answer to finish. */
+/** Asks the playground (Stepwise: Try the Model in the Playground) and waits for the answer to finish. */
 async function askPlayground(wb: Workbench, prompt: string): Promise<{ model: string; output: string }> {
-  await wb.runCommand('Stepwise: Try the Model');
+  await wb.runCommand('Stepwise: Try the Model in the Playground');
   const frame = await wb.webviewWith('Try the Model');
   await frame.locator('#prompt').fill(prompt);
   await frame.locator('#run').click();

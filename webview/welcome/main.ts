@@ -21,27 +21,27 @@ const actions: { command: string; title: string; text: string }[] = [
     text: 'Write a proof with a self-evaluation, verify it, refine it, and see each step scored.',
   },
   {
-    command: 'stepwise.tryModel',
+    command: 'stepwise.playground.open',
     title: 'Try the Model',
     text: 'Stream a completion from the local model to check it works.',
   },
   {
-    command: 'stepwise.nextSolutionToLabel',
+    command: 'stepwise.labels.nextSolution',
     title: 'Label Steps',
     text: 'Mark each step +1, 0 or −1; labels become training data.',
   },
   {
-    command: 'stepwise.generatePracticeSet',
+    command: 'stepwise.practice.generate',
     title: 'Generate a Practice Set',
     text: 'Self-generated problems, kept only when they can be judged reliably.',
   },
   {
-    command: 'stepwise.trainFromAnnotations',
+    command: 'stepwise.train.run',
     title: 'Train from Annotations',
     text: 'Fine-tune a process reward model or the generator on your labels.',
   },
   {
-    command: 'stepwise.selectModel',
+    command: 'stepwise.model.select',
     title: 'Select Model',
     text: 'The embedded default, another ONNX folder, or an OpenAI-compatible endpoint.',
   },

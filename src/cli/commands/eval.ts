@@ -25,12 +25,12 @@ import { findPackageRoot } from '../../core/resources';
 import { requireDataFile } from '../../core/eval/datasets';
 import type { ModelBackend } from '../../core/model/types';
 import { evalSummaryText } from '../../core/eval/summaryText';
-import { loadStageChain } from '../../core/codeReasoning/stages';
+import { loadStageChain } from '../../core/tests/stages';
 import { fractionFlag, wholeFlag } from '../flags';
 import { SANDBOX_DEFAULTS } from '../../core/sandbox/limits';
 import { settingDefault } from '../../core/settings/schema';
+import { DEFAULT_EVIDENCE_SAMPLES } from '../../core/tests/evidence';
 import { PROVE_DEFAULTS } from '../../core/prove/runSchema';
-import { DEFAULT_EVIDENCE_SAMPLES } from '../../core/codeReasoning/evidence';
 
 const COMMON =
   '[--out FILE.json] [--fresh] [--limit N] [--offset N] [--concurrency N] [--json] [--progress text|json]';

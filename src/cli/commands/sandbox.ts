@@ -4,9 +4,9 @@ import type { CliCommand } from '../command';
 import { parseCommandLine, UsageError } from '../command';
 import { runAssertions, runSuite } from '../../core/sandbox/index';
 import type { SandboxLanguage, SandboxTest, SuiteResult } from '../../core/sandbox/types';
-import { extractTests } from '../../core/codeReasoning/extractTests';
-import { parseAssertionLines, type RejectedLine } from '../../core/codeReasoning/assertions';
-import { findFunctions } from '../../core/codeReasoning/functions';
+import { extractTests } from '../../core/tests/extractTests';
+import { parseAssertionLines, type RejectedLine } from '../../core/tests/assertions';
+import { findFunctions } from '../../core/tests/functions';
 import { wholeFlag } from '../flags';
 
 const USAGE =

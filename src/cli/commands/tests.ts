@@ -2,21 +2,21 @@ import * as fs from 'node:fs';
 import type { CliCommand } from '../command';
 import { UsageError } from '../command';
 import { MODEL_USAGE, openModel, parseWithModel } from '../modelOptions';
-import { findFunctions, languageForFile } from '../../core/codeReasoning/functions';
-import { runFiveStages, testWritingText } from '../../core/codeReasoning/pipeline';
-import { createSandboxSuiteRunner } from '../../core/codeReasoning/sandboxRunner';
-import { DEFAULT_AGREEMENT_SAMPLES, rewardSupportText } from '../../core/codeReasoning/rewards';
+import { findFunctions, languageForFile } from '../../core/tests/functions';
+import { runFiveStages, testWritingText } from '../../core/tests/pipeline';
+import { createSandboxSuiteRunner } from '../../core/tests/sandboxRunner';
+import { DEFAULT_AGREEMENT_SAMPLES, rewardSupportText } from '../../core/tests/rewards';
 import {
   DEFAULT_CONFIRM_THRESHOLD,
   DEFAULT_EVIDENCE_SAMPLES,
   USER_VERDICT_TEXT,
   evidenceText,
-} from '../../core/codeReasoning/evidence';
+} from '../../core/tests/evidence';
 import { DEFAULT_DISK_MB } from '../../core/sandbox/types';
 import { fractionFlag, wholeFlag } from '../flags';
 import { SANDBOX_DEFAULTS } from '../../core/sandbox/limits';
 import { settingDefault } from '../../core/settings/schema';
-import { TestJudgementStore, judgementTrainingRows } from '../../core/codeReasoning/expectationStore';
+import { TestJudgementStore, judgementTrainingRows } from '../../core/tests/expectationStore';
 import * as path from 'node:path';
 
 /**

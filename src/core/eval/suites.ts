@@ -9,7 +9,7 @@ import type { ModelBackend } from '../model/types';
 import type { ProveModels, ProveOptionsInput } from '../prove/prove';
 import type { StepScorer } from '../model/stepScorer';
 import { PROMPT_NAMES, promptsDigest } from '../prove/prompts';
-import { chainDigest, loadStageChain } from '../codeReasoning/stages';
+import { chainDigest, loadStageChain } from '../tests/stages';
 import {
   MISSING_DATA_HINTS,
   readCodeTasks,

@@ -15,13 +15,13 @@
  *    test it fails (a detection once confirmed; a correct verdict when the reference passes that
  *    test). Thresholds are applied in the summary, so one run serves any threshold.
  */
-import { findFunctions } from '../codeReasoning/functions';
-import { DEFAULT_EVIDENCE_SAMPLES } from '../codeReasoning/evidence';
-import { runFiveStages, type SuiteRunner } from '../codeReasoning/pipeline';
+import { findFunctions } from '../tests/functions';
+import { DEFAULT_EVIDENCE_SAMPLES } from '../tests/evidence';
+import { runFiveStages, type SuiteRunner } from '../tests/pipeline';
 import { alternativeRules } from './verdictRules';
-import type { VerdictStatus } from '../codeReasoning/rewards';
-import { createSandboxSuiteRunner } from '../codeReasoning/sandboxRunner';
-import type { StageChain } from '../codeReasoning/stages';
+import type { VerdictStatus } from '../tests/rewards';
+import { createSandboxSuiteRunner } from '../tests/sandboxRunner';
+import type { StageChain } from '../tests/stages';
 import type { ModelBackend } from '../model/types';
 import { runSuite } from '../sandbox/index';
 import type { SandboxTest, TestStatus } from '../sandbox/types';

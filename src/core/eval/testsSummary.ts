@@ -2,7 +2,7 @@
 import { mean, proportion, wilson, type Proportion } from '../math/stats';
 import type { TestsItemResult } from './testsEval';
 import { verdictMetrics, type VerdictMetrics } from './testVerdicts';
-import { DEFAULT_CONFIRM_THRESHOLD } from '../codeReasoning/evidence';
+import { DEFAULT_CONFIRM_THRESHOLD } from '../tests/evidence';
 
 export interface TestsMetrics {
   functions: number;

@@ -3,9 +3,9 @@
  * them (docs/test-verdicts.md): every implementation counted, the specification's examples
  * ignored (the rule before examples), and the counted implementations plus the user's function.
  */
-import { testEvidence } from '../codeReasoning/evidence';
-import type { FiveStageRun } from '../codeReasoning/pipeline';
-import type { VerdictStatus } from '../codeReasoning/rewards';
+import { testEvidence } from '../tests/evidence';
+import type { FiveStageRun } from '../tests/pipeline';
+import type { VerdictStatus } from '../tests/rewards';
 
 /**
  * The confidences under the two rules weighed against the product's: every implementation

@@ -28,4 +28,4 @@ export {
   type NeutralAs,
 } from './formats';
 export { nextToLabel, finalAnswerOf, QueueRunSchema, type QueueItem } from './queue';
-export { readRunDocuments } from '../prove/runStore';
+export { readRunDocuments } from '../runs/folder';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { lastBoxedAnswer } from './answers';
 import { answersEquivalent } from '../math/answers';
 import { solutionIdOf } from '../steps/document';
-import { isDataRun } from '../prove/runSchema';
+import { isDataRun } from '../runs/dataRun';
 
 /**
  * Saved Prove runs read loosely. The run document is owned by the Prove feature and may grow or

@@ -16,7 +16,7 @@ import { runItems, type EvalProgress } from '../eval/runner';
 import { LabelStore } from '../labels/store';
 import type { ModelBackend } from '../model/types';
 import { promptsDigest } from '../prove/prompts';
-import { prepareTrainingData } from '../trainer/data';
+import { prepareTrainingData } from '../trainingData/prepare';
 import { runTrainer, type TrainerRun } from '../trainer/run';
 import {
   SAMPLING_PLAN,

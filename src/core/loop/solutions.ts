@@ -6,8 +6,8 @@
 import { createHash } from 'node:crypto';
 import { answersEquivalent, finalBoxedAnswer } from '../math/answers';
 import type { MathProblem } from '../eval/datasets';
-import { completionLabels, type StepEstimate, type StepSearch } from '../labels/auto/completion';
-import { modelContinuationProbe } from '../labels/auto/modelProbe';
+import { completionLabels, type StepEstimate, type StepSearch } from '../autoLabels/completion';
+import { modelContinuationProbe } from '../autoLabels/modelProbe';
 import type { LabelStore, NewLabel } from '../labels/store';
 import type { ModelBackend } from '../model/types';
 import { answerFromPlan, finalAnswerLine, generatorPlan } from '../prove/generate';

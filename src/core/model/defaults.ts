@@ -9,15 +9,6 @@ import { DEFAULT_MODEL_ID } from './ladder/catalog';
  */
 export const DEFAULT_MODEL_NAME = 'Qwen2.5-Coder-0.5B-Instruct';
 
-/**
- * Most tokens one generation may produce when the caller does not say: stepwise.model.maxOutputTokens's
- * default and Prove's generator length. (The ONNX engine's bare generate call keeps its own shorter one.)
- */
-export const DEFAULT_MAX_OUTPUT_TOKENS = 512;
-
-/** Milliseconds an endpoint may take before a request gives up: stepwise.model.openai.timeoutMs's default. */
-export const DEFAULT_ENDPOINT_TIMEOUT_MS = 60_000;
-
 /** The ONNX weights file the default model comes as (the GGUF conversion writes only this one). */
 export const DEFAULT_VARIANT = 'q4';
 

@@ -12,7 +12,8 @@ import {
   type CalibrationSample,
   type ScoreCalibration,
 } from '../math/calibration';
-import { isDataRun, type ProveRun } from './runSchema';
+import { isDataRun } from '../runs/dataRun';
+import type { ProveRun } from './runSchema';
 
 export {
   DEFAULT_BINS,

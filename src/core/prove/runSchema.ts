@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { upgradeRun } from './runUpgrade';
 import { DEFAULT_REWARD_WEIGHTS } from './rewards';
-import { DEFAULT_MAX_OUTPUT_TOKENS } from '../model/defaults';
+import { DEFAULT_MAX_OUTPUT_TOKENS } from '../model/lengths';
 import { JudgmentSchema } from '../judgment/judgmentSchema';
 import { ScoreDistributionSchema } from './scoreDistribution';
 
@@ -268,15 +268,6 @@ export const ProveRunSchema = z.object({
   totalMs: z.number(),
 });
 export type ProveRun = z.infer<typeof ProveRunSchema>;
-
-/**
- * Whether a run's scores may be learnt from or measured: a cancelled run stopped wherever the person
- * stopped it, so its judgments are partial and its problem was not one they wanted answered. It
- * stays saved (nothing shown is lost) but calibration and training data leave it out.
- */
-export function isDataRun(run: { status?: unknown }): boolean {
-  return run.status !== 'cancelled';
-}
 
 /**
  * Reads a saved run, saying in words what is wrong with one that does not match the schema. A run

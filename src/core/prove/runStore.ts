@@ -1,12 +1,7 @@
-import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { saveJsonAtomically } from '../files';
+import { readRunDocuments } from '../runs/folder';
 import { parseProveRun, type ProveRun } from './runSchema';
-
-/** Where runs of a workspace live. */
-export function runsDir(workspace: string): string {
-  return path.join(workspace, '.stepwise', 'runs');
-}
 
 /** A file-name-safe slug of the problem's first words ("prove-that-the-square-root-of-2"). */
 export function problemSlug(problem: string, maxLength = 40): string {
@@ -45,36 +40,9 @@ export interface LoadedRuns {
 }
 
 /**
- * Every `.json` file of a runs folder (oldest first), parsed but not validated; files that are not
- * JSON are listed in `skipped`. A missing folder has none. The one reader of the runs folder:
- * `loadRuns` validates what it returns, the labelling queue reads it loosely.
+ * Reads every prove run in a runs folder (`runs/folder.ts`, oldest first), validated and upgraded
+ * to the current version. A missing folder has no runs.
  */
-export async function readRunDocuments(
-  dir: string,
-): Promise<{ runs: { file: string; run: unknown }[]; skipped: { file: string; error: string }[] }> {
-  const out = {
-    runs: [] as { file: string; run: unknown }[],
-    skipped: [] as { file: string; error: string }[],
-  };
-  let names: string[];
-  try {
-    names = (await fs.readdir(dir)).filter((n) => n.endsWith('.json')).sort();
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return out;
-    throw err;
-  }
-  for (const name of names) {
-    const file = path.join(dir, name);
-    try {
-      out.runs.push({ file, run: JSON.parse(await fs.readFile(file, 'utf8')) });
-    } catch (err) {
-      out.skipped.push({ file, error: `not JSON: ${(err as Error).message}` });
-    }
-  }
-  return out;
-}
-
-/** Reads every prove run in `dir` (oldest first). A missing folder has no runs. */
 export async function loadRuns(dir: string): Promise<LoadedRuns> {
   const documents = await readRunDocuments(dir);
   const loaded: LoadedRuns = { runs: [], skipped: documents.skipped };

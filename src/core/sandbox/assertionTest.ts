@@ -1,7 +1,7 @@
 /**
  * One assertion test as the sandbox's oracle runs it: the call (run with the code under test) and
  * the expected value (evaluated apart, never shown to that code), compared in the host. The test
- * writer's parser (codeReasoning/assertions.ts) produces these; the oracle only reads them, so the
+ * writer's parser (tests/assertions.ts) produces these; the oracle only reads them, so the
  * type lives here, below both.
  */
 export type AssertionLanguage = 'python' | 'javascript' | 'typescript';

@@ -8,12 +8,12 @@
 import { z } from 'zod';
 import { DESIGN_CONSTANTS } from '../designConstants';
 import { ProveOptionsSchema } from '../prove/runSchema';
-import { DEFAULT_AGREEMENT_SAMPLES } from '../codeReasoning/rewards';
-import { DEFAULT_CONFIRM_THRESHOLD, DEFAULT_EVIDENCE_SAMPLES } from '../codeReasoning/evidence';
+import { DEFAULT_AGREEMENT_SAMPLES } from '../tests/rewards';
+import { DEFAULT_CONFIRM_THRESHOLD, DEFAULT_EVIDENCE_SAMPLES } from '../tests/evidence';
 import { SANDBOX_DEFAULTS } from '../sandbox/limits';
-import { DEFAULT_ENDPOINT_TIMEOUT_MS } from '../model/defaults';
+import { DEFAULT_ENDPOINT_TIMEOUT_MS } from '../model/lengths';
 import { DEFAULT_CALL_RUNS } from '../sandbox/oracle/run';
-import { DEFAULT_STAGE_MAX_TOKENS } from '../codeReasoning/pipeline';
+import { DEFAULT_STAGE_MAX_TOKENS } from '../tests/pipeline';
 
 /** Where a setting may be set (VS Code's configuration scopes). */
 export type SettingScope = 'machine-overridable' | 'resource';
@@ -101,7 +101,7 @@ export const SETTINGS_SCHEMA = {
       meta({
         scope: 'machine-overridable',
         description:
-          'Base URL of the OpenAI-compatible endpoint, with or without /v1. The API key is kept in SecretStorage: run "Stepwise: Set Endpoint API Key".',
+          'Base URL of the OpenAI-compatible endpoint, with or without /v1. The API key is kept in SecretStorage: run "Stepwise: Set Model Endpoint API Key".',
       }),
     ),
   'model.openai.model': z

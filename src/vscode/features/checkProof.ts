@@ -23,7 +23,7 @@ export function registerCheckProof(
   runner: ProveRunner,
   calibrator: () => RoundCalibrator | null,
 ): void {
-  ctx.command('stepwise.checkProof', async (arg?: unknown) => {
+  ctx.command('stepwise.check', async (arg?: unknown) => {
     const given: CheckArgs =
       typeof arg === 'object' && arg !== null && !(arg instanceof vscode.Uri) ? (arg as CheckArgs) : {};
     const uri = arg instanceof vscode.Uri ? arg : given.file ? vscode.Uri.file(given.file) : undefined;

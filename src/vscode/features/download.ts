@@ -14,7 +14,7 @@ export function downloadedModelDir(ctx: StepwiseContext, repoId: string): string
 }
 
 export function registerDownload(ctx: StepwiseContext): void {
-  ctx.command('stepwise.downloadModel', async (arg?: unknown) => {
+  ctx.command('stepwise.model.download', async (arg?: unknown) => {
     const given = (arg ?? {}) as {
       repoId?: string;
       variant?: LoadableVariant;

@@ -103,7 +103,7 @@ function title(r: EvalResult): string {
 
 /** "Stepwise: Show Evaluation Report": pick one of the workspace's reports, or any results file. */
 export function registerShowReport(ctx: StepwiseContext, panels: EvalReportPanels): void {
-  ctx.command('stepwise.showEvalReport', async (arg?: unknown) => {
+  ctx.command('stepwise.eval.showReport', async (arg?: unknown) => {
     const given = typeof arg === 'string' ? arg : (arg as { file?: string } | undefined)?.file;
     if (given) {
       panels.show(given);
@@ -148,7 +148,7 @@ export function registerShowReport(ctx: StepwiseContext, panels: EvalReportPanel
       },
     );
     if (!picked) return undefined;
-    if (picked.run) return vscode.commands.executeCommand('stepwise.runEvaluation');
+    if (picked.run) return vscode.commands.executeCommand('stepwise.eval.run');
     let file = picked.file;
     if (!file) {
       const chosen = await vscode.window.showOpenDialog({

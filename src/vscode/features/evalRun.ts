@@ -41,7 +41,7 @@ export function registerRunEvaluation(ctx: StepwiseContext, panels: EvalReportPa
   let running: AbortController | undefined;
   ctx.own({ dispose: () => running?.abort() });
 
-  ctx.command('stepwise.runEvaluation', async (arg?: unknown) => {
+  ctx.command('stepwise.eval.run', async (arg?: unknown) => {
     const given = (arg ?? {}) as RunArgs;
     const root = ctx.workspaceRoot()?.fsPath;
     if (!root) throw new Error('Open a folder: evaluation results go to its .stepwise/eval/ folder.');

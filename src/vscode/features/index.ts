@@ -1,17 +1,18 @@
 import type { StepwiseContext } from '../context';
 import { registerWelcome } from './welcome';
 import { registerModelCommands } from './model';
+import { registerPlayground } from './playground';
 import { registerDownload } from './download';
 import { registerLadder } from './ladder';
 import { registerPractice } from './practice';
 import { registerTraining } from './train';
 import { registerProve } from './prove';
-import { registerCodeReasoning } from './codeReasoning/index';
+import { registerCodeReasoning } from './tests/index';
 import { registerLabels } from './labels/index';
-import { registerStepScores } from './stepScores';
+import { registerStepScores } from './scoreSteps';
 import { EvalReportPanels, registerShowReport } from './evalReport';
 import { registerRunEvaluation } from './evalRun';
-import { registerImproveModel } from './improveModel';
+import { registerImproveModel } from './loop';
 import type { PanelLabelling } from './prove';
 
 // The Prove panel labels steps through the labelling feature when it started.
@@ -21,6 +22,7 @@ let labelling: PanelLabelling | undefined;
 export const features: { name: string; register(ctx: StepwiseContext): void }[] = [
   { name: 'welcome', register: registerWelcome },
   { name: 'model', register: registerModelCommands },
+  { name: 'playground', register: registerPlayground },
   { name: 'download', register: registerDownload },
   { name: 'ladder', register: registerLadder },
   {

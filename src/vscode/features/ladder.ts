@@ -18,11 +18,11 @@ const STAGE_SHARE = { download: 0.55, assemble: 0.1, convert: 0.3, finish: 0.05 
 const STAGE_START = { download: 0, assemble: 0.55, convert: 0.65, finish: 0.95 } as const;
 
 export function registerLadder(ctx: StepwiseContext): void {
-  ctx.command('stepwise.installLargerModel', () => installLadderModel(ctx, LARGER_MODEL_ID));
+  ctx.command('stepwise.model.installLarger', () => installLadderModel(ctx, LARGER_MODEL_ID));
   // For the model picker and tests: `{ id, confirm?: false, use?: boolean }`.
-  ctx.command('stepwise.installLadderModel', (arg?: unknown) => {
+  ctx.command('stepwise.model.installFromLadder', (arg?: unknown) => {
     const given = (arg ?? {}) as { id?: string; confirm?: boolean; use?: boolean };
-    if (!given.id) throw new Error('stepwise.installLadderModel needs { id }.');
+    if (!given.id) throw new Error('stepwise.model.installFromLadder needs { id }.');
     return installLadderModel(ctx, given.id, given);
   });
 }

@@ -1,7 +1,6 @@
 import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { defaultModelDir } from '../../core/model/defaults';
 import { describeSpeed, downloadBytes, formatBytes } from '../../core/model/ladder/index';
 import { listLadder } from '../../core/model/ladder/local';
@@ -9,17 +8,13 @@ import { VARIANT_FILES, type OnnxVariant } from '../../core/model/onnx/modelFold
 import type { StepwiseContext } from '../context';
 import { API_KEY_SECRET } from '../modelSession';
 import { readSettings, updateSettings } from '../settings';
-import { singletonPanel } from '../panels/panelHost';
 import { installLadderModel, useLadderModel } from './ladder';
 import { shippedEvalResults } from './evalReport';
 import { describeFigures, modelFigures } from '../../core/eval/modelFigures';
-import type { PlaygroundHost, PlaygroundView } from '../../shared/protocols/playground';
-
-const PLAYGROUND = 'stepwise.playground';
 
 export function registerModelCommands(ctx: StepwiseContext): void {
-  ctx.command('stepwise.selectModel', () => selectModel(ctx));
-  ctx.command('stepwise.setApiKey', async () => {
+  ctx.command('stepwise.model.select', () => selectModel(ctx));
+  ctx.command('stepwise.model.setApiKey', async () => {
     const key = await vscode.window.showInputBox({
       title: 'Stepwise: API key of the OpenAI-compatible endpoint',
       prompt: 'Kept in VS Code SecretStorage, never in settings. Leave empty to remove the key.',
@@ -34,49 +29,6 @@ export function registerModelCommands(ctx: StepwiseContext): void {
       key ? 'Stepwise: API key saved.' : 'Stepwise: API key removed.',
     );
   });
-
-  let running: AbortController | undefined;
-  const playground = singletonPanel<PlaygroundHost, PlaygroundView>(ctx, {
-    viewType: PLAYGROUND,
-    bundle: 'playground',
-    title: 'Stepwise: Try the Model',
-    handlers: (panel) => ({
-      cancel: () => {
-        running?.abort();
-        return null;
-      },
-      generate: async ({ prompt, maxTokens, temperature }) => {
-        running?.abort();
-        const controller = new AbortController();
-        running = controller;
-        return ctx.model.use('generating', async (model) => {
-          panel.rpc.emit('model', {
-            name: model.info.name,
-            device: model.info.device,
-            backend: model.info.backend,
-          });
-          const started = performance.now();
-          const result = await model.generate([{ role: 'user', content: prompt }], {
-            maxTokens,
-            temperature,
-            signal: controller.signal,
-            onToken: (t) => panel.rpc.emit('token', { text: t.text }),
-          });
-          const completion = result.completions[0];
-          const decodeMs = Math.max(1, performance.now() - started - result.timeToFirstTokenMs);
-          return {
-            text: completion?.text ?? '',
-            tokens: completion?.tokens.length ?? 0,
-            tokensPerSecond: ((completion?.tokens.length ?? 1) - 1) / (decodeMs / 1000),
-            timeToFirstTokenMs: result.timeToFirstTokenMs,
-          };
-        });
-      },
-    }),
-    // Closing the playground stops its generation.
-    onOpen: () => ({ dispose: () => running?.abort() }),
-  });
-  ctx.command('stepwise.tryModel', () => void playground.show());
 }
 
 type Choice = vscode.QuickPickItem & { apply?: () => Promise<void> };
@@ -191,12 +143,12 @@ async function selectModel(ctx: StepwiseContext): Promise<void> {
     },
     {
       label: '$(key) Set endpoint API key…',
-      apply: async () => void (await vscode.commands.executeCommand('stepwise.setApiKey')),
+      apply: async () => void (await vscode.commands.executeCommand('stepwise.model.setApiKey')),
     },
     {
       label: '$(cloud-download) Download an ONNX model from a hub…',
       description: 'an onnx-community-style repository',
-      apply: async () => void (await vscode.commands.executeCommand('stepwise.downloadModel')),
+      apply: async () => void (await vscode.commands.executeCommand('stepwise.model.download')),
     },
   ];
   const pick = await vscode.window.showQuickPick(choices, {

@@ -39,7 +39,7 @@ export function registerPractice(ctx: StepwiseContext): void {
     }),
   });
 
-  ctx.command('stepwise.generatePracticeSet', async (opts?: unknown) => {
+  ctx.command('stepwise.practice.generate', async (opts?: unknown) => {
     const s = readSettings();
     const given = (opts ?? {}) as { topic?: string; questions?: number };
     const topic =

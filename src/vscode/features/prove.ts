@@ -4,7 +4,8 @@ import type { StepwiseContext } from '../context';
 import { openPanel, singletonPanel, type SingletonPanel } from '../panels/panelHost';
 import { readSettings } from '../settings';
 import { proveAndVerify } from '../../core/prove/prove';
-import { loadRuns, runsDir } from '../../core/prove/runStore';
+import { loadRuns } from '../../core/prove/runStore';
+import { runsDir } from '../../core/runs/folder';
 import { calibrationReport } from '../../core/prove/calibration';
 import type { CalibrationHost, ProveHost, ProveView } from '../../shared/protocols/prove';
 import { chosenOf, ProveRunner, type PanelLabelling } from './proveRunner';
@@ -99,7 +100,7 @@ export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabel
     });
   });
 
-  ctx.command('stepwise.showCalibration', async () => {
+  ctx.command('stepwise.calibration.show', async () => {
     const root = ctx.workspaceRoot();
     if (!root)
       throw new Error('Open a workspace folder: calibration reads the runs saved under .stepwise/runs.');

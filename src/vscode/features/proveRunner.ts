@@ -5,7 +5,8 @@ import type { SingletonPanel } from '../panels/panelHost';
 import type { ProveEvent } from '../../core/prove/events';
 import { StageProgressMeter } from '../../core/prove/progress';
 import type { ProveRun } from '../../core/prove/runSchema';
-import { runsDir, saveRun } from '../../core/prove/runStore';
+import { saveRun } from '../../core/prove/runStore';
+import { runsDir } from '../../core/runs/folder';
 import type { ProveHost, ProveLive, ProveView, RunKind, StepLabelView } from '../../shared/protocols/prove';
 
 /** Labels of the shown run's steps; the labelling feature plugs in here. */

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import type { StepwiseContext } from '../context';
 import { singletonPanel } from '../panels/panelHost';
 import { runTrainer, type TrainerRun } from '../../core/trainer/run';
-import { prepareTrainingData, trainingRunDir, type TrainingJob } from '../../core/trainer/data';
+import { prepareTrainingData, trainingRunDir, type TrainingJob } from '../../core/trainingData/prepare';
 import type { TrainHost, TrainView, TrainingState } from '../../shared/protocols/train';
 import type { TrainerEvent } from '../../core/trainer/events';
 import { trainerPython } from './trainEnvironment';
@@ -103,7 +103,7 @@ export function registerTraining(ctx: StepwiseContext): void {
 
   ctx.own({ dispose: () => running?.abort() });
 
-  ctx.command('stepwise.trainFromAnnotations', async (arg?: unknown) => {
+  ctx.command('stepwise.train.run', async (arg?: unknown) => {
     const given = (arg ?? {}) as TrainArgs;
     const root = ctx.workspaceRoot()?.fsPath;
     if (!root) throw new Error('Open a folder: training data come from its .stepwise/ folder.');

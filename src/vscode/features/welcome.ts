@@ -8,12 +8,12 @@ const VIEW_TYPE = 'stepwise.welcome';
 // Commands the welcome page may run: a webview never gets to run arbitrary commands.
 const WELCOME_COMMANDS = new Set([
   'stepwise.prove',
-  'stepwise.selectModel',
-  'stepwise.tryModel',
-  'stepwise.nextSolutionToLabel',
-  'stepwise.generatePracticeSet',
-  'stepwise.trainFromAnnotations',
-  'stepwise.showLog',
+  'stepwise.model.select',
+  'stepwise.playground.open',
+  'stepwise.labels.nextSolution',
+  'stepwise.practice.generate',
+  'stepwise.train.run',
+  'stepwise.log.show',
 ]);
 
 export function describeModelState(state: ModelState): { modelState: string; modelDetail: string } {
@@ -55,5 +55,5 @@ export function registerWelcome(ctx: StepwiseContext): void {
     // The page follows the model's state while it is open.
     onOpen: (handle) => ctx.model.onDidChangeState(() => handle.rpc.emit('status', status())),
   });
-  ctx.command('stepwise.showWelcome', () => void panel.show());
+  ctx.command('stepwise.welcome.show', () => void panel.show());
 }

@@ -8,7 +8,7 @@ import { outputPaths } from '../../../src/core/eval/evaluation';
 import { pythonMutants } from '../../../src/core/eval/mutants';
 import { evalTests } from '../../../src/core/eval/suites';
 import { evaluateCodeTask } from '../../../src/core/eval/testsEval';
-import { loadStageChain, stagesDigest } from '../../../src/core/codeReasoning/stages';
+import { loadStageChain, stagesDigest } from '../../../src/core/tests/stages';
 import { OnnxBackend } from '../../../src/core/model/onnx/index';
 import { asksForTests, scriptedModel } from '../helpers/scriptedModel';
 import { tinyModelDir } from '../model/tinyModel';

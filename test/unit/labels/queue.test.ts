@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { finalAnswerOf, nextToLabel } from '../../../src/core/labels/queue';
-import { readRunDocuments } from '../../../src/core/prove/runStore';
+import { readRunDocuments } from '../../../src/core/runs/folder';
 import { solutionIdOf } from '../../../src/core/steps/document';
 
 // The flat shape another tool may save: candidates with a proof, step scores and a verifier score.

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { MathProblem } from '../../../src/core/eval/datasets';
-import { completionLabels, type StepSearch } from '../../../src/core/labels/auto/completion';
+import { completionLabels, type StepSearch } from '../../../src/core/autoLabels/completion';
 import { LabelStore } from '../../../src/core/labels/store';
 import { labelsMissingFromStore } from '../../../src/core/loop/loop';
 import {

@@ -70,7 +70,7 @@ test('401: endpoint-auth pointing at the API key command; key and custom headers
   });
   await assert.rejects(b.generate(chat), (err: unknown) => {
     rejectsWith('endpoint-auth', /401 Unauthorized.*Invalid API key/)(err);
-    assert.match((err as ModelError).hint!, /Set Endpoint API Key/);
+    assert.match((err as ModelError).hint!, /Set Model Endpoint API Key/);
     return true;
   });
   assert.equal(posts()[0].headers.authorization, 'Bearer sk-test');

@@ -21,8 +21,8 @@ import {
   stripThink,
 } from '../../../src/core/practice/judge';
 import { splitReasoning } from '../../../src/core/model/openai/think';
-import { codeBlocks, extractTests } from '../../../src/core/codeReasoning/extractTests';
-import { parseAssertionLines } from '../../../src/core/codeReasoning/assertions';
+import { codeBlocks, extractTests } from '../../../src/core/tests/extractTests';
+import { parseAssertionLines } from '../../../src/core/tests/assertions';
 import { dropEmptyCaptures, parseJunit } from '../../../src/core/sandbox/junit';
 
 const MAX_LENGTH = 20_000;

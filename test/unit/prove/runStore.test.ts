@@ -4,7 +4,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { proveAndVerify } from '../../../src/core/prove/prove';
-import { loadRuns, problemSlug, runsDir, saveRun } from '../../../src/core/prove/runStore';
+import { loadRuns, problemSlug, saveRun } from '../../../src/core/prove/runStore';
+import { runsDir } from '../../../src/core/runs/folder';
 import { proveRunJsonSchema } from '../../../src/core/prove/runSchema';
 import { generatorOutput, ScriptedBackend } from './scriptedBackend';
 

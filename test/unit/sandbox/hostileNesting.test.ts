@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseAssertionLines } from '../../../src/core/codeReasoning/assertions';
+import { parseAssertionLines } from '../../../src/core/tests/assertions';
 import { cli, scratch, verdicts } from './hostileHelpers';
 
 const DEEP = 2000;

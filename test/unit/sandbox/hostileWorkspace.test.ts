@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseAssertionLines } from '../../../src/core/codeReasoning/assertions';
+import { parseAssertionLines } from '../../../src/core/tests/assertions';
 import { runAssertions, runSuite } from '../../../src/core/sandbox/index';
 import { scratch } from './hostileHelpers';
 

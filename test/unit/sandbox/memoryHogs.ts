@@ -5,7 +5,7 @@
  * process started. Used by hostileMemory.test.ts and bench/sandbox-memory.ts.
  */
 import { spawn } from 'node:child_process';
-import { parseAssertionLines } from '../../../src/core/codeReasoning/assertions';
+import { parseAssertionLines } from '../../../src/core/tests/assertions';
 import { runAssertions } from '../../../src/core/sandbox/index';
 import type { SandboxLanguage, SuiteResult } from '../../../src/core/sandbox/types';
 

@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseAssertionLines } from '../../../src/core/codeReasoning/assertions';
+import { parseAssertionLines } from '../../../src/core/tests/assertions';
 import { runAssertions, runSuite } from '../../../src/core/sandbox/index';
 import type { SandboxLanguage } from '../../../src/core/sandbox/types';
 

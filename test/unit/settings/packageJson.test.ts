@@ -10,9 +10,9 @@ import {
 } from '../../../src/core/settings/contributes';
 import { settingDefault } from '../../../src/core/settings/schema';
 import { PROVE_DEFAULTS, ProveOptionsSchema } from '../../../src/core/prove/runSchema';
-import { DEFAULT_ENDPOINT_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_TOKENS } from '../../../src/core/model/defaults';
+import { DEFAULT_ENDPOINT_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_TOKENS } from '../../../src/core/model/lengths';
 import { DEFAULT_CALL_RUNS } from '../../../src/core/sandbox/oracle/run';
-import { DEFAULT_STAGE_MAX_TOKENS } from '../../../src/core/codeReasoning/pipeline';
+import { DEFAULT_STAGE_MAX_TOKENS } from '../../../src/core/tests/pipeline';
 import { SANDBOX_DEFAULTS } from '../../../src/core/sandbox/limits';
 
 // out/test/unit/settings → the repository root.

@@ -19,7 +19,7 @@ import type { PlanOptions, PlanResult, PlanSegment, PlanSupport } from '../plan'
 import { StreamAccumulator } from './accumulator';
 import { planContext } from './context';
 import { EndpointClient } from './client';
-import { DEFAULT_ENDPOINT_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_TOKENS } from '../defaults';
+import { DEFAULT_ENDPOINT_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_TOKENS } from '../lengths';
 import { abortedError, type HttpPolicy } from './http';
 import { EndpointPlans, type AssertionGrammarSetting } from './plans';
 import type { StreamedText } from './planRunner';

@@ -6,7 +6,7 @@
 import { ModelError } from '../types';
 
 const API_KEY_HINT =
-  'Set the key with "Stepwise: Set Endpoint API Key" (it is kept in VS Code SecretStorage), or check that the key is valid for this server.';
+  'Set the key with "Stepwise: Set Model Endpoint API Key" (it is kept in VS Code SecretStorage), or check that the key is valid for this server.';
 
 /** The server's own error message from an OpenAI-style (`{error:{message}}`) or FastAPI (`{detail}`) body. */
 export function serverMessage(body: string): string {

@@ -7,7 +7,8 @@ import { stepAt } from '../../../core/steps/document';
 import { splitSteps } from '../../../core/steps/split';
 import { problemIdOf, solutionIdOf } from '../../../core/steps/document';
 import { nextToLabel, type Rating } from '../../../core/labels/index';
-import { loadRuns, runsDir } from '../../../core/prove/runStore';
+import { loadRuns } from '../../../core/prove/runStore';
+import { runsDir } from '../../../core/runs/folder';
 import type { ProveRun } from '../../../core/prove/runSchema';
 import type { PanelLabelling } from '../prove';
 import type { StepLabelView } from '../../../shared/protocols/prove';
@@ -120,10 +121,10 @@ export function registerLabels(ctx: StepwiseContext): PanelLabelling {
 
   const labelCommand = (rating: Rating) => (arg?: unknown) =>
     labelAtCursor(rating, (arg ?? undefined) as { uri?: vscode.Uri; line?: number } | undefined);
-  ctx.command('stepwise.label.positive', labelCommand(1));
-  ctx.command('stepwise.label.neutral', labelCommand(0));
-  ctx.command('stepwise.label.negative', labelCommand(-1));
-  ctx.command('stepwise.label.undo', async () => {
+  ctx.command('stepwise.labels.positive', labelCommand(1));
+  ctx.command('stepwise.labels.neutral', labelCommand(0));
+  ctx.command('stepwise.labels.negative', labelCommand(-1));
+  ctx.command('stepwise.labels.undo', async () => {
     const restored = await service.undo();
     if (!restored)
       return void vscode.window.showInformationMessage('Stepwise: no label to undo in this session.');
@@ -134,7 +135,7 @@ export function registerLabels(ctx: StepwiseContext): PanelLabelling {
   // Toggles run one after another: a second one that read the setting before the first had
   // written it would write the same value, and two quick toggles would leave it flipped.
   let toggling: Promise<unknown> = Promise.resolve();
-  ctx.command('stepwise.label.toggleStopAtFirstError', () => {
+  ctx.command('stepwise.labels.toggleStopAtFirstError', () => {
     const toggle = toggling.then(async () => {
       const next = !readSettings().labels.stopAtFirstError;
       await updateSettings({ 'labels.stopAtFirstError': next }, vscode.ConfigurationTarget.Workspace);
@@ -158,10 +159,14 @@ export function registerLabels(ctx: StepwiseContext): PanelLabelling {
           const link = (command: string, text: string) =>
             `[${text}](command:${command}?${encodeURIComponent(JSON.stringify([{ uri: document.uri, line: position.line }]))})`;
           const md = new vscode.MarkdownString(
-            `**Step ${step.index + 1}** — label: ${link('stepwise.label.positive', '+1 correct')} · ${link('stepwise.label.neutral', '0 neutral')} · ${link('stepwise.label.negative', '−1 wrong')}`,
+            `**Step ${step.index + 1}** — label: ${link('stepwise.labels.positive', '+1 correct')} · ${link('stepwise.labels.neutral', '0 neutral')} · ${link('stepwise.labels.negative', '−1 wrong')}`,
           );
           md.isTrusted = {
-            enabledCommands: ['stepwise.label.positive', 'stepwise.label.neutral', 'stepwise.label.negative'],
+            enabledCommands: [
+              'stepwise.labels.positive',
+              'stepwise.labels.neutral',
+              'stepwise.labels.negative',
+            ],
           };
           return new vscode.Hover(md);
         },
@@ -169,7 +174,7 @@ export function registerLabels(ctx: StepwiseContext): PanelLabelling {
     ),
   );
 
-  ctx.command('stepwise.nextSolutionToLabel', async () => {
+  ctx.command('stepwise.labels.nextSolution', async () => {
     const root = ctx.workspaceRoot();
     if (!root)
       throw new Error('Open a folder: the queue is built from the runs saved in its .stepwise/runs.');

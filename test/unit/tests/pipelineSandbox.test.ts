@@ -1,0 +1,131 @@
+/**
+ * The five-stage pipeline on the real sandbox (issue 19, items 2, 3 and 7). A scripted model
+ * stands in for the test writer and generator so that the suite's content is known; the code
+ * runs for real in the oracle runner.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { findFunctions } from '../../../src/core/tests/functions';
+import { runFiveStages } from '../../../src/core/tests/pipeline';
+import { DEFAULT_CONFIRM_THRESHOLD } from '../../../src/core/tests/evidence';
+import { createSandboxSuiteRunner } from '../../../src/core/tests/sandboxRunner';
+import { asksForTests, scriptedModel } from '../helpers/scriptedModel';
+
+const runner = createSandboxSuiteRunner({ perTestTimeoutMs: 5000, suiteTimeoutMs: 60_000, memoryMb: 512 });
+
+// The user's function is right: rows sorted by their sums. A generated implementation that misread
+// the task sorts every row instead (the case of issue 19, item 3).
+const USER =
+  'def test_sort_rows(rows):\n    """Sort the rows by their sums."""\n    return sorted(rows, key=sum)\n';
+const MISREAD = '```python\ndef test_sort_rows(rows):\n    return [sorted(r) for r in rows]\n```';
+const RIGHT = '```python\ndef test_sort_rows(rows):\n    return sorted(rows, key=lambda r: sum(r))\n```';
+
+// Tests that follow the misreading (wrong for the user's function), written again at every stage.
+const TESTS = [
+  '```python',
+  'assert test_sort_rows([[3, 1], [2]]) == [[1, 3], [2]]',
+  'assert test_sort_rows( [[3,1],[2]] )==[[1, 3], [2]]',
+  'assert test_sort_rows([]) == []',
+  'assert test_sort_rows([[5]]) == [[5]]',
+  '```',
+].join('\n');
+
+async function target() {
+  const [fn] = await findFunctions(USER, 'python');
+  return fn;
+}
+
+test('identical tests are admitted once across all five stages, with the duplicates said', async () => {
+  const model = scriptedModel((prompt) => (asksForTests(prompt) ? TESTS : RIGHT));
+  const run = await runFiveStages({ model, target: await target(), fileSource: USER, runSuite: runner });
+  assert.deepEqual(
+    run.accumulatedSuite.map((t) => t.assertion?.line),
+    [
+      'assert test_sort_rows([[3, 1], [2]]) == [[1, 3], [2]]',
+      'assert test_sort_rows([]) == []',
+      'assert test_sort_rows([[5]]) == [[5]]',
+    ],
+  );
+  assert.ok(run.accumulatedSuite.every((t) => t.stage === 1));
+  assert.match(run.stages[0].rejected[0].reason, /duplicate of line 1/);
+  for (const stage of run.stages.slice(1)) {
+    assert.equal(stage.tests.length, 0);
+    assert.equal(stage.rejected.filter((r) => /duplicate/.test(r.reason)).length, 4);
+  }
+});
+
+test('a function named test_* is judged like any other (never collected as a test)', async () => {
+  const model = scriptedModel((prompt) => (asksForTests(prompt) ? TESTS : RIGHT));
+  const run = await runFiveStages({ model, target: await target(), fileSource: USER, runSuite: runner });
+  assert.deepEqual(
+    run.verdicts.map((v) => v.onUser),
+    ['failed', 'passed', 'passed'],
+  );
+  assert.ok(run.verdicts.every((v) => v.inProcess === false));
+});
+
+test('by default the user function is the reference: tests failing on it are disagreements with evidence', async () => {
+  const model = scriptedModel((prompt) => (asksForTests(prompt) ? TESTS : MISREAD));
+  const run = await runFiveStages({ model, target: await target(), fileSource: USER, runSuite: runner });
+  assert.equal(run.referenceMode, 'user');
+  const s = run.scores!;
+  assert.equal(s.reference, 'user');
+  assert.equal(s.valid, 2);
+  assert.deepEqual(
+    s.disagreements.map((d) => [d.input, d.onUser, d.samplesPassing, d.samples, d.verdict]),
+    // The stage-5 code and both independent samples misread the task alike: strong evidence.
+    [['test_sort_rows([[3, 1], [2]])', 'failed', 3, 3, 'fails-confirmed']],
+  );
+  assert.match(s.disagreements[0].userOutput ?? '', /returned \[\[2\], \[3, 1\]\]/);
+});
+
+test('a failure the independent implementations do not back is an unconfirmed expectation, with its evidence', async () => {
+  // The stage-5 code misreads the task; the two samples written from the specification alone do not.
+  const model = scriptedModel((prompt, options) => {
+    if (asksForTests(prompt)) return TESTS;
+    return (options.n ?? 1) > 1 ? [RIGHT, RIGHT] : MISREAD;
+  });
+  const run = await runFiveStages({ model, target: await target(), fileSource: USER, runSuite: runner });
+  assert.deepEqual(
+    run.verdicts.map((v) => v.verdict),
+    ['unconfirmed', 'passes', 'passes'],
+  );
+  const e = run.verdicts[0].evidence!;
+  assert.equal(e.implementationsPassing, 1);
+  // Sets: the misreading alone passing 3 tests (3), both samples passing 2 (4): 3 / 7.
+  assert.equal(e.confidence.toFixed(3), (3 / 7).toFixed(3));
+  assert.equal(run.confirmThreshold, DEFAULT_CONFIRM_THRESHOLD);
+});
+
+test('agreement mode trusts generated code only when the independent samples agree', async () => {
+  // Samples that disagree with each other: the user's function stays the reference.
+  const split = scriptedModel((prompt, options) => {
+    if (asksForTests(prompt)) return TESTS;
+    // The independent samples come as one batch: one right, one misread.
+    if ((options.n ?? 1) > 1) return [RIGHT, MISREAD];
+    return MISREAD;
+  });
+  const run = await runFiveStages({
+    model: split,
+    target: await target(),
+    fileSource: USER,
+    runSuite: runner,
+    referenceMode: 'agreement',
+    agreementSamples: 3,
+  });
+  assert.equal(run.samples?.length, 2, 'two more implementations were sampled');
+  assert.equal(run.scores!.reference, 'user');
+  assert.match(run.scores!.referenceReason, /needs 3 independent implementations.*2 of 3 agree/);
+  // Three samples that all misread the task the same way do make a consensus.
+  const same = scriptedModel((prompt) => (asksForTests(prompt) ? TESTS : MISREAD));
+  const agreed = await runFiveStages({
+    model: same,
+    target: await target(),
+    fileSource: USER,
+    runSuite: runner,
+    referenceMode: 'agreement',
+    agreementSamples: 3,
+  });
+  assert.equal(agreed.scores!.reference, 'generated');
+  assert.equal(agreed.scores!.disagreements[0].samplesPassing, 3);
+});

@@ -1,0 +1,104 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { LabelStore } from '../../../src/core/labels/index';
+import {
+  NoTrainingDataError,
+  prepareTrainingData,
+  trainingRunDir,
+} from '../../../src/core/trainingData/prepare';
+
+const workspace = () => fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-train-data-'));
+const readJsonl = (file: string) =>
+  fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+test('the run folder is .stepwise/training/<timestamp>-<job>', () => {
+  const dir = trainingRunDir('/ws', 'prm', new Date('2026-01-02T03:04:05.678Z'));
+  assert.equal(dir, path.join('/ws', '.stepwise', 'training', '2026-01-02T03-04-05-678Z-prm'));
+});
+
+test('prm and orm: step labels become TRL stepwise rows in the run folder', async () => {
+  const ws = workspace();
+  const store = new LabelStore(path.join(ws, '.stepwise', 'labels'));
+  const steps = ['x = 2', 'so x + 1 = 4'];
+  for (const [stepIndex, rating] of [
+    [0, 1],
+    [1, -1],
+  ] as const)
+    await store.append({
+      problemId: 'p1',
+      problemText: 'Find x + 1 when x = 2.',
+      solutionId: 'doc:a.md',
+      stepIndex,
+      stepHash: '0123456789abcdef',
+      stepText: steps[stepIndex]!,
+      rating,
+      source: 'cli',
+    });
+  const runDir = trainingRunDir(ws, 'prm');
+  const data = await prepareTrainingData('prm', ws, runDir);
+  assert.equal(data.count, 1);
+  assert.deepEqual(data.args, ['--data', path.join(runDir, 'labels.trl.jsonl')]);
+  const [row] = readJsonl(data.args[1]!);
+  assert.deepEqual(row!.completions, steps);
+  assert.deepEqual(row!.labels, [1, -1]);
+  // The outcome model reads the same rows (its job keeps one label per solution).
+  const orm = await prepareTrainingData('orm', ws, trainingRunDir(ws, 'orm'));
+  assert.deepEqual(readJsonl(orm.args[1]!), [row]);
+});
+
+test('dpo: pairs from every practice set are joined; a broken line is skipped and reported', async () => {
+  const ws = workspace();
+  for (const [name, text] of [
+    ['a', '{"prompt":"p1","chosen":"c","rejected":"r"}\n'],
+    ['b', '{"prompt":"p2","chosen":"c","rejected":"r"}\nnot json\n'],
+  ] as const) {
+    fs.mkdirSync(path.join(ws, '.stepwise', 'practice', name), { recursive: true });
+    fs.writeFileSync(path.join(ws, '.stepwise', 'practice', name, 'dpo-pairs.jsonl'), text);
+  }
+  const data = await prepareTrainingData('dpo', ws, trainingRunDir(ws, 'dpo'));
+  assert.equal(data.count, 2);
+  assert.deepEqual(
+    readJsonl(data.args[1]!).map((r) => r.prompt),
+    ['p1', 'p2'],
+  );
+  assert.equal(data.skipped.length, 1);
+  assert.match(data.skipped[0]!, /line 2: not JSON/);
+});
+
+test('question-generator: the R_G rows of every practice set are joined', async () => {
+  const ws = workspace();
+  for (const [name, reward] of [
+    ['a', 0.9],
+    ['b', 0.2],
+  ] as const) {
+    fs.mkdirSync(path.join(ws, '.stepwise', 'practice', name), { recursive: true });
+    const row = { prompt: 'Propose a problem.', completion: `Problem: ${name}`, reward, kept: reward > 0.5 };
+    fs.writeFileSync(
+      path.join(ws, '.stepwise', 'practice', name, 'generator-rewards.jsonl'),
+      JSON.stringify(row) + '\n',
+    );
+  }
+  const runDir = trainingRunDir(ws, 'question-generator');
+  const data = await prepareTrainingData('question-generator', ws, runDir);
+  assert.deepEqual(data.args, ['--data', path.join(runDir, 'generator-rewards.jsonl')]);
+  assert.deepEqual(
+    readJsonl(data.args[1]!).map((r) => r.reward),
+    [0.9, 0.2],
+  );
+});
+
+test('no data gives an error that says what to do, for each job', async () => {
+  const ws = workspace();
+  for (const job of ['prm', 'orm', 'grpo', 'dpo', 'question-generator', 'sft-format'] as const)
+    await assert.rejects(
+      prepareTrainingData(job, ws, trainingRunDir(ws, job)),
+      (err: unknown) => err instanceof NoTrainingDataError && err.hint.length > 0,
+    );
+});
