@@ -22,7 +22,7 @@ function editWorkspaceSettings(workspace: string, overrides: Record<string, unkn
 /** Asks the playground (Stepwise: Try the Model in the Playground) and waits for the answer to finish. */
 async function askPlayground(wb: Workbench, prompt: string): Promise<{ model: string; output: string }> {
   await wb.runCommand('Stepwise: Try the Model in the Playground');
-  const frame = await wb.webviewWith('Try the Model');
+  const frame = await wb.webviewWith('Playground — Try the Model');
   await frame.locator('#prompt').fill(prompt);
   await frame.locator('#run').click();
   await frame.locator('#stats', { hasText: 'tokens/s' }).waitFor({ timeout: 180_000 });

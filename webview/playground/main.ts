@@ -34,7 +34,7 @@ const stop = h('button', { id: 'stop', class: 'secondary' }, 'Stop');
 stop.disabled = true;
 
 app.replaceChildren(
-  h('h1', {}, 'Try the Model'),
+  h('h1', {}, 'Playground — Try the Model'),
   modelLine,
   prompt,
   h('div', { class: 'row' }, run, stop),

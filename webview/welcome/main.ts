@@ -22,7 +22,7 @@ const actions: { command: string; title: string; text: string }[] = [
   },
   {
     command: 'stepwise.playground.open',
-    title: 'Try the Model',
+    title: 'Try the Model in the Playground',
     text: 'Stream a completion from the local model to check it works.',
   },
   {

@@ -11,7 +11,7 @@ export function registerPlayground(ctx: StepwiseContext): void {
   const playground = singletonPanel<PlaygroundHost, PlaygroundView>(ctx, {
     viewType: PLAYGROUND,
     bundle: 'playground',
-    title: 'Stepwise: Try the Model',
+    title: 'Stepwise: Playground',
     handlers: (panel) => ({
       cancel: () => {
         running?.abort();
