@@ -13,6 +13,19 @@ test('a cache grows in whole steps, at least one step past its capacity', () => 
   assert.equal(grownCapacity(1, 0, 64), 64);
 });
 
+test('decoding past a long prompt grows the cache by a quarter, so it is reallocated a few times', () => {
+  assert.equal(grownCapacity(2049, 2048, 64), 2560);
+  let capacity = 2048;
+  let reallocations = 0;
+  for (let columns = 2049; columns <= 2048 + 512; columns++) {
+    const next = grownCapacity(columns, capacity, 64);
+    if (next !== capacity) reallocations++;
+    assert.ok(next >= columns);
+    capacity = next;
+  }
+  assert.equal(reallocations, 1, '512 tokens after a 2,048-position cache: one reallocation, not eight');
+});
+
 test('a chunked call grows its cache once, to the capacity of the whole call', () => {
   // A 2,000-token prompt in chunks of 128: the first chunk already makes room for all of it.
   const first = grownCapacity(128, 0, 64, 2000);
