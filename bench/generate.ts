@@ -196,6 +196,8 @@ async function benchModel(model: (typeof MODELS)[number], gguf: string, scratch:
     rounds: runs[engine].map((x) => ({
       decode_tokens_per_s: round(x.decode_tokens_per_s as number),
       ttft_ms: round(x.ttft_ms as number),
+      // Per round, so that a report can give the spread of the peak and not only its largest.
+      peak_rss_mib: round(x.peak_rss_mib as number),
       load_1m: x.load_1m,
     })),
   });

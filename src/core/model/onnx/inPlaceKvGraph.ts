@@ -9,7 +9,7 @@ import * as ort from 'onnxruntime-node';
 import { ModelError } from '../types';
 import type { ForwardInput, ForwardOutput, GraphRunner } from './forward';
 import { EmbeddingTable } from './embeddingTable';
-import { growBuffers, InPlaceKvCache } from './kvCache';
+import { grownCapacity, growBuffers, InPlaceKvCache } from './kvCache';
 import type { ModelShape } from './modelFolder';
 import { forwardInChunks, PREFILL_CHUNK, wantedPositions } from './prefillChunks';
 
@@ -41,12 +41,14 @@ export class InPlaceKvGraph implements GraphRunner {
 
   /** A call longer than PREFILL_CHUNK positions runs as chunks (prefillChunks.ts), one pass each. */
   forward(input: ForwardInput): Promise<ForwardOutput> {
-    return input.seq > PREFILL_CHUNK
-      ? forwardInChunks(input, PREFILL_CHUNK, (chunk) => this.forwardOnce(chunk))
-      : this.forwardOnce(input);
+    if (input.seq <= PREFILL_CHUNK) return this.forwardOnce(input);
+    // The first chunk makes room for the whole call, so that the buffers are allocated once.
+    const columns = input.mask.length / input.batch;
+    return forwardInChunks(input, PREFILL_CHUNK, (chunk) => this.forwardOnce(chunk, columns));
   }
 
-  private async forwardOnce(input: ForwardInput): Promise<ForwardOutput> {
+  /** `reserve`: the cache capacity to grow to, when it must grow, for the rest of a chunked call. */
+  private async forwardOnce(input: ForwardInput, reserve = 0): Promise<ForwardOutput> {
     const { batch, seq } = input;
     if (input.past && !(input.past instanceof InPlaceKvCache)) {
       throw new ModelError(
@@ -83,7 +85,7 @@ export class InPlaceKvGraph implements GraphRunner {
     let buffers = past?.takeBuffers();
     let capacity = past?.capacity ?? 0;
     if (columns > capacity) {
-      const grown = Math.ceil(Math.max(columns, capacity + CAPACITY_STEP) / CAPACITY_STEP) * CAPACITY_STEP;
+      const grown = grownCapacity(columns, capacity, CAPACITY_STEP, reserve);
       buffers = growBuffers(buffers, capacity, pastColumns, rows, headDim, grown, 2 * layers);
       capacity = grown;
     }

@@ -61,6 +61,20 @@ export class InPlaceKvCache {
 
 export type KvCache = CopyingKvCache | InPlaceKvCache;
 
+/**
+ * The capacity a cache of `capacity` positions grows to so that it holds `columns`: in whole steps
+ * of `step`, by at least a step and a quarter of what it holds, so that decoding after a long
+ * prompt reallocates the cache a few times rather than every `step` tokens. Each reallocation
+ * leaves the old buffers (50 MB at 2,000 positions on the default model) as garbage until the next
+ * collection, which raises the peak resident memory. `reserve` is the capacity the whole call will
+ * need: a long prompt run in chunks then allocates its buffers once instead of once per chunk.
+ */
+export function grownCapacity(columns: number, capacity: number, step: number, reserve = 0): number {
+  if (columns <= capacity) return capacity;
+  const least = capacity + Math.max(step, Math.floor(capacity / 4));
+  return Math.ceil(Math.max(columns, reserve, least) / step) * step;
+}
+
 /** Buffers for `batch` rows of `capacity` positions, holding the first `keep` positions of `from`. */
 export function growBuffers(
   from: Float32Array[] | undefined,

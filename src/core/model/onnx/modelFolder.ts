@@ -30,7 +30,8 @@ export interface ModelFolder {
   name: string;
   modelFile: string;
   shape: ModelShape;
-  tokenizerJson: Record<string, unknown>;
+  /** tokenizer.json, parsed by the one who builds the tokenizer so that the parse is not kept. */
+  tokenizerFile: string;
   tokenizerConfig: Record<string, unknown>;
   /** Contents of chat_template.jinja when the folder has one. */
   chatTemplateFile: string | undefined;
@@ -140,7 +141,7 @@ export function openModelFolder(dir: string, variant: OnnxVariant): ModelFolder 
     name: readInstallRecord(dir)?.displayName ?? basename(dir.replace(/[\\/]+$/, '')),
     modelFile: join(dir, modelFile),
     shape: readModelShape(config),
-    tokenizerJson: readJson(join(dir, 'tokenizer.json')),
+    tokenizerFile: join(dir, 'tokenizer.json'),
     tokenizerConfig: readJson(join(dir, 'tokenizer_config.json')),
     chatTemplateFile: existsSync(templatePath) ? readFileSync(templatePath, 'utf8') : undefined,
     eosTokenIds: [...eos],

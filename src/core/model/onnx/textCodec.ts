@@ -2,10 +2,11 @@
  * Text <-> token ids for one model folder: its tokenizer.json (pure-JS @huggingface/tokenizers)
  * and its chat template.
  */
-import { Tokenizer } from '@huggingface/tokenizers';
+import type { Tokenizer } from '@huggingface/tokenizers';
 import { ChatTemplate, findChatTemplate } from '../chatTemplate';
 import { ModelError, type ModelInput } from '../types';
-import type { ModelFolder } from './modelFolder';
+import { readJson, type ModelFolder } from './modelFolder';
+import { loadCompactTokenizer } from './tokenizerTables';
 
 export class TextCodec {
   private readonly tokenizer: Tokenizer;
@@ -14,8 +15,10 @@ export class TextCodec {
   readonly eosTokenIds: ReadonlySet<number>;
 
   constructor(folder: ModelFolder) {
+    // Parsed here, not with the folder, so that the parse is garbage once the tables are built.
+    const json = readJson(folder.tokenizerFile);
     try {
-      this.tokenizer = new Tokenizer(folder.tokenizerJson, folder.tokenizerConfig);
+      this.tokenizer = loadCompactTokenizer(json, folder.tokenizerConfig);
     } catch (e) {
       throw new ModelError(
         `tokenizer.json in ${folder.dir} cannot be loaded: ${(e as Error).message}.`,
