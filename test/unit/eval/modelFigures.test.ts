@@ -29,3 +29,23 @@ test('a model never evaluated has no figures, and an incomplete evaluation is no
   assert.equal(describeFigures(modelFigures([shipped], 'SmolLM2-135M-Instruct')), null);
   assert.equal(modelFigures([{ ...shipped, complete: false }], shipped.model.name).proveAccuracy, null);
 });
+
+test('the picker quotes the largest evaluation of the model, not a smaller one made later', () => {
+  const quick = JSON.parse(
+    fs.readFileSync(path.join(__dirname, '../../../../bench/results/eval-prove-gsm8k.json'), 'utf8'),
+  ) as EvalResult;
+  // The shipped files themselves: the GSM8K run is newer and smaller than the MATH-500 one.
+  assert.equal(quick.model.name, shipped.model.name);
+  assert.ok(quick.updatedAt > shipped.updatedAt && quick.items.finished < shipped.items.finished);
+  for (const order of [
+    [quick, shipped],
+    [shipped, quick],
+  ]) {
+    const f = modelFigures(order, shipped.model.name);
+    assert.equal(f.proveAccuracy?.dataset, 'MATH-500.jsonl');
+    assert.equal(f.proveAccuracy?.n, shipped.items.finished, 'the item count is the one quoted');
+  }
+  // On equal size the newer one is quoted.
+  const again = { ...shipped, updatedAt: '2099-01-01T00:00:00.000Z', metrics: quick.metrics };
+  assert.equal(modelFigures([shipped, again], shipped.model.name).proveAccuracy?.k, 3);
+});
