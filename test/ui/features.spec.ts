@@ -216,7 +216,8 @@ export const tests: UiTest[] = [
       assert.match(text, /Executable code/);
       assert.match(text, /Test validity/);
       // One count of the suite everywhere the panel states it: heading, validity note, support.
-      const total = text.match(/Accumulated suite \((\d+) tests\)/)?.[1];
+      // (No heading when the model wrote no test the stages could admit: a suite of 0.)
+      const total = text.match(/Accumulated suite \((\d+) tests\)/)?.[1] ?? '0';
       const validity = (await frame.locator('#metric-validity').innerText()).match(/(\d+) of (\d+) tests/);
       const support = (await frame.locator('#metric-generator').innerText()).match(
         /(?:on (\d+) valid tests? of|no valid test of) (\d+)/,

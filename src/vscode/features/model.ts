@@ -5,6 +5,7 @@ import { defaultModelDir } from '../../core/model/defaults';
 import { describeSpeed, downloadBytes, formatBytes } from '../../core/model/ladder/index';
 import { listLadder } from '../../core/model/ladder/local';
 import { offeredVariants } from '../../core/model/offeredVariants';
+import { VARIANT_FILES } from '../../core/model/onnx/modelFolder';
 import type { StepwiseContext } from '../context';
 import { API_KEY_SECRET } from '../modelSession';
 import { readSettings, updateSettings } from '../settings';
@@ -138,7 +139,7 @@ async function variantChoices(): Promise<Choice[]> {
         }
       : {
           label: `$(settings) ONNX weights: ${v.weights}`,
-          description: v.weights === model.onnx.variant ? 'current' : undefined,
+          description: `${v.weights === model.onnx.variant ? 'current · ' : ''}${VARIANT_FILES[v.weights]} of ${path.basename(v.dir)}`,
           apply: () => updateSettings({ 'model.onnx.variant': v.weights }, vscode.ConfigurationTarget.Global),
         },
   );
