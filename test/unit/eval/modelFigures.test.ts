@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { describeFigures, modelFigures } from '../../../src/core/eval/modelFigures';
+import { describeFigures, largestFirst, modelFigures } from '../../../src/core/eval/modelFigures';
 import type { EvalResult } from '../../../src/core/eval/evaluation';
 
 const shipped = JSON.parse(
@@ -48,4 +48,20 @@ test('the picker quotes the largest evaluation of the model, not a smaller one m
   // On equal size the newer one is quoted.
   const again = { ...shipped, updatedAt: '2099-01-01T00:00:00.000Z', metrics: quick.metrics };
   assert.equal(modelFigures([shipped, again], shipped.model.name).proveAccuracy?.k, 3);
+});
+
+test("the shipped evaluations are listed largest first, the model's quoted figure among the first", () => {
+  const dir = path.join(__dirname, '../../../../bench/results');
+  const results = fs
+    .readdirSync(dir)
+    .filter((f) => /^eval-.*\.json$/.test(f))
+    .map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as EvalResult);
+  const listed = largestFirst(results);
+  for (let i = 1; i < listed.length; i++)
+    assert.ok(listed[i - 1].items.finished >= listed[i].items.finished, 'by item count');
+  // The picker quotes the first prove result of the list, the one the report offers first.
+  const quoted = modelFigures(results, shipped.model.name).proveAccuracy!;
+  const firstProve = listed.find((r) => r.kind === 'prove')!;
+  assert.equal(path.basename(firstProve.dataset.path), quoted.dataset);
+  assert.equal(firstProve.items.finished, quoted.n);
 });
