@@ -16,12 +16,20 @@ export class StepwiseContext implements vscode.Disposable {
   /** A separate verifier model, when `stepwise.verifier.modelPath` names one. */
   readonly verifier: VerifierSession;
   private readonly disposables: vscode.Disposable[] = [];
+  private lastTextEditor: vscode.TextEditor | undefined = vscode.window.activeTextEditor;
 
   constructor(readonly extension: vscode.ExtensionContext) {
     this.log = this.own(vscode.window.createOutputChannel('Stepwise', { log: true }));
     this.model = this.own(new ModelSession(extension.secrets, this.log));
     this.prm = this.own(new PrmSession(this.log));
     this.verifier = this.own(new VerifierSession(this.log));
+    // While a panel has the focus VS Code reports no active text editor; the commands that act on
+    // "the document" then mean the one the person last worked in.
+    this.own(
+      vscode.window.onDidChangeActiveTextEditor((editor) => {
+        if (editor) this.lastTextEditor = editor;
+      }),
+    );
     this.own(
       vscode.workspace.onDidChangeConfiguration((e) => {
         const endpointChanged =
@@ -73,9 +81,22 @@ export class StepwiseContext implements vscode.Disposable {
     });
   }
 
+  /**
+   * The text editor the person is working in: the active one, or, while a panel (a webview) has
+   * the focus, the one they last worked in, as long as its document is still open.
+   */
+  textEditor(): vscode.TextEditor | undefined {
+    const active = vscode.window.activeTextEditor;
+    if (active) return active;
+    const last = this.lastTextEditor;
+    if (!last || last.document.isClosed) return undefined;
+    // The editor object of a document moved or reopened is a new one: prefer the visible one.
+    return vscode.window.visibleTextEditors.find((e) => e.document === last.document) ?? last;
+  }
+
   /** The workspace folder Stepwise stores runs, labels and practice sets in (its `.stepwise/`). */
   workspaceRoot(): vscode.Uri | undefined {
-    const active = vscode.window.activeTextEditor?.document.uri;
+    const active = this.textEditor()?.document.uri;
     const folder =
       (active && vscode.workspace.getWorkspaceFolder(active)) ?? vscode.workspace.workspaceFolders?.[0];
     return folder?.uri;

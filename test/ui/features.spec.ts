@@ -215,6 +215,17 @@ export const tests: UiTest[] = [
       assert.match(text, /Informal reasoning/);
       assert.match(text, /Executable code/);
       assert.match(text, /Test validity/);
+      // One count of the suite everywhere the panel states it: heading, validity note, support.
+      // (No heading when the model wrote no test the stages could admit: a suite of 0.)
+      const total = text.match(/Accumulated suite \((\d+) tests\)/)?.[1] ?? '0';
+      const validity = (await frame.locator('#metric-validity').innerText()).match(/(\d+) of (\d+) tests/);
+      const support = (await frame.locator('#metric-generator').innerText()).match(
+        /(?:on (\d+) valid tests? of|no valid test of) (\d+)/,
+      );
+      assert.ok(total && validity && support, text);
+      assert.equal(validity[2], total, 'the validity note counts the suite the heading counts');
+      assert.equal(support[2], total, "the reward's support counts the same suite");
+      assert.equal(support[1] ?? '0', validity[1], 'the same valid tests under both');
       await wb.screenshot('code-reasoning');
     },
   },

@@ -24,7 +24,7 @@ function withoutOwnEvaluations(wb: Workbench): void {
 
 /**
  * Panels a person can follow: Check My Proof on their own proof, the proof kept on screen while its
- * steps are scored, a new run replacing the result shown, a cancelled run shown as cancelled,
+ * steps are scored (a check's and a Prove run's), a new run, started from the panel, replacing the result shown, a cancelled run shown as cancelled,
  * unfinished math, the model picker's figures against the report's, and the evaluation report
  * before any evaluation of their own. Names start with "Panels:" so that
  * STEPWISE_TEST_GREP=Panels runs them.
@@ -67,6 +67,27 @@ export const tests: UiTest[] = [
     },
   },
   {
+    name: 'Panels: Prove keeps the proof it wrote on screen while its steps are scored and graded',
+    timeoutMs: 300_000,
+    async run(wb) {
+      await wb.openFile('proofs/units-digit.md');
+      await wb.runCommand('Stepwise: Prove and Self-Verify');
+      const frame = await wb.webviewWith('Prove and Self-Verify');
+      const proof = frame.locator('#live-proof pre').first();
+      // The stage after writing: the proof written so far must not vanish, nor be cut.
+      await frame.locator('#progress', { hasText: 'scoring the steps' }).waitFor({ timeout: 180_000 });
+      const written = (await proof.innerText()).trim();
+      assert.ok(written.length > 0, 'the written proof is shown while its steps are scored');
+      assert.match(await frame.locator('#live-proof h2').innerText(), /Proof so far/);
+      await wb.screenshot('prove-scoring-steps');
+      // Through grading too, the same text.
+      await frame.locator('#progress', { hasText: 'grading the proof' }).waitFor({ timeout: 120_000 });
+      assert.equal((await proof.innerText()).trim(), written, 'the proof is unchanged while it is graded');
+      await frame.locator('#cancel').click();
+      await frame.locator('#cancelled').waitFor({ timeout: 60_000 });
+    },
+  },
+  {
     name: 'Panels: a cancelled Prove run is shown as cancelled, with what it finished, not as a failure',
     timeoutMs: 240_000,
     async run(wb) {
@@ -92,11 +113,17 @@ export const tests: UiTest[] = [
       await wb.runCommand('Stepwise: Check My Proof');
       const frame = await wb.webviewWith('Check My Proof');
       await frame.locator('#issues').waitFor({ timeout: 240_000 });
-      // Back to the document, as a person would before proving it (the panel may hold the focus).
-      await wb.page.locator('.part.editor .tab[aria-label*="sqrt-two-irrational.md"]').first().click();
+      // The person reads the result in the panel, which takes the focus from the document: Prove
+      // from the palette still proves the document's problem, without asking for one.
+      await frame.locator('h1').click();
       await wb.runCommand('Stepwise: Prove and Self-Verify');
       // The same panel, now the new run's: none of the check's figures stay beside its progress.
       await frame.locator('h1', { hasText: 'Prove and Self-Verify' }).waitFor({ timeout: 30_000 });
+      assert.equal(
+        await wb.page.locator('.quick-input-widget:visible', { hasText: 'The problem to prove' }).count(),
+        0,
+        'Prove did not ask for a problem',
+      );
       assert.equal(
         await frame.locator('#issues, #verifier-score, #judgment, #steps').count(),
         0,
@@ -110,6 +137,8 @@ export const tests: UiTest[] = [
       await wb.screenshot('prove-replaced-run');
       await frame.locator('#cancel').click();
       await frame.locator('#cancelled').waitFor({ timeout: 60_000 });
+      // It proved the document's problem, the one the check was about.
+      assert.match(await frame.locator('#problem').innerText(), /irrational/);
     },
   },
   {

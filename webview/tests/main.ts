@@ -1,6 +1,7 @@
 import { connect, h, injectStyles, loadState, saveState } from '../shared/host';
 import baseCss from '../shared/base.css';
 import { stageBadgeText, stageBadgeTitle } from '../../src/shared/stageBadge';
+import { testsFigures } from '../../src/shared/testsFigures';
 import type {
   ExpectationJudgement,
   CodeReasoningHost,
@@ -207,6 +208,8 @@ function render(): void {
     return;
   }
   const v = view;
+  // Every count below comes from here, so no two places of the panel disagree.
+  const f = testsFigures(v);
   const parts: HTMLElement[] = [
     h('h1', {}, `Reason & generate tests: ${v.functionName}`),
     h('p', { class: 'muted', id: 'phase' }, `${v.file} · ${v.language} · ${v.model} · ${phaseText(v)}`),
@@ -226,7 +229,7 @@ function render(): void {
       metric(
         'Test validity',
         s.validity,
-        `${s.valid} of ${s.total} tests pass on the reference`,
+        `${f.valid} of ${f.total} tests pass on the reference`,
         'metric-validity',
       ),
       metric(
@@ -242,8 +245,7 @@ function render(): void {
       bar.style.width = pct([s.validity, s.generatorReward, s.testWriterReward][i]);
     });
     parts.push(h('h2', {}, 'Validity and rewards'), metrics, h('p', { class: 'muted' }, s.referenceReason));
-    const confirmed = v.verdicts.filter((x) => x.verdict === 'fails-confirmed');
-    const unconfirmed = v.verdicts.filter((x) => x.verdict === 'unconfirmed');
+    const { confirmed, unconfirmed } = f;
     if (confirmed.length)
       parts.push(
         h(
@@ -276,7 +278,7 @@ function render(): void {
           h('ul', {}, ...unconfirmed.map(expectationItem)),
         ),
       );
-    if (!v.verdicts.some((x) => x.verdict) && s.disagreements.length) {
+    if (!v.verdicts.some((x) => x.verdict) && f.disagreements) {
       parts.push(
         h(
           'div',
@@ -284,7 +286,7 @@ function render(): void {
           h(
             'p',
             {},
-            `${s.disagreements.length} test(s) disagree with your function. Review each: the test may be wrong, or your function may be.`,
+            `${f.disagreements} test(s) disagree with your function. Review each: the test may be wrong, or your function may be.`,
           ),
           h(
             'ul',
@@ -334,7 +336,7 @@ function render(): void {
       }
     });
     parts.push(
-      h('h2', {}, `Accumulated suite (${v.verdicts.length} tests)`),
+      h('h2', {}, `Accumulated suite (${f.total} tests)`),
       table,
       h('div', { class: 'row' }, insert),
     );

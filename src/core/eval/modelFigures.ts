@@ -20,13 +20,14 @@ const isRate = (v: unknown): v is RateLike =>
 
 /**
  * The figures of `modelName` from evaluation results: one source for every view that quotes a
- * model's accuracy or speed, so the picker and the evaluation report cannot disagree. The newest
- * complete prove evaluation of the model wins; null figures when there is none.
+ * model's accuracy or speed, so the picker and the evaluation report cannot disagree. The complete
+ * prove evaluation with the most items wins (a quick 16-problem run made later is not the model's
+ * figure), the newer on a tie; null figures when there is none.
  */
 export function modelFigures(results: readonly EvalResult[], modelName: string): ModelFigures {
-  const prove = results
-    .filter((r) => r.kind === 'prove' && r.model.name === modelName && r.complete)
-    .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt))[0];
+  const prove = largestFirst(
+    results.filter((r) => r.kind === 'prove' && r.model.name === modelName && r.complete),
+  )[0];
   if (!prove) return { proveAccuracy: null, secondsPerProblem: null };
   const accuracy = (prove.metrics as { accuracy?: unknown }).accuracy;
   const { secondsPerItem, machine } = prove.timing;
@@ -35,6 +36,17 @@ export function modelFigures(results: readonly EvalResult[], modelName: string):
     proveAccuracy: isRate(accuracy) ? { k: accuracy.k, n: accuracy.n, dataset } : null,
     secondsPerProblem: secondsPerItem === null ? null : { seconds: secondsPerItem, cores: machine.cores },
   };
+}
+
+/**
+ * Evaluations in the order a person should meet them: the most items first (the most
+ * representative figure), the newer first among equals. The picker quotes the first, and the
+ * report's list starts with it.
+ */
+export function largestFirst<T extends Pick<EvalResult, 'items' | 'updatedAt'>>(results: readonly T[]): T[] {
+  return [...results].sort(
+    (a, b) => b.items.finished - a.items.finished || b.updatedAt.localeCompare(a.updatedAt),
+  );
 }
 
 /** "7 of 100 MATH-500.jsonl answers right · 45 s per problem on 2 CPU cores", or null. */

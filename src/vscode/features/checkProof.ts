@@ -27,9 +27,12 @@ export function registerCheckProof(
     const given: CheckArgs =
       typeof arg === 'object' && arg !== null && !(arg instanceof vscode.Uri) ? (arg as CheckArgs) : {};
     const uri = arg instanceof vscode.Uri ? arg : given.file ? vscode.Uri.file(given.file) : undefined;
+    // From the panel (no text editor active), the document last worked in, else the panel's own.
+    const panelFile = runner.panelProblem?.file;
     const document = uri
       ? await vscode.workspace.openTextDocument(uri)
-      : vscode.window.activeTextEditor?.document;
+      : (ctx.textEditor()?.document ??
+        (panelFile ? await vscode.workspace.openTextDocument(vscode.Uri.file(panelFile)) : undefined));
     if (!document)
       throw new Error('Open a proof document with your proof under "## Solution", then run Check My Proof.');
     const found = proofToCheck(document.getText());
@@ -39,6 +42,7 @@ export function registerCheckProof(
     return runner.run({
       kind: 'check',
       problem: found.problem,
+      file: document.uri.fsPath,
       proof: found.proof,
       title: 'Stepwise: checking your proof',
       budgets: { generate: 0, judge: options.verifierMaxTokens },

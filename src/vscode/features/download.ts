@@ -3,10 +3,12 @@ import * as path from 'node:path';
 import type { StepwiseContext } from '../context';
 import { updateSettings } from '../settings';
 import { downloadModel } from '../../core/model/download/index';
+import { VARIANT_FILES, type OnnxVariant } from '../../core/model/onnx/modelFolder';
 
-// The local backend loads these three weight files (see stepwise.model.onnx.variant).
-const LOADABLE_VARIANTS = ['fp32', 'q8', 'q4'] as const;
-type LoadableVariant = (typeof LOADABLE_VARIANTS)[number];
+// Only the weights the local backend loads are offered (see stepwise.model.onnx.variant);
+// test/unit/model/offeredVariants.test.ts holds the download's file names to the loader's.
+type LoadableVariant = OnnxVariant;
+const LOADABLE_VARIANTS = Object.keys(VARIANT_FILES) as LoadableVariant[];
 
 /** Where downloaded models live: the extension's global storage, one folder per repository. */
 export function downloadedModelDir(ctx: StepwiseContext, repoId: string): string {

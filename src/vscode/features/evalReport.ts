@@ -6,6 +6,7 @@ import type { StepwiseContext } from '../context';
 import { EVAL_RESULT_SCHEMA, type EvalResult } from '../../core/eval/evaluation';
 import { renderReport } from '../../core/eval/report/html';
 import { resourcePath } from '../../core/resources';
+import { largestFirst } from '../../core/eval/modelFigures';
 
 const VIEW_TYPE = 'stepwise.evalReport';
 
@@ -26,20 +27,22 @@ export function findEvalResults(root: string): { file: string; result: EvalResul
 
 /**
  * The evaluations measured for this release, shipped in the package (`bench/results/eval-*.json`),
- * newest first: what a person sees before running an evaluation of their own.
+ * largest first (a quick 16-item run is not the first figure a person should meet): what a person
+ * sees before running an evaluation of their own.
  */
 export function shippedEvalResults(): { file: string; result: EvalResult }[] {
   const dir = resourcePath('bench', 'results');
   if (!fs.existsSync(dir)) return [];
-  return fs
+  const found = fs
     .readdirSync(dir)
     .filter((f) => /^eval-.*\.json$/.test(f))
     .flatMap((f) => {
       const file = path.join(dir, f);
       const loaded = loadEvalResult(file);
       return 'result' in loaded ? [{ file, result: loaded.result }] : [];
-    })
-    .sort((a, b) => b.result.updatedAt.localeCompare(a.result.updatedAt));
+    });
+  const order = largestFirst(found.map((f) => f.result));
+  return found.sort((a, b) => order.indexOf(a.result) - order.indexOf(b.result));
 }
 
 /** A results document, from its .json or the .html report beside it; a clear error otherwise. */

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { LADDER_WEIGHTS } from '../../core/model/offeredVariants';
 import type { StepwiseContext } from '../context';
 import { updateSettings } from '../settings';
 import { defaultModelDir } from '../../core/model/defaults';
@@ -33,8 +34,8 @@ export async function useLadderModel(dir: string): Promise<void> {
     {
       'model.backend': 'onnx',
       'model.onnx.path': dir === defaultModelDir() ? '' : dir,
-      // The ladder's folders hold only the exact q4 graph converted from the GGUF.
-      'model.onnx.variant': 'q4',
+      // The ladder's folders hold only the q4 graph converted from the GGUF.
+      'model.onnx.variant': LADDER_WEIGHTS,
     },
     vscode.ConfigurationTarget.Global,
   );

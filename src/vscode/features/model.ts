@@ -1,10 +1,10 @@
 import * as vscode from 'vscode';
-import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { defaultModelDir } from '../../core/model/defaults';
 import { describeSpeed, downloadBytes, formatBytes } from '../../core/model/ladder/index';
 import { listLadder } from '../../core/model/ladder/local';
-import { VARIANT_FILES, type OnnxVariant } from '../../core/model/onnx/modelFolder';
+import { offeredVariants } from '../../core/model/offeredVariants';
+import { VARIANT_FILES } from '../../core/model/onnx/modelFolder';
 import type { StepwiseContext } from '../context';
 import { API_KEY_SECRET } from '../modelSession';
 import { readSettings, updateSettings } from '../settings';
@@ -74,31 +74,27 @@ const VARIANT_WORDS = {
 };
 
 /**
- * The variants of the model in use that exist on disk: a ladder model's exact and fast folders, or
- * the weights files (fp32, q8, q4) of any other folder. Nothing that would fail to load is offered.
+ * The variants of the model in use that exist on disk and load (core/model/offeredVariants.ts): a
+ * ladder model's exact and fast folders, or the weights files (fp32, q8, q4) of any other folder.
  */
 async function variantChoices(): Promise<Choice[]> {
   const { model } = readSettings();
   if (model.backend !== 'onnx') return [];
   const inUse = path.resolve(model.onnx.path || defaultModelDir());
-  const entry = (await listLadder()).find((e) => e.variants.some((v) => path.resolve(v.dir) === inUse));
-  if (entry) {
-    const installed = entry.variants.filter((v) => v.state === 'installed');
-    if (installed.length < 2) return [];
-    return installed.map<Choice>((v) => ({
-      label: `$(settings) ${entry.model.displayName}: ${v.variant}`,
-      description: path.resolve(v.dir) === inUse ? 'current' : undefined,
-      detail: VARIANT_WORDS[v.variant],
-      apply: () => useLadderModel(v.dir),
-    }));
-  }
-  return (Object.keys(VARIANT_FILES) as OnnxVariant[])
-    .filter((variant) => existsSync(path.join(inUse, VARIANT_FILES[variant])))
-    .map<Choice>((variant) => ({
-      label: `$(settings) ONNX weights: ${variant}`,
-      description: variant === model.onnx.variant ? 'current' : undefined,
-      apply: () => updateSettings({ 'model.onnx.variant': variant }, vscode.ConfigurationTarget.Global),
-    }));
+  return (await offeredVariants(inUse)).map<Choice>((v) =>
+    v.kind === 'ladder'
+      ? {
+          label: `$(settings) ${v.modelName}: ${v.variant}`,
+          description: path.resolve(v.dir) === inUse ? 'current' : undefined,
+          detail: VARIANT_WORDS[v.variant],
+          apply: () => useLadderModel(v.dir),
+        }
+      : {
+          label: `$(settings) ONNX weights: ${v.weights}`,
+          description: `${v.weights === model.onnx.variant ? 'current · ' : ''}${VARIANT_FILES[v.weights]} of ${path.basename(v.dir)}`,
+          apply: () => updateSettings({ 'model.onnx.variant': v.weights }, vscode.ConfigurationTarget.Global),
+        },
+  );
 }
 
 async function selectModel(ctx: StepwiseContext): Promise<void> {

@@ -57,9 +57,12 @@ export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabel
       typeof arg === 'object' && arg !== null && !(arg instanceof vscode.Uri)
         ? (arg as ProveArgs & { problem?: string; file?: string })
         : {};
-    const editor = vscode.window.activeTextEditor;
+    // The panel may hold the focus (after Check My Proof, or a label clicked): then the document is
+    // the one last worked in, and without one the problem the panel shows.
+    const editor = ctx.textEditor();
     let problem = given.problem;
     let file: string | null = given.file ?? null;
+    if (!problem && !editor && runner.panelProblem) ({ problem, file } = runner.panelProblem);
     if (!problem && editor) {
       const selected = editor.document.getText(editor.selection).trim();
       const text = editor.document.getText();
@@ -83,6 +86,7 @@ export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabel
     return runner.run({
       kind: 'prove',
       problem,
+      file,
       title: 'Stepwise: proving',
       budgets: { generate: options.maxTokens, judge: options.verifierMaxTokens },
       start: (signal, onEvent) =>

@@ -24,6 +24,8 @@ export interface PanelLabelling {
 export interface PanelRun {
   kind: RunKind;
   problem: string;
+  /** The document the problem was read from, when there is one. */
+  file?: string | null;
   /** Title of the cancellable progress notification. */
   title: string;
   /** Most tokens per sequence of the text-writing stages, for the estimate of what is left. */
@@ -52,6 +54,11 @@ export function chosenOf(run: ProveRun): { iteration: number; candidate: number 
  */
 export class ProveRunner {
   shown: { run: ProveRun | null; file?: string } = { run: null };
+  /**
+   * The problem of the run the panel shows (running or finished) and its document: what a command
+   * run again from the panel, with no text editor active, works on.
+   */
+  panelProblem: { problem: string; file: string | null } | undefined;
   private running: AbortController | undefined;
 
   constructor(
@@ -69,6 +76,7 @@ export class ProveRunner {
     const abort = new AbortController();
     this.running = abort;
     this.shown = { run: null };
+    this.panelProblem = { problem: spec.problem, file: spec.file ?? null };
     const handle = this.panel.show();
     // The one panel serves both kinds of run; its tab says which one it shows.
     handle.panel.title =

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { describeFigures, modelFigures } from '../../../src/core/eval/modelFigures';
+import { describeFigures, largestFirst, modelFigures } from '../../../src/core/eval/modelFigures';
 import type { EvalResult } from '../../../src/core/eval/evaluation';
 
 const shipped = JSON.parse(
@@ -28,4 +28,40 @@ test("the picker quotes the shipped evaluation's own figures for the model it me
 test('a model never evaluated has no figures, and an incomplete evaluation is not quoted', () => {
   assert.equal(describeFigures(modelFigures([shipped], 'SmolLM2-135M-Instruct')), null);
   assert.equal(modelFigures([{ ...shipped, complete: false }], shipped.model.name).proveAccuracy, null);
+});
+
+test('the picker quotes the largest evaluation of the model, not a smaller one made later', () => {
+  const quick = JSON.parse(
+    fs.readFileSync(path.join(__dirname, '../../../../bench/results/eval-prove-gsm8k.json'), 'utf8'),
+  ) as EvalResult;
+  // The shipped files themselves: the GSM8K run is newer and smaller than the MATH-500 one.
+  assert.equal(quick.model.name, shipped.model.name);
+  assert.ok(quick.updatedAt > shipped.updatedAt && quick.items.finished < shipped.items.finished);
+  for (const order of [
+    [quick, shipped],
+    [shipped, quick],
+  ]) {
+    const f = modelFigures(order, shipped.model.name);
+    assert.equal(f.proveAccuracy?.dataset, 'MATH-500.jsonl');
+    assert.equal(f.proveAccuracy?.n, shipped.items.finished, 'the item count is the one quoted');
+  }
+  // On equal size the newer one is quoted.
+  const again = { ...shipped, updatedAt: '2099-01-01T00:00:00.000Z', metrics: quick.metrics };
+  assert.equal(modelFigures([shipped, again], shipped.model.name).proveAccuracy?.k, 3);
+});
+
+test("the shipped evaluations are listed largest first, the model's quoted figure among the first", () => {
+  const dir = path.join(__dirname, '../../../../bench/results');
+  const results = fs
+    .readdirSync(dir)
+    .filter((f) => /^eval-.*\.json$/.test(f))
+    .map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as EvalResult);
+  const listed = largestFirst(results);
+  for (let i = 1; i < listed.length; i++)
+    assert.ok(listed[i - 1].items.finished >= listed[i].items.finished, 'by item count');
+  // The picker quotes the first prove result of the list, the one the report offers first.
+  const quoted = modelFigures(results, shipped.model.name).proveAccuracy!;
+  const firstProve = listed.find((r) => r.kind === 'prove')!;
+  assert.equal(path.basename(firstProve.dataset.path), quoted.dataset);
+  assert.equal(firstProve.items.finished, quoted.n);
 });

@@ -6,7 +6,6 @@ import { sandboxPython } from '../../python';
 import { readSettings } from '../../settings';
 import {
   runFiveStages,
-  testWritingText,
   type FiveStageEvent,
   type FiveStageRun,
   type SuiteRunner,
@@ -14,8 +13,6 @@ import {
 import { loadStageChain } from '../../../core/tests/stages';
 import type { FoundFunction } from '../../../core/tests/functions';
 import { createSandboxSuiteRunner } from '../../../core/tests/sandboxRunner';
-import { evidenceText } from '../../../core/tests/evidence';
-import { rewardSupportText } from '../../../core/tests/rewards';
 import { TestJudgementStore } from '../../../core/tests/expectationStore';
 import { saveJsonAtomically } from '../../../core/files';
 import type {
@@ -27,6 +24,8 @@ import type {
 import { CODE_SELECTOR, FunctionIndex, ReasonCodeLensProvider } from './codeLens';
 import { GeneratedTestsExplorer } from './testExplorer';
 import { insertTests } from './insertTests';
+import { toView } from './runView';
+import { evidenceText } from '../../../core/tests/evidence';
 
 const VIEW_TYPE = 'stepwise.codeReasoning';
 
@@ -293,43 +292,6 @@ export function registerCodeReasoning(ctx: StepwiseContext): void {
       }
     },
   );
-}
-
-function toView(run: FiveStageRun, previous: CodeRunView): CodeRunView {
-  const sources = new Map(run.accumulatedSuite.map((t) => [t.name, t.source]));
-  const reference = run.scores?.reference ?? 'user';
-  return {
-    ...previous,
-    phase: run.scores ? 'done' : 'not-executed',
-    message: run.scores
-      ? undefined
-      : 'The tests were generated but not executed: generated code runs only in a trusted workspace.',
-    stages: run.stages.map((r) => ({
-      id: r.stage.id,
-      name: r.stage.name,
-      purpose: r.stage.purpose,
-      testFocus: r.stage.testFocus,
-      reasoning: r.reasoning,
-      testWriterOutput: r.testWriterOutput,
-      tests: r.tests,
-      dropped: r.rejected,
-      status: 'done',
-    })),
-    generatedCode: run.generatedCode,
-    testWriting:
-      run.testWriting.mode === 'constrained'
-        ? `${testWritingText(run.testWriting)}: one assertion per line, at most each stage's budget`
-        : testWritingText(run.testWriting),
-    verdicts: run.verdicts.map((v) => ({
-      ...v,
-      source: sources.get(v.name) ?? '',
-      valid: (reference === 'user' ? v.onUser : v.onGenerated) === 'passed',
-      evidence: v.evidence ? evidenceText(v.evidence) : undefined,
-    })),
-    scores: run.scores ? { ...run.scores, support: rewardSupportText(run.scores) } : undefined,
-    isolation: run.isolation,
-    totalMs: run.totalMs,
-  };
 }
 
 async function saveRun(ctx: StepwiseContext, run: FiveStageRun): Promise<void> {

@@ -3,6 +3,7 @@ import type { GeneratedTest } from '../../../core/tests/extractTests';
 import type { FiveStageRun, SuiteRunner } from '../../../core/tests/pipeline';
 import type { CodeLanguage } from '../../../core/tests/functions';
 import { evidenceText, type UserVerdict } from '../../../core/tests/evidence';
+import { explorerOutcome } from '../../../shared/testsFigures';
 
 interface SuiteRecord {
   uri: vscode.Uri;
@@ -200,14 +201,11 @@ export class GeneratedTestsExplorer implements vscode.Disposable {
     const evidence = test?.kind === 'test' ? this.suites.get(key)?.evidence.get(test.test.name) : undefined;
     // A failure the generated implementations do not back is an expectation to review: skipped,
     // with the evidence beside the item and in the run's output, and no mark on the user's code.
-    const unconfirmed =
-      evidence?.verdict !== undefined &&
-      evidence.verdict !== 'fails-confirmed' &&
-      (status === 'failed' || status === 'error' || status === 'timeout');
-    if (unconfirmed) {
-      item.description = `unconfirmed expectation to review: ${evidence.text ?? 'no evidence'}`;
+    // The rule is the panel's (src/shared/testsFigures.ts), so both count the same failures.
+    if (explorerOutcome(status, evidence?.verdict) === 'skipped') {
+      item.description = `unconfirmed expectation to review: ${evidence?.text ?? 'no evidence'}`;
       testRun.appendOutput(
-        `${item.label}: unconfirmed expectation to review (your function: ${status}). Evidence: ${evidence.text ?? 'none'}.\r\n${output.replace(/\n/g, '\r\n')}\r\n`,
+        `${item.label}: unconfirmed expectation to review (your function: ${status}). Evidence: ${evidence?.text ?? 'none'}.\r\n${output.replace(/\n/g, '\r\n')}\r\n`,
         undefined,
         item,
       );
