@@ -4,25 +4,16 @@
  * conversion's output) and on real folders: every variant offered loads in the real engine.
  */
 import assert from 'node:assert/strict';
-import {
-  copyFileSync,
-  mkdirSync,
-  mkdtempSync,
-  rmSync,
-  symlinkSync,
-  truncateSync,
-  writeFileSync,
-} from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { writeLadderInstall } from '../ladder/installFixture';
 import { ladderModelDir } from '../../../src/core/model/defaults';
 import { ONNX_VARIANTS } from '../../../src/core/model/download/hubFiles';
 import { CONVERTED_MODEL_FILE } from '../../../src/core/model/gguf/convert';
-import { TINY_MODEL_ID, findLadderModel } from '../../../src/core/model/ladder/catalog';
-import { converterFor } from '../../../src/core/model/ladder/converter';
-import { ggufPathIn, type InstallRecord } from '../../../src/core/model/ladder/installRecord';
-import { variantDir, type ModelVariant } from '../../../src/core/model/ladder/variants';
+import { TINY_MODEL_ID } from '../../../src/core/model/ladder/catalog';
+import { variantDir } from '../../../src/core/model/ladder/variants';
 import { LADDER_WEIGHTS, offeredVariants } from '../../../src/core/model/offeredVariants';
 import { OnnxEngine } from '../../../src/core/model/onnx/engine';
 import { VARIANT_FILES, type OnnxVariant } from '../../../src/core/model/onnx/modelFolder';
@@ -39,25 +30,6 @@ function folderWith(dir: string, weights: OnnxVariant[]): string {
     copyFileSync(join(tinyModelDir(), f), join(dir, f));
   for (const w of weights) symlinkSync(join(tinyModelDir(), VARIANT_FILES[w]), join(dir, VARIANT_FILES[w]));
   return dir;
-}
-
-/** The install record and GGUF a ladder install leaves (the GGUF sparse, of its pinned size). */
-function recordInstall(dir: string, variant: ModelVariant): void {
-  const model = findLadderModel(TINY_MODEL_ID)!;
-  const gguf = ggufPathIn(dir, model);
-  mkdirSync(join(dir, 'gguf'), { recursive: true });
-  writeFileSync(gguf, '');
-  truncateSync(gguf, model.gguf.size);
-  const record: InstallRecord = {
-    schema: 1,
-    id: model.id,
-    displayName: model.displayName,
-    installedAt: new Date().toISOString(),
-    gguf: { ...model.gguf, path: `gguf/${model.gguf.fileName}` },
-    parts: [],
-    conversion: { converterVersion: converterFor(variant)!.version, variant, report: null },
-  };
-  writeFileSync(join(dir, 'stepwise-install.json'), JSON.stringify(record));
 }
 
 async function loads(dir: string, weights: OnnxVariant): Promise<void> {
@@ -102,12 +74,12 @@ test("a ladder model is offered its installed exact and fast folders, each loadi
   const exact = ladderModelDir(TINY_MODEL_ID, env);
   const fast = variantDir(exact, 'fast');
   folderWith(exact, [LADDER_WEIGHTS]);
-  recordInstall(exact, 'exact');
+  writeLadderInstall(exact, 'exact');
   // Only the exact folder installed: nothing to choose between.
   assert.deepEqual(await offeredVariants(exact, env), []);
   // A fast folder with an install record but no graph (a conversion that did not finish) is not offered.
   mkdirSync(fast, { recursive: true });
-  recordInstall(fast, 'fast');
+  writeLadderInstall(fast, 'fast');
   assert.deepEqual(await offeredVariants(exact, env), []);
   folderWith(fast, [LADDER_WEIGHTS]);
   const offered = await offeredVariants(fast, env);
