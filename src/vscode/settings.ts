@@ -18,7 +18,7 @@ export interface StepwiseSettings {
     maxOutputTokens: number;
   };
   verifier: { modelPath: string; passes: number };
-  prm: { modelPath: string };
+  prm: { modelPath: string; stepHeadPath: string };
   prove: {
     maxIterations: number;
     candidates: number;
@@ -119,7 +119,7 @@ export function readSettings(scope?: vscode.ConfigurationScope): StepwiseSetting
       maxOutputTokens: g('model.maxOutputTokens'),
     },
     verifier: { modelPath: g('verifier.modelPath'), passes: g('verifier.passes') },
-    prm: { modelPath: g('prm.modelPath') },
+    prm: { modelPath: g('prm.modelPath'), stepHeadPath: g('prm.stepHeadPath') },
     prove: {
       maxIterations: g('prove.maxIterations'),
       candidates: g('prove.candidates'),

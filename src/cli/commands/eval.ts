@@ -19,6 +19,7 @@ import { loadPrompt } from '../../core/prove/prompts';
 import { checkPromptsDir } from '../promptsDir';
 import { readLearnedScorer, requireScorerModel } from '../learnedScorerFlag';
 import { OnnxPrmScorer } from '../../core/model/onnx/prmScorer';
+import { learnedStepScorer, readStepHead } from '../stepScorerFlag';
 import type { StepScorer } from '../../core/model/stepScorer';
 import { VerifierStepScorer } from '../../core/prove/stepScores';
 import { findPackageRoot } from '../../core/resources';
@@ -37,7 +38,7 @@ const COMMON =
 const USAGE = [
   `stepwise eval prove [--data MATH.jsonl] [--candidates N] [--iterations N] [--max-tokens N] [--temperature T] [--seed S] [--rerank-by verifier|prm|self] [--prm-dir DIR] [--prompts-dir DIR] [--no-step-scores] [--no-meta] [--free] [--calibrator FILE.json] [--save-calibrator FILE.json] [--keep-texts] [--learned-scorer FILE.json] ${COMMON} ${MODEL_USAGE}`,
   `       stepwise eval tests [--data HumanEval.jsonl.gz|mbpp.jsonl] [--mutants K] [--samples N] [--max-tokens N] [--seed S] [--stages STAGES.json] ${COMMON} ${MODEL_USAGE}`,
-  `       stepwise eval prm --labels FILE [--prm-dir DIR | model options] [--threshold T] ${COMMON}`,
+  `       stepwise eval prm --labels FILE [--prm-dir DIR | --step-scorer HEAD.json [--journal TOKENS.jsonl] | model options] [--threshold T] [--held-out] ${COMMON}`,
 ].join('\n');
 
 const OPTIONS = {
@@ -69,6 +70,9 @@ const OPTIONS = {
   'save-calibrator': { type: 'string' },
   'keep-texts': { type: 'boolean' },
   'learned-scorer': { type: 'string' },
+  'step-scorer': { type: 'string' },
+  'held-out': { type: 'boolean' },
+  journal: { type: 'string' },
 } as const;
 
 /** The data files the evaluations read by default: the shared folder beside the checkout. */
@@ -223,10 +227,20 @@ export const evalCommand: CliCommand = {
       } else {
         let scorer: StepScorer;
         let device = 'cpu';
+        const head = readStepHead(values['step-scorer']);
+        if (head && values['prm-dir'])
+          throw new UsageError(
+            'give --prm-dir or --step-scorer, not both: one step scorer is measured at a time.',
+          );
         if (values['prm-dir']) {
           const prm = await OnnxPrmScorer.load({ modelDir: values['prm-dir'] });
           opened.push(prm);
           scorer = prm;
+        } else if (head) {
+          const model: ModelBackend = await openModel(values);
+          opened.push(model);
+          scorer = learnedStepScorer(model, head, values['prompts-dir'], values.journal);
+          device = model.info.device;
         } else {
           const model: ModelBackend = await openModel(values);
           opened.push(model);
@@ -238,7 +252,9 @@ export const evalCommand: CliCommand = {
           labels: data,
           scorer,
           device,
-          threshold: fractionFlag(values.threshold, 'threshold', 1, 0.5),
+          // A step head carries the threshold chosen with it on its training split.
+          threshold: fractionFlag(values.threshold, 'threshold', 1, head?.threshold ?? 0.5),
+          heldOutOnly: values['held-out'] ?? false,
         });
       }
       if (kind === 'prove' && values['save-calibrator'])

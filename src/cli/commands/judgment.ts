@@ -4,6 +4,7 @@ import type { CliCommand } from '../command';
 import { UsageError } from '../command';
 import { MODEL_USAGE, openModel, parseWithModel } from '../modelOptions';
 import { checkPromptsDir } from '../promptsDir';
+import { TRAIN_STEPS_USAGE, trainSteps } from './judgmentSteps';
 import { readMathProblems, requireDataFile } from '../../core/eval/datasets';
 import type { ProveItemResult } from '../../core/eval/proveEval';
 import type { JudgmentMetrics } from '../../core/eval/proveJudgment';
@@ -30,12 +31,13 @@ const OPTIONS = {
  */
 export const judgmentCommand: CliCommand = {
   name: 'judgment',
-  summary: 'Train the learned scorer of P(correct) from eval journals and measure what it adds',
-  usage: USAGE,
+  summary: 'Train the learned scorer of P(correct), or the learned step head, and measure what it adds',
+  usage: `${USAGE}\n       ${TRAIN_STEPS_USAGE}`,
   async run(argv) {
     const [action, ...rest] = argv;
+    if (action === 'train-steps') return trainSteps(rest);
     if (action !== 'train')
-      throw new UsageError(`say what to do: train${action ? `, not "${action}"` : ''}.`);
+      throw new UsageError(`say what to do: train or train-steps${action ? `, not "${action}"` : ''}.`);
     const { values, positionals } = parseWithModel(rest, OPTIONS);
     if (!positionals.length)
       throw new UsageError('give the eval journals (JOURNAL.items.jsonl) to train from.');

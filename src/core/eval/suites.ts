@@ -26,7 +26,7 @@ import {
   summarizePrm,
   type PrmMetrics,
 } from './prmEval';
-import { stableHash } from '../judgment/split';
+import { splitOf, stableHash } from '../judgment/split';
 import { describeProveItem, evaluateMathProblem } from './proveEval';
 import { summarizeProve, type ProveMetrics } from './proveSummary';
 import { renderReport } from './report/html';
@@ -164,16 +164,26 @@ export async function evalPrm(
     threshold: number;
     /** Where the scorer runs (the verifier model's backend and device, or a PRM on the CPU). */
     device: string;
+    /** Only the problems on the held-out side of the split a learned head was fitted beside. */
+    heldOutOnly?: boolean;
   },
 ): Promise<EvaluationOutcome<PrmMetrics>> {
-  const { solutions, format, problems: bad } = readStepLabels(run.labels);
+  const read = readStepLabels(run.labels);
+  const { format, problems: bad } = read;
+  const solutions = run.heldOutOnly
+    ? read.solutions.filter((s) => splitOf(s.problem) === 'held-out')
+    : read.solutions;
   const items = select(solutions, run.limit, run.offset);
   return runEvaluation({
     kind: 'prm' as EvalKind,
     ...commonSpec(run),
     dataset: { path: path.resolve(run.labels), format, available: solutions.length, badLines: bad.length },
     model: { name: run.scorer.info.name, backend: run.scorer.info.kind, device: run.device },
-    settings: { scorer: run.scorer.info, threshold: run.threshold },
+    settings: {
+      scorer: run.scorer.info,
+      threshold: run.threshold,
+      ...(run.heldOutOnly ? { split: 'held-out' } : {}),
+    },
     items,
     evaluate: (item, signal) => evaluateLabelledSolution(item.input, run.scorer, run.threshold, signal),
     describe: describePrmItem,

@@ -188,6 +188,16 @@ export const SETTINGS_SCHEMA = {
           'Process reward model folder exported by the trainer (its prm job, then export). Used by Prove and by "Score Steps with the Process Reward Model". Empty: steps are scored by the verifier model.',
       }),
     ),
+  'prm.stepHeadPath': z
+    .string()
+    .default('')
+    .meta(
+      meta({
+        scope: 'machine-overridable',
+        description:
+          "Learned step head (a JSON file from `stepwise judgment train-steps`): Prove scores each step from the generator's own token log-probabilities, one pass per Solution. Used when no process reward model folder is set. Empty: steps are scored by the verifier model.",
+      }),
+    ),
   'prove.maxIterations': prove.maxIterations.meta(
     meta({ scope: 'resource', description: 'Most refinement iterations of one proof.' }),
   ),

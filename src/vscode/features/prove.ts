@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import type { StepwiseContext } from '../context';
 import { openPanel, singletonPanel, type SingletonPanel } from '../panels/panelHost';
 import { readSettings } from '../settings';
+import { configuredStepHead } from '../stepHeadScorer';
 import { proveAndVerify } from '../../core/prove/prove';
 import { loadRuns } from '../../core/prove/runStore';
 import { runsDir } from '../../core/runs/folder';
@@ -96,7 +97,7 @@ export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabel
             {
               generator,
               verifier: await ctx.verifier.backend(generator),
-              stepScorer: await ctx.prm.scorer(),
+              stepScorer: (await ctx.prm.scorer()) ?? configuredStepHead(generator, ctx.log),
               calibrator: shippedCalibrator(),
             },
           ),

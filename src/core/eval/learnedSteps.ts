@@ -1,0 +1,106 @@
+/**
+ * Training and measuring the learned step head on labelled solutions in any label file
+ * `stepwise eval prm` reads: problems are split by a stable hash (split.ts); the head — features,
+ * penalty and threshold — is fitted on the fit side only, and the held-out side is scored with
+ * the same metrics as `stepwise eval prm` (step AUROC, first-error accuracy), beside what each
+ * feature reaches alone there.
+ */
+import { firstBelow, summarizePrm, type LabelledSteps, type PrmItemResult, type PrmMetrics } from './prmEval';
+import { roc, type RocSummary } from '../math/stats';
+import { splitOf } from '../judgment/split';
+import { STEP_FEATURES, type StepFeatureName, type StepFeatures } from '../judgment/stepFeatures';
+import { fitStepHead, stepHeadScore, type StepHead, type StepSample } from '../judgment/stepHead';
+
+export interface LearnedStepsResult {
+  head: StepHead;
+  split: { fit: SideCount; heldOut: SideCount };
+  /** The head on the held-out problems, at its own threshold. */
+  heldOut: PrmMetrics;
+  /** Each feature alone on the held-out steps, oriented as the fit side says (higher = not wrong). */
+  featureAlone: Record<StepFeatureName, { sign: 1 | -1; stepRoc: RocSummary }>;
+}
+
+interface SideCount {
+  problems: number;
+  solutions: number;
+  steps: number;
+  wrongSteps: number;
+}
+
+export function trainLearnedSteps(
+  solutions: readonly { solution: LabelledSteps; features: StepFeatures[] }[],
+  options: { model: string; source?: Record<string, unknown> },
+): LearnedStepsResult {
+  const fit = solutions.filter((s) => splitOf(s.solution.problem) === 'fit');
+  const heldOut = solutions.filter((s) => splitOf(s.solution.problem) === 'held-out');
+  if (!fit.length || !heldOut.length)
+    throw new Error(
+      `the split left ${fit.length} solution(s) to fit and ${heldOut.length} to hold out: give more labelled problems.`,
+    );
+  const samples = fit.flatMap(toSamples);
+  if (!samples.some((s) => s.wrong) || samples.every((s) => s.wrong))
+    throw new Error('the fit side needs steps labelled wrong and steps not labelled wrong.');
+  const head = fitStepHead(samples, { model: options.model, source: options.source });
+  const items: PrmItemResult[] = heldOut.map(({ solution, features }) => {
+    const scores = features.map((f) => stepHeadScore(head, f));
+    const ratings = solution.steps.map((s) => s.rating);
+    return {
+      id: solution.id,
+      ratings,
+      scores,
+      firstErrorLabel: ratings.indexOf(-1),
+      firstErrorPredicted: firstBelow(scores, head.threshold),
+    };
+  });
+  const heldOutSamples = heldOut.flatMap(toSamples);
+  const featureAlone = Object.fromEntries(
+    STEP_FEATURES.map((name) => {
+      const sign = orientation(samples, name);
+      const points = heldOutSamples.map((s) => ({ score: sign * s.features[name], correct: !s.wrong }));
+      return [name, { sign, stepRoc: withoutCurve(roc(points)) }];
+    }),
+  ) as LearnedStepsResult['featureAlone'];
+  return {
+    head,
+    split: { fit: count(fit), heldOut: count(heldOut) },
+    heldOut: summarizePrm(items, head.threshold),
+    featureAlone,
+  };
+}
+
+function toSamples({
+  solution,
+  features,
+}: {
+  solution: LabelledSteps;
+  features: StepFeatures[];
+}): StepSample[] {
+  return solution.steps.map((s, index) => ({
+    problem: solution.problem,
+    solution: solution.id,
+    index,
+    features: features[index],
+    wrong: s.rating === -1,
+  }));
+}
+
+/** +1 when larger values go with steps not labelled wrong on the fit side, else −1. */
+function orientation(samples: readonly StepSample[], name: StepFeatureName): 1 | -1 {
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+  const ok = mean(samples.filter((s) => !s.wrong).map((s) => s.features[name]));
+  const bad = mean(samples.filter((s) => s.wrong).map((s) => s.features[name]));
+  return ok >= bad ? 1 : -1;
+}
+
+function withoutCurve(r: RocSummary): RocSummary {
+  return { ...r, curve: [] };
+}
+
+function count(side: readonly { solution: LabelledSteps }[]): SideCount {
+  return {
+    problems: new Set(side.map((s) => s.solution.problem)).size,
+    solutions: side.length,
+    steps: side.reduce((a, s) => a + s.solution.steps.length, 0),
+    wrongSteps: side.reduce((a, s) => a + s.solution.steps.filter((x) => x.rating === -1).length, 0),
+  };
+}

@@ -1,0 +1,69 @@
+/**
+ * A step scorer from the learned step head: one teacher-forced pass of the generator over the
+ * problem's prompt and the steps gives every token's log-probability; the head turns each step's
+ * pooled surprise into P(step not wrong). One pass per solution, where the verifier asks once per step.
+ */
+import type { ChatMessage, GeneratedToken, ModelBackend } from '../model/types';
+import type { StepScorer } from '../model/stepScorer';
+import { stepHeadScore, type StepHead } from './stepHead';
+import { joinSteps, stepFeatures, type StepFeatures } from './stepFeatures';
+import { TokenJournal } from './tokenJournal';
+
+export class LearnedStepScorer implements StepScorer {
+  readonly info: StepScorer['info'];
+
+  constructor(
+    private readonly model: ModelBackend,
+    private readonly head: StepHead,
+    /** The prompt that asks the generator for a solution to `problem`. */
+    private readonly promptOf: (problem: string) => ChatMessage[],
+    private readonly journal?: TokenJournal,
+  ) {
+    if (head.model !== model.info.name)
+      throw new Error(
+        `the step head was fitted on ${head.model}, but the generator is ${model.info.name}: its scores would mean nothing.`,
+      );
+    // A learned process scorer to every consumer of step scores: "prm" is the kind they know.
+    this.info = { kind: 'prm', name: `step head on ${model.info.name}` };
+  }
+
+  async scoreSteps(problem: string, steps: readonly string[], options?: { signal?: AbortSignal }) {
+    const features = await solutionStepFeatures(
+      this.model,
+      this.promptOf(problem),
+      steps,
+      this.journal,
+      options?.signal,
+    );
+    return features.map((f) => stepHeadScore(this.head, f));
+  }
+}
+
+/** The steps' features, from the journal when this prompt and text were scored before. */
+export async function solutionStepFeatures(
+  model: ModelBackend,
+  prompt: ChatMessage[],
+  steps: readonly string[],
+  journal?: TokenJournal,
+  signal?: AbortSignal,
+): Promise<StepFeatures[]> {
+  return stepFeatures(await solutionTokens(model, prompt, steps, journal, signal), steps);
+}
+
+export async function solutionTokens(
+  model: ModelBackend | undefined,
+  prompt: ChatMessage[],
+  steps: readonly string[],
+  journal?: TokenJournal,
+  signal?: AbortSignal,
+): Promise<GeneratedToken[]> {
+  const text = joinSteps(steps);
+  const key = TokenJournal.keyOf(JSON.stringify(prompt), text);
+  const kept = journal?.get(key);
+  if (kept) return kept;
+  if (!model) throw new Error('this solution was never scored and no model is open to score it.');
+  if (!text) return [];
+  const scored = await model.score(prompt, text, { signal });
+  journal?.put(key, scored.tokens);
+  return scored.tokens;
+}
