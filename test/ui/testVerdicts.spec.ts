@@ -82,7 +82,7 @@ export const tests: UiTest[] = [
         assert.match(await unconfirmed.innerText(), /1 unconfirmed expectation\(s\) to review/);
         const item = await unconfirmed.locator('li.expectation').innerText();
         assert.match(item, /assert merge_intervals\(\[\(1, 3\), \(4, 5\)\]\) == \[\(1, 5\)\]/);
-        assert.match(item, /Your function: failed/);
+        assert.match(item, /Your function: ✗ failed\./);
         assert.match(item, /Evidence: 0 of 3 generated implementations pass it.*\(confidence 0\.00\)/s);
         assert.match(item, /Accept: my function is wrong/);
         assert.equal(
@@ -92,16 +92,15 @@ export const tests: UiTest[] = [
         );
 
         // The editor: the tests' states sit in the gutter of merge_intervals; none is a failure.
-        const gutter = await testingIcons(
-          wb,
-          '.part.editor .margin-view-overlays, .part.editor .glyph-margin-widgets',
-        );
+        const gutter = await testingIcons(wb, '.part.editor .margin');
         console.log(`    gutter testing icons: ${gutter.join(', ') || 'none'}`);
         assert.ok(gutter.length > 0, 'the run left its states in the gutter');
         assert.ok(
           !gutter.some((s) => s === 'failed' || s === 'error'),
           `a red mark in the gutter: ${gutter}`,
         );
+        // The picture shows what the user reviews: the expectation and its evidence beside the code.
+        await unconfirmed.scrollIntoViewIfNeeded();
         await wb.screenshot('test-verdicts-merge-intervals');
 
         // The Test Explorer: the function's suite is there and holds no failed test (a parent's
