@@ -7,7 +7,8 @@
 // function judged at a threshold fitted on the other training functions only.
 // Besides the product's rule (implementations that fail an example of the specification set
 // aside), the rules recorded beside it are fitted and reported the same way: every implementation
-// counted, and the user's function counted as one more implementation (docs/test-verdicts.md).
+// counted, and the user's function counted as one more implementation (docs/test-verdicts.md);
+// and the product's rule before it needed two agreeing implementations to confirm a failure.
 // Run `npx tsc -p tsconfig.json` first: the fitting and the metrics are the product's own (out/).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -46,10 +47,16 @@ function slice(spec) {
 }
 
 /** The items with every confidence read under one rule: 'product' or a recorded alternative. */
-const RULES = ['product', 'everyImplementation', 'withUser'];
+// 'loneMayConfirm' is the product's rule before a failure needed two agreeing implementations:
+// the same confidences without the count of implementations passing the test.
+const RULES = ['product', 'loneMayConfirm', 'everyImplementation', 'withUser'];
 function underRule(results, rule) {
   if (rule === 'product') return results;
-  const pick = (f) => ({ ...f, confidence: f.alternatives?.[rule] ?? f.confidence });
+  // The alternatives were recorded as confidences alone: the agreement count is the product's.
+  const pick = ({ implementationsPassing: _count, ...f }) => ({
+    ...f,
+    confidence: rule === 'loneMayConfirm' ? f.confidence : (f.alternatives?.[rule] ?? f.confidence),
+  });
   return results.map((r) => ({
     ...r,
     verdicts: r.verdicts && {
@@ -103,7 +110,7 @@ const report = (s) => ({
     sandbox: meanMs(s.results, 'sandbox'),
   },
   // Today's behaviour: every failure shown as one (threshold 0).
-  everyFailureShown: verdictMetrics(s.results, 0),
+  everyFailureShown: verdictMetrics(s.results, 0, 0),
   atFittedThreshold: verdictMetrics(s.results, fit.threshold),
 });
 const baseTrain = slice(trainSpec);
@@ -130,7 +137,11 @@ const doc = {
   createdAt: new Date().toISOString(),
   rule: `the threshold with the most detections among those with at most ${maxFalseAlarms} false alarms on the training slice`,
   ...byRule.product,
-  alternatives: { everyImplementation: byRule.everyImplementation, withUser: byRule.withUser },
+  alternatives: {
+    loneMayConfirm: byRule.loneMayConfirm,
+    everyImplementation: byRule.everyImplementation,
+    withUser: byRule.withUser,
+  },
 };
 fs.mkdirSync(path.dirname(out), { recursive: true });
 fs.writeFileSync(out, JSON.stringify(doc, null, 2) + '\n');

@@ -4,20 +4,10 @@ import * as path from 'node:path';
 import { DEFAULT_MODEL_NAME, DEFAULT_VARIANT, ladderModelDir } from '../../src/core/model/defaults';
 import { DEFAULT_MODEL_ID } from '../../src/core/model/ladder/catalog';
 import type { UiTest, Workbench } from '../harness/workbench';
+import { editWorkspaceSettings } from '../harness/workspaceSettings';
 
 // Runs in the page (Playwright evaluate); the test project compiles without the DOM library.
 declare const getComputedStyle: (element: unknown, pseudo: string) => { content: string };
-
-/**
- * Merges `overrides` into the workspace's .vscode/settings.json, as a user editing it would;
- * returns what puts the file back as it was.
- */
-function editWorkspaceSettings(workspace: string, overrides: Record<string, unknown>): () => void {
-  const file = path.join(workspace, '.vscode', 'settings.json');
-  const original = fs.readFileSync(file, 'utf8');
-  fs.writeFileSync(file, JSON.stringify({ ...JSON.parse(original), ...overrides }, null, 2));
-  return () => fs.writeFileSync(file, original);
-}
 
 /** Asks the playground (Stepwise: Try the Model in the Playground) and waits for the answer to finish. */
 async function askPlayground(wb: Workbench, prompt: string): Promise<{ model: string; output: string }> {
@@ -196,37 +186,6 @@ export const tests: UiTest[] = [
       } finally {
         restore();
       }
-    },
-  },
-  {
-    name: 'Reason & generate tests from the CodeLens fills the panel',
-    timeoutMs: 400_000,
-    async run(wb) {
-      await wb.openFile('code/intervals.py');
-      const lens = wb.page
-        .locator('.contentWidgets .codelens-decoration a', { hasText: 'Reason & generate tests' })
-        .first();
-      await lens.waitFor({ timeout: 60_000 });
-      await lens.click();
-      const frame = await wb.webviewWith('Reason & generate tests', 60_000);
-      await frame.locator('#phase', { hasText: 'done in' }).waitFor({ timeout: 380_000 });
-      const text = await frame.locator('body').innerText();
-      assert.match(text, /Five stages/);
-      assert.match(text, /Informal reasoning/);
-      assert.match(text, /Executable code/);
-      assert.match(text, /Test validity/);
-      // One count of the suite everywhere the panel states it: heading, validity note, support.
-      // (No heading when the model wrote no test the stages could admit: a suite of 0.)
-      const total = text.match(/Accumulated suite \((\d+) tests\)/)?.[1] ?? '0';
-      const validity = (await frame.locator('#metric-validity').innerText()).match(/(\d+) of (\d+) tests/);
-      const support = (await frame.locator('#metric-generator').innerText()).match(
-        /(?:on (\d+) valid tests? of|no valid test of) (\d+)/,
-      );
-      assert.ok(total && validity && support, text);
-      assert.equal(validity[2], total, 'the validity note counts the suite the heading counts');
-      assert.equal(support[2], total, "the reward's support counts the same suite");
-      assert.equal(support[1] ?? '0', validity[1], 'the same valid tests under both');
-      await wb.screenshot('code-reasoning');
     },
   },
   {

@@ -5,11 +5,14 @@
  * correct when it is on a mutant and the reference passes the same test. The threshold is fitted
  * on training items only (fitConfirmThreshold) and then applied unchanged to held-out items.
  */
+import { MIN_AGREEING_IMPLEMENTATIONS } from '../tests/evidence';
 import { wilson, type Proportion } from '../math/stats';
 import type { FailEvidence, TestsItemResult } from './testsEval';
 
 export interface VerdictMetrics {
   threshold: number;
+  /** Implementations that must pass a test before a failure on it is confirmed. */
+  minAgreeing: number;
   /** Functions with verdict evidence (journals from before it are left out). */
   functions: number;
   /** References shown failing, of functions. */
@@ -22,34 +25,45 @@ export interface VerdictMetrics {
   unconfirmed: number;
 }
 
-const shown = (fails: FailEvidence[], t: number) => fails.some((f) => f.confidence >= t);
+/**
+ * Whether one failure is confirmed under the rule. Journals from before the count of agreeing
+ * implementations was kept cannot apply that part of the rule: for them only the threshold counts.
+ */
+const confirmed = (f: FailEvidence, t: number, minAgreeing: number) =>
+  f.confidence >= t && (f.implementationsPassing ?? Infinity) >= minAgreeing;
 
-export function verdictMetrics(items: readonly TestsItemResult[], threshold: number): VerdictMetrics {
+export function verdictMetrics(
+  items: readonly TestsItemResult[],
+  threshold: number,
+  minAgreeing = MIN_AGREEING_IMPLEMENTATIONS,
+): VerdictMetrics {
+  const shown = (fails: FailEvidence[]) => fails.some((f) => confirmed(f, threshold, minAgreeing));
   const withEvidence = items.filter((r) => r.verdicts);
   let alarms = 0;
   let detected = 0;
   let mutants = 0;
   let correct = 0;
-  let confirmed = 0;
+  let confirmedCount = 0;
   let unconfirmed = 0;
   for (const r of withEvidence) {
     const v = r.verdicts!;
-    if (shown(v.referenceFails, threshold)) alarms++;
+    if (shown(v.referenceFails)) alarms++;
     mutants += r.mutants.knownWrong;
-    for (const fails of v.mutantFails) if (shown(fails, threshold)) detected++;
+    for (const fails of v.mutantFails) if (shown(fails)) detected++;
     for (const f of [...v.referenceFails, ...v.mutantFails.flat()]) {
-      if (f.confidence >= threshold) {
-        confirmed++;
+      if (confirmed(f, threshold, minAgreeing)) {
+        confirmedCount++;
         if (f.referencePasses) correct++;
       } else unconfirmed++;
     }
   }
   return {
     threshold,
+    minAgreeing,
     functions: withEvidence.length,
     falseAlarms: wilson(alarms, withEvidence.length),
     detections: wilson(detected, mutants),
-    precision: wilson(correct, confirmed),
+    precision: wilson(correct, confirmedCount),
     unconfirmed,
   };
 }
@@ -65,6 +79,7 @@ export const NEVER_CONFIRM = 1.01;
 export function fitConfirmThreshold(
   items: readonly TestsItemResult[],
   maxFalseAlarmRate = 0.05,
+  minAgreeing = MIN_AGREEING_IMPLEMENTATIONS,
 ): { threshold: number; train: VerdictMetrics; candidates: number } {
   const seen = new Set<number>([NEVER_CONFIRM]);
   for (const r of items)
@@ -72,7 +87,7 @@ export function fitConfirmThreshold(
       seen.add(f.confidence);
   let best: VerdictMetrics | undefined;
   for (const t of [...seen].sort((a, b) => b - a)) {
-    const m = verdictMetrics(items, t);
+    const m = verdictMetrics(items, t, minAgreeing);
     if ((m.falseAlarms.value ?? 0) > maxFalseAlarmRate) continue;
     const better =
       !best ||
@@ -80,6 +95,6 @@ export function fitConfirmThreshold(
       (m.detections.k === best.detections.k && m.falseAlarms.k < best.falseAlarms.k);
     if (better) best = m;
   }
-  const train = best ?? verdictMetrics(items, NEVER_CONFIRM);
+  const train = best ?? verdictMetrics(items, NEVER_CONFIRM, minAgreeing);
   return { threshold: train.threshold, train, candidates: seen.size };
 }

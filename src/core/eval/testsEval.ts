@@ -19,6 +19,7 @@ import { findFunctions } from '../tests/functions';
 import { DEFAULT_EVIDENCE_SAMPLES } from '../tests/evidence';
 import { runFiveStages, type SuiteRunner } from '../tests/pipeline';
 import { alternativeRules } from './verdictRules';
+import { encodeRow, type PassMatrix } from './passMatrix';
 import type { VerdictStatus } from '../tests/rewards';
 import { createSandboxSuiteRunner } from '../tests/sandboxRunner';
 import type { StageChain } from '../tests/stages';
@@ -55,6 +56,8 @@ export interface TestsEvalSettings {
 /** A test the user's function fails, with the confidence of the evidence behind it. */
 export interface FailEvidence {
   confidence: number;
+  /** Counted implementations that pass the test (absent in older journals). */
+  implementationsPassing?: number;
   /** Whether the reference passes the test (for a mutant: the failure is real). */
   referencePasses: boolean;
   /**
@@ -108,6 +111,11 @@ export interface TestsItemResult {
     referenceFails: FailEvidence[];
     mutantFails: FailEvidence[][];
   };
+  /**
+   * Every admitted test on every implementation, the reference and each known-wrong mutant
+   * (passMatrix.ts): rules and thresholds refit from it without a model. Absent in older journals.
+   */
+  matrix?: PassMatrix;
   /** The specification's examples (specExamples.ts): how many ran, and implementations they set aside. */
   examples?: { tests: number; setAside: number };
   /** Stages and sampling are parts of the pipeline's time (absent in older journals). */
@@ -235,6 +243,7 @@ export async function evaluateCodeTask(task: CodeTask, ctx: TestsEvalContext): P
       ? [
           {
             confidence: v.evidence?.confidence ?? 0,
+            implementationsPassing: v.evidence?.implementationsPassing ?? 0,
             referencePasses: false,
             alternatives: { everyImplementation: rules.every[t], withUser: referenceWithUser[t] },
           },
@@ -245,6 +254,7 @@ export async function evaluateCodeTask(task: CodeTask, ctx: TestsEvalContext): P
   // the mutation score counts the valid tests that reject it, the verdicts every test it fails.
   const killed = new Set<number>();
   const mutantFails: FailEvidence[][] = [];
+  const mutantRows: string[] = [];
   for (const { m, i } of run.accumulatedSuite.length ? knownWrong : []) {
     signal?.throwIfAborted();
     const r = await suiteRunner({ language: 'python', code: m.code, tests: run.accumulatedSuite, signal });
@@ -252,12 +262,14 @@ export async function evaluateCodeTask(task: CodeTask, ctx: TestsEvalContext): P
     if (valid.some((t) => status.get(t.name) !== 'passed')) killed.add(i);
     const row = run.accumulatedSuite.map((t) => status.get(t.name) ?? ('error' as const));
     const withUser = rules.withUser(row);
+    mutantRows.push(encodeRow(row));
     mutantFails.push(
       run.accumulatedSuite.flatMap((t, k) =>
         fails(row[k])
           ? [
               {
                 confidence: run.verdicts[k]?.evidence?.confidence ?? 0,
+                implementationsPassing: run.verdicts[k]?.evidence?.implementationsPassing ?? 0,
                 referencePasses: referencePasses(t.name),
                 alternatives: { everyImplementation: rules.every[k], withUser: withUser[k] },
               },
@@ -325,6 +337,12 @@ export async function evaluateCodeTask(task: CodeTask, ctx: TestsEvalContext): P
       implementations: 1 + (run.samples?.length ?? 0),
       referenceFails,
       mutantFails,
+    },
+    matrix: {
+      implementations: rules.matrix.map(encodeRow),
+      counted: run.examples?.implementationsCounted ?? rules.matrix.map(() => true),
+      reference: encodeRow(referenceRow),
+      mutants: mutantRows,
     },
     examples: {
       tests: run.examples?.tests.length ?? 0,

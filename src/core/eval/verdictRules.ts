@@ -13,6 +13,8 @@ import type { VerdictStatus } from '../tests/rewards';
  * implementation (`withUser(row)`, the user's statuses on the suite).
  */
 export function alternativeRules(run: FiveStageRun): {
+  /** Every implementation's status on every test (`matrix[k][t]`, the stage-5 code first). */
+  matrix: VerdictStatus[][];
   every: number[];
   withUser: (row: VerdictStatus[]) => number[];
 } {
@@ -25,5 +27,5 @@ export function alternativeRules(run: FiveStageRun): {
   const every = testEvidence(matrix, tests).map((e) => e.confidence);
   const withUser = (row: VerdictStatus[]) =>
     testEvidence([...matrix.filter((_, k) => counted[k]), row], tests).map((e) => e.confidence);
-  return { every, withUser };
+  return { matrix, every, withUser };
 }

@@ -35,6 +35,13 @@ export interface ConsensusSet {
 
 /** Fitted on a HumanEval training slice (bench/results/test-verdicts.json, docs/test-verdicts.md). */
 export const DEFAULT_CONFIRM_THRESHOLD = 0.727;
+/**
+ * A failure is confirmed only when at least this many counted implementations pass the test: one
+ * implementation agreeing with a test is that sample's reading of the task, not evidence against
+ * the user's (on MBPP/515 the lone implementation left after two were set aside confirmed a wrong
+ * test). The consensus score alone cannot see this: a lone set holds the whole score.
+ */
+export const MIN_AGREEING_IMPLEMENTATIONS = 2;
 /** Independently sampled implementations besides the stage-5 code (default kept small for time). */
 export const DEFAULT_EVIDENCE_SAMPLES = 2;
 
@@ -102,7 +109,20 @@ export function userVerdict(onUser: VerdictStatus, evidence: TestEvidence, thres
   if (onUser === 'passed') return 'passes';
   if (onUser === 'flaky') return 'flaky';
   if (onUser === 'uncollectable') return 'broken';
-  return evidence.confidence >= threshold ? 'fails-confirmed' : 'unconfirmed';
+  return confirms(evidence, threshold) ? 'fails-confirmed' : 'unconfirmed';
+}
+
+/**
+ * Whether the evidence is strong enough to call a failure of the user's function one: its
+ * confidence reaches the threshold and at least MIN_AGREEING_IMPLEMENTATIONS implementations pass
+ * the test.
+ */
+export function confirms(
+  evidence: Pick<TestEvidence, 'confidence' | 'implementationsPassing'>,
+  threshold: number,
+  minAgreeing = MIN_AGREEING_IMPLEMENTATIONS,
+): boolean {
+  return evidence.confidence >= threshold && evidence.implementationsPassing >= minAgreeing;
 }
 
 /** The evidence in words, for the panel, the Test Explorer message and the CLI. */
@@ -114,7 +134,11 @@ export function evidenceText(e: TestEvidence): string {
   const aside = e.setAside
     ? `; ${e.setAside} more set aside: ${e.setAside === 1 ? 'it fails' : 'they fail'} an example in the specification`
     : '';
-  return `${agree}${set}${aside} (confidence ${e.confidence.toFixed(2)})`;
+  const lone =
+    e.implementationsPassing > 0 && e.implementationsPassing < MIN_AGREEING_IMPLEMENTATIONS
+      ? `; fewer than ${MIN_AGREEING_IMPLEMENTATIONS} implementations agreeing cannot confirm a failure`
+      : '';
+  return `${agree}${set}${aside}${lone} (confidence ${e.confidence.toFixed(2)})`;
 }
 
 /** What a verdict means for the user, in words. */

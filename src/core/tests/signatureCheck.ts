@@ -1,10 +1,12 @@
 /**
  * Tests that cannot be right, found before anything runs: a call whose arity or keyword names do
  * not match the function's signature, or a literal argument whose kind contradicts the parameter's
- * annotation (a list where `int` is declared, a string where `number[]` is). Such a test would
+ * annotation (a list where `int` is declared, a string where `number[]` is) or to what every example
+ * in the docstring passes there (a pair of lists where the examples pass one list of pairs). Such a test would
  * "fail" on any implementation and say nothing about the user's code. Only plain cases are judged:
  * a call with a splat, a parameter with a union or generic annotation, a method, is let through.
  */
+import { exampleAssertions } from './docstringExamples';
 import { parserFor, type CodeLanguage } from './functions';
 
 type TsNode = import('web-tree-sitter').Node;
@@ -18,6 +20,8 @@ interface Parameter {
   keyword: boolean;
   /** The annotation reduced to a kind, when it is one plain kind. */
   kind?: LiteralKind;
+  /** The kind of literal every docstring example passes here, when they all pass one. */
+  exampleKind?: LiteralKind;
 }
 
 interface ParameterList {
@@ -161,6 +165,60 @@ function parametersOf(root: TsNode, language: CodeLanguage): ParameterList | und
   return params ? scriptParameters(params) : undefined;
 }
 
+const article = (kind: LiteralKind) => (kind === 'list' ? 'a list' : `a ${kind}`);
+
+/** The literal kinds a call passes, by parameter name (positional arguments mapped through `list`). */
+function literalKinds(
+  call: TsNode,
+  list: ParameterList,
+  language: CodeLanguage,
+): Map<string, LiteralKind | null> {
+  const literals = language === 'python' ? PY_LITERAL : TS_LITERAL;
+  const args =
+    call.childForFieldName('arguments')?.namedChildren.filter((a) => a && a.type !== 'comment') ?? [];
+  const byPosition = list.params.filter((p) => p.positional);
+  const kinds = new Map<string, LiteralKind | null>();
+  let position = 0;
+  for (const a of args as TsNode[]) {
+    if (a.type === 'keyword_argument') {
+      const value = a.childForFieldName('value');
+      kinds.set(a.childForFieldName('name')?.text ?? '', value ? (literals[value.type] ?? null) : null);
+    } else {
+      const param = byPosition[position++];
+      if (param) kinds.set(param.name, literals[a.type] ?? null);
+    }
+  }
+  return kinds;
+}
+
+/**
+ * Gives each parameter the literal kind that every docstring example passing it passes (none when
+ * they differ, or pass something other than a plain literal). The examples are the user's own
+ * words about the function, as an annotation is; a call that contradicts them cannot be right.
+ */
+function learnFromExamples(
+  list: ParameterList,
+  examples: readonly string[],
+  name: string,
+  language: CodeLanguage,
+  parse: (text: string) => { root: TsNode; done: () => void } | undefined,
+): void {
+  const seen = new Map<string, LiteralKind | null>();
+  for (const line of examples) {
+    const tree = parse(line);
+    if (!tree) continue;
+    try {
+      const call = findCall(tree.root, name, language);
+      if (!call) continue;
+      for (const [param, kind] of literalKinds(call, list, language))
+        seen.set(param, seen.has(param) && seen.get(param) !== kind ? null : kind);
+    } finally {
+      tree.done();
+    }
+  }
+  for (const p of list.params) p.exampleKind = seen.get(p.name) ?? undefined;
+}
+
 /** Why `call` cannot be a call of a function with `list`; undefined when nothing rules it out. */
 function mismatch(call: TsNode, list: ParameterList, fn: string, language: CodeLanguage): string | undefined {
   const args =
@@ -185,8 +243,11 @@ function mismatch(call: TsNode, list: ParameterList, fn: string, language: CodeL
   const literals = language === 'python' ? PY_LITERAL : TS_LITERAL;
   const check = (param: Parameter | undefined, arg: TsNode) => {
     const literal = literals[arg.type];
-    if (param?.kind && literal && contradicts(param.kind, literal))
-      return `argument ${param.name} is declared ${param.kind === 'list' ? 'a list' : `a ${param.kind}`} but the call passes a ${literal} literal (${arg.text.slice(0, 40)})`;
+    if (!param || !literal) return undefined;
+    if (param.kind && contradicts(param.kind, literal))
+      return `argument ${param.name} is declared ${article(param.kind)} but the call passes a ${literal} literal (${arg.text.slice(0, 40)})`;
+    if (!param.kind && param.exampleKind && contradicts(param.exampleKind, literal))
+      return `argument ${param.name} is ${article(param.exampleKind)} in every example of the docstring but the call passes a ${literal} literal (${arg.text.slice(0, 40)})`;
     return undefined;
   };
   for (let i = 0; i < positional.length && i < byPosition.length; i++) {
@@ -212,7 +273,7 @@ function mismatch(call: TsNode, list: ParameterList, fn: string, language: CodeL
  * signature that does not parse lets every call through.
  */
 export async function signatureProblems(
-  target: { name: string; language: CodeLanguage; signature: string; kind?: string },
+  target: { name: string; language: CodeLanguage; signature: string; kind?: string; docstring?: string },
   calls: readonly string[],
 ): Promise<(string | undefined)[]> {
   // A method's first parameter is bound by the call's receiver; those calls are not judged here.
@@ -225,6 +286,17 @@ export async function signatureProblems(
     const sigTree = parser.parse(head + body);
     const list = sigTree ? parametersOf(sigTree.rootNode, target.language) : undefined;
     sigTree?.delete();
+    if (list && target.language === 'python')
+      learnFromExamples(
+        list,
+        exampleAssertions(target.docstring, target.name),
+        target.name,
+        'python',
+        (text) => {
+          const tree = parser.parse(text);
+          return tree ? { root: tree.rootNode, done: () => tree.delete() } : undefined;
+        },
+      );
     return calls.map((call) => {
       if (!list) return undefined;
       const tree = parser.parse(call);

@@ -46,7 +46,7 @@ function unique(name: string, taken: Set<string>): string {
 export async function testsFromStage(
   output: string,
   /** With its signature, calls that cannot match it are rejected before they run. */
-  target: { name: string; language: CodeLanguage; signature?: string; kind?: string },
+  target: { name: string; language: CodeLanguage; signature?: string; kind?: string; docstring?: string },
   stage: number,
   seen: Set<string>,
   taken: Set<string>,

@@ -18,7 +18,7 @@ export interface StageTestRequest {
   model: ModelBackend;
   /** The conversation whose last message is the test writer's task. */
   messages: ChatMessage[];
-  target: { name: string; language: CodeLanguage; signature?: string; kind?: string };
+  target: { name: string; language: CodeLanguage; signature?: string; kind?: string; docstring?: string };
   stage: number;
   /** Most tests this stage may add to the suite. */
   budget: number;

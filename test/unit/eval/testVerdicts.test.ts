@@ -56,3 +56,23 @@ test('the fitted threshold keeps false alarms within the limit on the training i
   const hopeless = [item('d', [1], [[[1, true]]])];
   assert.equal(fitConfirmThreshold(hopeless, 0.05).threshold, NEVER_CONFIRM);
 });
+
+test('a failure backed by one implementation is not confirmed under the agreement rule (journals that kept the count)', () => {
+  const lone = {
+    id: 'mbpp-515',
+    mutants: { knownWrong: 1 },
+    verdicts: {
+      implementations: 3,
+      // The reference (correct) fails a test only one counted implementation passes, at confidence 1.
+      referenceFails: [{ confidence: 1, implementationsPassing: 1, referencePasses: false }],
+      mutantFails: [[{ confidence: 1, implementationsPassing: 2, referencePasses: true }]],
+    },
+  } as unknown as TestsItemResult;
+  const rule = verdictMetrics([lone], 0.727);
+  assert.equal(rule.minAgreeing, 2);
+  assert.equal(rule.falseAlarms.k, 0);
+  assert.equal(rule.detections.k, 1);
+  assert.deepEqual([rule.precision.k, rule.precision.n], [1, 1]);
+  // The rule before: any implementation may confirm, and the correct function is shown failing.
+  assert.equal(verdictMetrics([lone], 0.727, 1).falseAlarms.k, 1);
+});

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   agreesWithExamples,
+  confirms,
   consensusSets,
   evidenceText,
   testEvidence,
@@ -63,7 +64,7 @@ test('a failure on the user function is confirmed only at the threshold; otherwi
   assert.equal(userVerdict('uncollectable', strong, 0.75), 'broken');
   assert.equal(
     evidenceText(weak),
-    '1 of 3 generated implementations pass it; the best consensus set supporting it has 1 implementation passing 2 tests (confidence 0.50)',
+    '1 of 3 generated implementations pass it; the best consensus set supporting it has 1 implementation passing 2 tests; fewer than 2 implementations agreeing cannot confirm a failure (confidence 0.50)',
   );
 });
 
@@ -80,19 +81,38 @@ test('samples that share a misreading the specification contradicts cannot blame
 });
 
 test('implementations that pass the examples still confirm; an example nobody passes decides nothing', () => {
-  // Example 0 is passed by implementation 0 only; example 1 by nobody (read wrongly): ignored.
+  // Example 0 is passed by implementations 0 and 1; example 1 by nobody (read wrongly): ignored.
   const counted = agreesWithExamples(
     [
+      [P, F],
       [P, F],
       [F, F],
     ],
     [F, F],
   );
-  assert.deepEqual(counted, [true, false]);
-  const [e] = testEvidence([[P], [F]], 1, counted);
+  assert.deepEqual(counted, [true, true, false]);
+  const [e] = testEvidence([[P], [P], [F]], 1, counted);
   assert.equal(e.confidence, 1);
   assert.equal(e.setAside, 1);
   assert.equal(userVerdict(F, e, 0.7), 'fails-confirmed');
   // Without examples every implementation counts, as before.
   assert.deepEqual(agreesWithExamples([[], []], []), [true, true]);
+});
+
+test('a lone implementation cannot confirm a failure, whatever its consensus score (MBPP/515)', () => {
+  // Two of three implementations fail the specification's example and are set aside; the one left
+  // passes a test the user's (correct) function fails. It holds the whole consensus score.
+  const counted = agreesWithExamples([[P], [F], [F]], [P]);
+  assert.deepEqual(counted, [true, false, false]);
+  const [e] = testEvidence([[P], [P], [F]], 1, counted);
+  assert.equal(e.confidence, 1);
+  assert.equal(e.implementationsPassing, 1);
+  assert.equal(userVerdict(F, e, 0.727), 'unconfirmed');
+  assert.equal(confirms(e, 0.727), false);
+  // Two agreeing implementations at the same confidence do confirm.
+  const [two] = testEvidence([[P], [P], [F]], 1);
+  assert.equal(two.implementationsPassing, 2);
+  assert.equal(confirms({ confidence: 1, implementationsPassing: 2 }, 0.727), true);
+  assert.equal(confirms({ confidence: 0.7, implementationsPassing: 3 }, 0.727), false);
+  assert.match(evidenceText(e), /fewer than 2 implementations agreeing cannot confirm a failure/);
 });

@@ -112,3 +112,60 @@ test("a stage's tests leave out calls that cannot match the signature, with the 
     },
   ]);
 });
+
+test('a str passed where the annotation says int is rejected before it runs', async () => {
+  const [fn] = await findFunctions('def nth_prime(n: int) -> int:\n    return 2\n', 'python');
+  assert.deepEqual(await signatureProblems(fn, ['nth_prime("3")', 'nth_prime(3)', 'nth_prime(n="3")']), [
+    'argument n is declared a number but the call passes a string literal ("3")',
+    undefined,
+    'argument n is declared a number but the call passes a string literal ("3")',
+  ]);
+});
+
+test('argument kinds that contradict every docstring example are rejected; examples that disagree decide nothing', async () => {
+  const src = [
+    'def merge_intervals(intervals):',
+    '    """Merge overlapping intervals.',
+    '',
+    '    >>> merge_intervals([[1, 3], [2, 4]])',
+    '    [[1, 4]]',
+    '    merge_intervals([]) == []',
+    '    """',
+    '    return intervals',
+    '',
+  ].join('\n');
+  const [fn] = await findFunctions(src, 'python');
+  assert.deepEqual(
+    await signatureProblems(fn, [
+      'merge_intervals("1-3, 2-4")',
+      'merge_intervals(13)',
+      'merge_intervals([[5, 6]])',
+    ]),
+    [
+      'argument intervals is a list in every example of the docstring but the call passes a string literal ("1-3, 2-4")',
+      'argument intervals is a list in every example of the docstring but the call passes a number literal (13)',
+      undefined,
+    ],
+  );
+  // The two-list call is still rejected for its arity, before any kind is looked at.
+  assert.match((await signatureProblems(fn, ['merge_intervals([1, 3], [2, 4])']))[0]!, /takes 1 positional/);
+  // One example passes a string and another a list: the function takes either, nothing is ruled out.
+  const mixed = { ...merge, docstring: '>>> merge_intervals("ab")\n1\n>>> merge_intervals([1])\n1' };
+  assert.deepEqual(await signatureProblems(mixed, ['merge_intervals(3)']), [undefined]);
+  // The stage's admitted tests go through the same check, with the reason kept for the panel.
+  const { tests, rejected } = await testsFromStage(
+    '```python\nassert merge_intervals("x") == []\nassert merge_intervals([[1, 2]]) == [[1, 2]]\n```',
+    fn,
+    1,
+    new Set(),
+    new Set(),
+  );
+  assert.deepEqual(
+    tests.map((t) => t.assertion?.call),
+    ['merge_intervals([[1, 2]])'],
+  );
+  assert.match(
+    rejected[0].reason,
+    /does not match the signature: argument intervals is a list in every example/,
+  );
+});

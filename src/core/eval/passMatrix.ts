@@ -1,0 +1,82 @@
+/**
+ * The per-function pass matrix an `eval tests` journal keeps: every admitted test's status on every
+ * generated implementation, on the reference and on every known-wrong mutant (each of which plays
+ * the user's function in turn). With it, verdict rules and thresholds are refitted from the journal
+ * alone (failEvidenceFromMatrix), without running a model again. Rows are strings of one letter
+ * per test, so a journal line stays short.
+ */
+import { confirms, testEvidence } from '../tests/evidence';
+import type { VerdictStatus } from '../tests/rewards';
+
+const LETTER: Record<VerdictStatus, string> = {
+  passed: 'P',
+  failed: 'F',
+  error: 'E',
+  timeout: 'T',
+  uncollectable: 'U',
+  flaky: 'K',
+};
+const STATUS = new Map(Object.entries(LETTER).map(([s, l]) => [l, s as VerdictStatus]));
+
+export interface PassMatrix {
+  /** One row per generated implementation: the stage-5 code first, then the samples. */
+  implementations: string[];
+  /** Which implementations counted as evidence (they pass the specification's examples). */
+  counted: boolean[];
+  /** The reference, as the user's function. */
+  reference: string;
+  /** Each known-wrong mutant, as the user's function. */
+  mutants: string[];
+}
+
+export function encodeRow(row: readonly VerdictStatus[]): string {
+  return row.map((s) => LETTER[s] ?? 'E').join('');
+}
+
+/** A row back as statuses; an unknown letter (a hand-edited journal) reads as an error. */
+export function decodeRow(row: string): VerdictStatus[] {
+  return [...row].map((l) => STATUS.get(l) ?? 'error');
+}
+
+/** A failure of the user's function on one test, as a verdict rule sees it. */
+export interface MatrixFail {
+  test: number;
+  confidence: number;
+  implementationsPassing: number;
+  referencePasses: boolean;
+}
+
+const fails = (s: VerdictStatus) => s === 'failed' || s === 'error' || s === 'timeout';
+
+/**
+ * The failures of the reference and of each mutant with the product's evidence recomputed from the
+ * matrix: what verdictMetrics needs, under any threshold and minimum of agreeing implementations.
+ */
+export function failEvidenceFromMatrix(m: PassMatrix): { reference: MatrixFail[]; mutants: MatrixFail[][] } {
+  const rows = m.implementations.map(decodeRow);
+  const reference = decodeRow(m.reference);
+  const evidence = testEvidence(rows, reference.length, m.counted);
+  const failsOf = (user: VerdictStatus[]): MatrixFail[] =>
+    user.flatMap((s, t) =>
+      fails(s)
+        ? [
+            {
+              test: t,
+              confidence: evidence[t]?.confidence ?? 0,
+              implementationsPassing: evidence[t]?.implementationsPassing ?? 0,
+              referencePasses: reference[t] === 'passed',
+            },
+          ]
+        : [],
+    );
+  return { reference: failsOf(reference), mutants: m.mutants.map((row) => failsOf(decodeRow(row))) };
+}
+
+/** Whether a user's function with these failures is shown failing under a rule. */
+export function shownFailing(
+  failures: readonly MatrixFail[],
+  threshold: number,
+  minAgreeing: number,
+): boolean {
+  return failures.some((f) => confirms(f, threshold, minAgreeing));
+}

@@ -1,0 +1,45 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  decodeRow,
+  encodeRow,
+  failEvidenceFromMatrix,
+  shownFailing,
+  type PassMatrix,
+} from '../../../src/core/eval/passMatrix';
+
+test('a row of statuses is kept as one letter per test and read back', () => {
+  const row = ['passed', 'failed', 'error', 'timeout', 'uncollectable', 'flaky'] as const;
+  assert.equal(encodeRow(row), 'PFETUK');
+  assert.deepEqual(decodeRow('PFETUK'), row);
+  // A letter a journal should not hold reads as an error, never a pass.
+  assert.deepEqual(decodeRow('P?'), ['passed', 'error']);
+});
+
+test('the verdicts of a journal are recomputed from its matrix under any rule, without a model', () => {
+  // Three implementations on three tests; the third implementation fails the docstring's example.
+  const m: PassMatrix = {
+    implementations: ['PPF', 'PPF', 'PFP'],
+    counted: [true, true, false],
+    reference: 'PPF',
+    mutants: ['FPF', 'PFP'],
+  };
+  const { reference, mutants } = failEvidenceFromMatrix(m);
+  // The reference fails test 2, which only the set-aside implementation passes: no evidence.
+  assert.deepEqual(reference, [
+    { test: 2, confidence: 0, implementationsPassing: 0, referencePasses: false },
+  ]);
+  // Mutant 0 fails tests 0 and 2; test 0 is passed by both counted implementations.
+  assert.deepEqual(
+    mutants[0].map((f) => [f.test, f.confidence, f.implementationsPassing, f.referencePasses]),
+    [
+      [0, 1, 2, true],
+      [2, 0, 0, false],
+    ],
+  );
+  assert.equal(shownFailing(reference, 0.727, 2), false);
+  assert.equal(shownFailing(mutants[0], 0.727, 2), true);
+  // Mutant 1 fails test 1, backed by two implementations: detected with two, and with three not.
+  assert.equal(shownFailing(mutants[1], 0.727, 2), true);
+  assert.equal(shownFailing(mutants[1], 0.727, 3), false);
+});
