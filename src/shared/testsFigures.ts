@@ -14,11 +14,14 @@ export type ExplorerOutcome = 'passed' | 'failed' | 'errored' | 'skipped';
 
 /**
  * How the Test Explorer shows a test whose run on the user's function ended in `status`: a
- * failure the evidence does not confirm is skipped (an expectation to review, no red mark); a
- * flaky or uncollectable test is neither pass nor failure.
+ * failure (or a test that does not collect) the evidence does not confirm is skipped (an
+ * expectation to review, no red mark); a flaky test is neither pass nor failure.
  */
 export function explorerOutcome(status: string, verdict: UserVerdict | undefined): ExplorerOutcome {
-  const failing = status === 'failed' || status === 'error' || status === 'timeout';
+  // A test that does not collect is no more proof against the user's function than one that fails:
+  // without the implementations' backing it may be the test's own import or the interpreter's fault.
+  const failing =
+    status === 'failed' || status === 'error' || status === 'timeout' || status === 'uncollectable';
   if (failing && verdict !== undefined && verdict !== 'fails-confirmed') return 'skipped';
   if (status === 'passed') return 'passed';
   if (status === 'failed') return 'failed';

@@ -17,15 +17,37 @@ const checkedPythons = new Map<string, string | null>();
 
 /** The Python that runs tests: the request's, $STEPWISE_PYTHON, the project venv, then python3. */
 export function resolvePython(requested?: string): string {
-  if (requested) return requested;
-  if (process.env.STEPWISE_PYTHON) return process.env.STEPWISE_PYTHON;
+  if (requested) return realInterpreter(requested);
+  if (process.env.STEPWISE_PYTHON) return realInterpreter(process.env.STEPWISE_PYTHON);
   try {
     const venv = path.join(findPackageRoot(), '.venv', 'bin', 'python');
     if (fs.existsSync(venv)) return venv;
   } catch {
     // Not running from a checkout: fall through to python3.
   }
-  return 'python3';
+  return realInterpreter('python3');
+}
+
+const realInterpreters = new Map<string, string>();
+
+/**
+ * The interpreter binary behind a command. A `python3` found on PATH is often a launcher script
+ * (a pyenv or asdf shim) that needs the user's home and tools, none of which the sandbox mounts:
+ * every test would then "not collect" and be blamed on the user's function. Python itself knows
+ * its binary (sys.executable), so ask it once, outside the sandbox; keep the command if it cannot say.
+ */
+export function realInterpreter(command: string): string {
+  let real = realInterpreters.get(command);
+  if (real === undefined) {
+    const r = spawnSync(command, ['-I', '-c', 'import sys; print(sys.executable)'], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    const printed = r.status === 0 ? r.stdout.trim() : '';
+    real = printed && path.isAbsolute(printed) && fs.existsSync(printed) ? printed : command;
+    realInterpreters.set(command, real);
+  }
+  return real;
 }
 
 function checkPytest(python: string): void {

@@ -163,3 +163,12 @@ test('a contradiction is caught: a support sentence on other tests than the card
     contradictions(lying).join('; '),
   );
 });
+
+test('a test that does not collect on your function marks it only when the implementations back the test', () => {
+  assert.equal(explorerOutcome('uncollectable', 'unconfirmed'), 'skipped');
+  assert.equal(explorerOutcome('uncollectable', 'fails-confirmed'), 'errored');
+  // No evidence taken (agreement mode): shown as it ran, as before.
+  assert.equal(explorerOutcome('uncollectable', undefined), 'errored');
+  assert.equal(explorerOutcome('failed', 'unconfirmed'), 'skipped');
+  assert.equal(explorerOutcome('failed', 'fails-confirmed'), 'failed');
+});
