@@ -5,7 +5,13 @@
  * the same metrics as `stepwise eval prm` (step AUROC, first-error accuracy), beside what each
  * feature reaches alone there.
  */
-import { firstBelow, summarizePrm, type LabelledSteps, type PrmItemResult, type PrmMetrics } from './prmEval';
+import {
+  prmItemResult,
+  summarizePrm,
+  type LabelledSteps,
+  type PrmItemResult,
+  type PrmMetrics,
+} from './prmEval';
 import { roc, type RocSummary } from '../math/stats';
 import { splitOf } from '../judgment/split';
 import { STEP_FEATURES, type StepFeatureName, type StepFeatures } from '../judgment/stepFeatures';
@@ -41,17 +47,13 @@ export function trainLearnedSteps(
   if (!samples.some((s) => s.wrong) || samples.every((s) => s.wrong))
     throw new Error('the fit side needs steps labelled wrong and steps not labelled wrong.');
   const head = fitStepHead(samples, { model: options.model, source: options.source });
-  const items: PrmItemResult[] = heldOut.map(({ solution, features }) => {
-    const scores = features.map((f) => stepHeadScore(head, f));
-    const ratings = solution.steps.map((s) => s.rating);
-    return {
-      id: solution.id,
-      ratings,
-      scores,
-      firstErrorLabel: ratings.indexOf(-1),
-      firstErrorPredicted: firstBelow(scores, head.threshold),
-    };
-  });
+  const items: PrmItemResult[] = heldOut.map(({ solution, features }) =>
+    prmItemResult(
+      solution,
+      features.map((f) => stepHeadScore(head, f)),
+      head.threshold,
+    ),
+  );
   const heldOutSamples = heldOut.flatMap(toSamples);
   const featureAlone = Object.fromEntries(
     STEP_FEATURES.map((name) => {

@@ -120,6 +120,11 @@ export async function evaluateLabelledSolution(
     const x = raw[i];
     return typeof x === 'number' && Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0.5;
   });
+  return prmItemResult(solution, scores, threshold);
+}
+
+/** One labelled solution's result: its labels beside the scores, and where each puts the first error. */
+export function prmItemResult(solution: LabelledSteps, scores: number[], threshold: number): PrmItemResult {
   const ratings = solution.steps.map((s) => s.rating);
   return {
     id: solution.id,
