@@ -23,6 +23,15 @@ async function testingIcons(wb: Workbench, selector: string): Promise<string[]> 
   return classes.flatMap((c) => STATE_ICON.exec(c)?.[1] ?? []);
 }
 
+/** Every codicon class in the editor part: what to look for when the gutter's icons change name. */
+async function editorCodicons(wb: Workbench): Promise<string[]> {
+  return wb.page.evaluate(() =>
+    Array.from(
+      (globalThis as unknown as PageGlobals).document.querySelectorAll('.part.editor [class*="codicon-"]'),
+    ).map((el) => el.className),
+  );
+}
+
 /**
  * "Reason & generate tests" on a correct function, clicked as a person would, with the model
  * answering as the issue found it answering (test/servers/scripted-coder.ts: a wrong expectation,
@@ -102,8 +111,11 @@ export const tests: UiTest[] = [
         );
 
         // The editor: the tests' states sit in the gutter of merge_intervals; none is a failure.
-        const gutter = await testingIcons(wb, '.part.editor .margin');
+        // The whole editor part: the glyph margin's widgets are not all inside `.margin`.
+        const gutter = await testingIcons(wb, '.part.editor .monaco-editor');
         console.log(`    gutter testing icons: ${gutter.join(', ') || 'none'}`);
+        if (gutter.length === 0)
+          console.log(`    editor codicons: ${(await editorCodicons(wb)).join(' | ')}`);
         assert.ok(gutter.length > 0, 'the run left its states in the gutter');
         assert.ok(
           !gutter.some((s) => s === 'failed' || s === 'error'),
