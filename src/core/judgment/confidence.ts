@@ -29,6 +29,16 @@ export type Confidence = Record<ConfidenceName, number>;
 
 /** A token the model found nearly impossible says no more than one it found very unlikely. */
 const FLOOR = -20;
+
+/** A token's log-probability held to the floor, or null when the backend gave none. */
+export function flooredLogprob(token: GeneratedToken): number | null {
+  return token.logprob === null || !Number.isFinite(token.logprob) ? null : Math.max(FLOOR, token.logprob);
+}
+
+/** The 10th percentile of log-probabilities sorted ascending (0 when there are none). */
+export function lowQuantile(sorted: readonly number[]): number {
+  return sorted.length ? sorted[Math.floor(0.1 * (sorted.length - 1))] : 0;
+}
 const FALLBACK_ANSWER_TOKENS = 8;
 
 /** Pools the tokens' log-probabilities; tokens without one (a backend that gave none) are left out. */
@@ -41,8 +51,8 @@ export function confidenceOf(tokens: readonly GeneratedToken[]): Confidence {
   for (const t of tokens) {
     const start = offset;
     offset += t.text.length;
-    if (t.logprob === null || !Number.isFinite(t.logprob)) continue;
-    const lp = Math.max(FLOOR, t.logprob);
+    const lp = flooredLogprob(t);
+    if (lp === null) continue;
     lps.push(lp);
     if (span && offset > span.start && start < span.end) inAnswer.push(lp);
   }
@@ -50,7 +60,7 @@ export function confidenceOf(tokens: readonly GeneratedToken[]): Confidence {
   const sorted = [...lps].sort((a, b) => a - b);
   return {
     meanLogprob: mean(lps),
-    lowLogprob: sorted.length ? sorted[Math.floor(0.1 * (sorted.length - 1))] : 0,
+    lowLogprob: lowQuantile(sorted),
     unsureShare: lps.length ? lps.filter((lp) => lp < Math.log(0.5)).length / lps.length : 0,
     tailLogprob: mean(lps.slice(Math.floor(lps.length * 0.75))),
     answerLogprob: mean(answer),
@@ -72,7 +82,8 @@ export function answerSpan(text: string): { start: number; end: number } | null 
   return { start, end: text.length };
 }
 
-function mean(values: readonly number[]): number {
+/** The mean, 0 for none. */
+export function mean(values: readonly number[]): number {
   return values.length ? values.reduce((a, b) => a + b, 0) / values.length : 0;
 }
 

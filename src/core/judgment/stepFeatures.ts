@@ -8,6 +8,7 @@
  * first wrong step and the same solution written out in full score their shared steps alike.
  */
 import type { GeneratedToken } from '../model/types';
+import { flooredLogprob, lowQuantile, mean } from './confidence';
 
 export const STEP_FEATURES = [
   /** The least likely token of the step. */
@@ -31,8 +32,6 @@ export const STEP_FEATURES = [
 export type StepFeatureName = (typeof STEP_FEATURES)[number];
 export type StepFeatures = Record<StepFeatureName, number>;
 
-/** A token the model found nearly impossible says no more than one it found very unlikely. */
-const FLOOR = -20;
 const RARE = Math.log(0.01);
 
 /** The text a step scorer scores: the steps one per line, as the splitter reads them back. */
@@ -59,8 +58,9 @@ export function stepFeatures(tokens: readonly GeneratedToken[], steps: readonly 
   for (const t of tokens) {
     while (step < steps.length - 1 && offset >= ends[step]) step++;
     offset += t.text.length;
-    if (t.logprob === null || !Number.isFinite(t.logprob)) continue;
-    perStep[step]?.push({ lp: Math.max(FLOOR, t.logprob), digit: /\d/.test(t.text) });
+    const lp = flooredLogprob(t);
+    if (lp === null) continue;
+    perStep[step]?.push({ lp, digit: /\d/.test(t.text) });
   }
   let soFarSum = 0;
   let soFarCount = 0;
@@ -71,22 +71,18 @@ export function stepFeatures(tokens: readonly GeneratedToken[], steps: readonly 
     const soFar = soFarCount ? soFarSum / soFarCount : 0;
     const sorted = [...lps].sort((a, b) => a - b);
     const min = sorted.length ? sorted[0] : 0;
-    const mean = lps.length ? average(lps) : 0;
+    const average = mean(lps);
     const digits = toks.filter((t) => t.digit).map((t) => t.lp);
     return {
       minLogprob: min,
-      meanLogprob: mean,
-      lowLogprob: sorted.length ? sorted[Math.floor(0.1 * (sorted.length - 1))] : 0,
+      meanLogprob: average,
+      lowLogprob: lowQuantile(sorted),
       rareCount: lps.filter((lp) => lp < RARE).length,
       numberMinLogprob: digits.length ? Math.min(...digits) : 0,
       minVsSoFar: min - soFar,
-      meanVsSoFar: mean - soFar,
+      meanVsSoFar: average - soFar,
       logPosition: Math.log1p(i),
       logTokens: Math.log1p(lps.length),
     };
   });
-}
-
-function average(values: readonly number[]): number {
-  return values.reduce((a, b) => a + b, 0) / values.length;
 }
