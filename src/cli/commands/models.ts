@@ -1,7 +1,12 @@
 import type { CliCommand } from '../command';
 import { parseCommandLine, UsageError } from '../command';
 import { defaultModelDir } from '../../core/model/defaults';
-import { describeSpeed, downloadBytes, formatBytes } from '../../core/model/ladder/index';
+import {
+  describeFirstProblems,
+  describeSpeed,
+  downloadBytes,
+  formatBytes,
+} from '../../core/model/ladder/index';
 import { installById, listLadder } from '../../core/model/ladder/local';
 import { isModelVariant } from '../../core/model/ladder/variants';
 import { ProgressPrinter } from '../progressPrinter';
@@ -23,6 +28,7 @@ async function list(argv: string[]): Promise<number> {
       name: model.displayName,
       rung: model.rung,
       goodFor: model.goodFor,
+      firstProblems: model.firstProblems,
       downloadBytes: downloadBytes(model),
       ggufBytes: model.gguf.size,
       memoryGb: model.memoryGb,
@@ -43,7 +49,7 @@ async function list(argv: string[]): Promise<number> {
     process.stdout.write(
       [
         `${model.id}${mark} — ${model.displayName}, ${model.rung}`,
-        `  ${model.goodFor}`,
+        `  ${model.goodFor} ${describeFirstProblems(model)}.`,
         `  ${diskBytes ? `${formatBytes(diskBytes)} on disk` : `${formatBytes(downloadBytes(model))} to download`}, ${model.memoryGb} GB memory, ${describeSpeed(model)}`,
         `  ${model.licence.spdx}, by ${model.licence.holder}; ${STATE_WORDS[state]}${state === 'absent' ? '' : ` in ${dir}`}`,
         ...(fast && fast.state !== 'absent'

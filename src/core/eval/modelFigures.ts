@@ -1,3 +1,7 @@
+import { isSmallSample } from '../math/sampleSize';
+import { describeFirstProblems, describeSpeed } from '../model/ladder/catalog';
+import { downloadBytes, type LadderModel } from '../model/ladder/catalogTypes';
+import { formatBytes } from '../model/ladder/progress';
 import type { EvalResult } from './evaluation';
 
 /** What the evaluations measured for one model: the figures a model picker may quote. */
@@ -49,14 +53,42 @@ export function largestFirst<T extends Pick<EvalResult, 'items' | 'updatedAt'>>(
   );
 }
 
-/** "7 of 100 MATH-500.jsonl answers right · 45 s per problem on 2 CPU cores", or null. */
+/**
+ * "7 of 100 MATH-500.jsonl answers right · 45 s per problem on 2 CPU cores", or null. An accuracy
+ * from fewer than SMALL_SAMPLE items says "(few items)", as the report does.
+ */
 export function describeFigures(f: ModelFigures): string | null {
   const parts: string[] = [];
-  if (f.proveAccuracy)
-    parts.push(`${f.proveAccuracy.k} of ${f.proveAccuracy.n} ${f.proveAccuracy.dataset} answers right`);
+  if (f.proveAccuracy) {
+    const { k, n, dataset } = f.proveAccuracy;
+    parts.push(`${k} of ${n} ${dataset} answers right${isSmallSample(n) ? ' (few items)' : ''}`);
+  }
   if (f.secondsPerProblem)
     parts.push(
       `${Math.round(f.secondsPerProblem.seconds)} s per problem${f.secondsPerProblem.cores ? ` on ${f.secondsPerProblem.cores} CPU cores` : ''}`,
     );
   return parts.length ? `${parts.join(' · ')} (shipped evaluation)` : null;
+}
+
+/**
+ * The model picker's detail line for a ladder model. The figures lead (the picker cuts a long line
+ * short): the shipped evaluation's when there is one, else the catalog's first-problems smoke test
+ * with its n and the few-items mark, never a bare "4 of 5" that reads like a measurement. The
+ * catalog's decode speed is quoted only where no evaluation timed the model.
+ */
+export function ladderModelDetail(
+  model: LadderModel,
+  figures: ModelFigures,
+  onDisk: { diskBytes?: number },
+): string {
+  const measured = describeFigures(figures);
+  const size = onDisk.diskBytes
+    ? `${formatBytes(onDisk.diskBytes)} on disk`
+    : `${formatBytes(downloadBytes(model))} to download`;
+  const facts = [
+    size,
+    `${model.memoryGb} GB memory`,
+    ...(figures.secondsPerProblem ? [] : [describeSpeed(model)]),
+  ];
+  return `${measured ?? describeFirstProblems(model)}. ${model.goodFor} ${facts.join(' · ')}`;
 }

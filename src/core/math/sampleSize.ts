@@ -6,9 +6,13 @@
  */
 export const SMALL_SAMPLE = 30;
 
+/** Whether a figure computed from `n` items must carry the small-sample mark (none for no items at all). */
+export function isSmallSample(n: number): boolean {
+  return n > 0 && n < SMALL_SAMPLE;
+}
+
 /** The warning to show beside a figure computed from `n` items; null when n is large enough. */
 export function smallSampleWarning(n: number, what = 'figures'): string | null {
-  if (n >= SMALL_SAMPLE) return null;
-  if (n === 0) return null;
+  if (!isSmallSample(n)) return null;
   return `Small sample: these ${what} come from ${n} item${n === 1 ? '' : 's'} (fewer than ${SMALL_SAMPLE}), so they can change a lot with a few more; read them as rough.`;
 }

@@ -5,6 +5,7 @@ import { updateSettings } from '../settings';
 import { defaultModelDir } from '../../core/model/defaults';
 import {
   LARGER_MODEL_ID,
+  describeFirstProblems,
   describeProgress,
   downloadBytes,
   formatBytes,
@@ -57,7 +58,7 @@ export async function installLadderModel(
       {
         modal: true,
         detail:
-          `${model.goodFor}\n\n${model.parts.length} file(s), each checked against its pinned SHA-256; ` +
+          `${model.goodFor} ${describeFirstProblems(model)}.\n\n${model.parts.length} file(s), each checked against its pinned SHA-256; ` +
           `the joined GGUF is checked too, then converted to ONNX on this machine. ` +
           `Licence: ${model.licence.spdx} (${model.licence.holder}). Interrupted downloads resume.`,
       },

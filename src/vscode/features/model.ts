@@ -1,7 +1,6 @@
 import * as vscode from 'vscode';
 import * as path from 'node:path';
 import { defaultModelDir } from '../../core/model/defaults';
-import { describeSpeed, downloadBytes, formatBytes } from '../../core/model/ladder/index';
 import { listLadder } from '../../core/model/ladder/local';
 import { offeredVariants } from '../../core/model/offeredVariants';
 import { VARIANT_FILES } from '../../core/model/onnx/modelFolder';
@@ -10,7 +9,7 @@ import { API_KEY_SECRET } from '../modelSession';
 import { readSettings, updateSettings } from '../settings';
 import { installLadderModel, useLadderModel } from './ladder';
 import { shippedEvalResults } from './evalReport';
-import { describeFigures, modelFigures } from '../../core/eval/modelFigures';
+import { ladderModelDetail, modelFigures } from '../../core/eval/modelFigures';
 
 export function registerModelCommands(ctx: StepwiseContext): void {
   ctx.command('stepwise.model.select', () => selectModel(ctx));
@@ -39,15 +38,8 @@ async function ladderChoices(ctx: StepwiseContext): Promise<Choice[]> {
   const inUse = model.backend === 'onnx' ? model.onnx.path || defaultModelDir() : '';
   const entries = await listLadder();
   // Accuracy and speed are quoted from the shipped evaluations, the figures the report shows; the
-  // catalog's own note (a first-5-problems smoke test) is kept only for models never evaluated.
+  // catalog's smoke test (with its n, marked few items) only for models never evaluated.
   const evaluations = shippedEvalResults().map((e) => e.result);
-  const evaluated = (m: (typeof entries)[number]['model']) =>
-    modelFigures(evaluations, m.displayName).proveAccuracy !== null;
-  const goodFor = (m: (typeof entries)[number]['model']) => {
-    const measured = describeFigures(modelFigures(evaluations, m.displayName));
-    // The figures lead: the picker cuts a long detail line short.
-    return measured ? `${measured}. ${m.goodFor.replace(/\s*\([^()]*MATH-500[^()]*\)/, '')}` : m.goodFor;
-  };
   return [
     { label: "Stepwise's models (local, offline)", kind: vscode.QuickPickItemKind.Separator },
     ...entries.map<Choice>(({ model, dir, state, diskBytes }) => {
@@ -57,7 +49,7 @@ async function ladderChoices(ctx: StepwiseContext): Promise<Choice[]> {
       return {
         label: `${using ? '$(pass-filled)' : installed ? '$(package)' : '$(cloud-download)'} ${model.displayName}`,
         description: `${model.rung} · ${status}`,
-        detail: `${goodFor(model)} ${diskBytes ? `${formatBytes(diskBytes)} on disk` : `${formatBytes(downloadBytes(model))} to download`} · ${model.memoryGb} GB memory${evaluated(model) ? '' : ` · ${describeSpeed(model)}`}`,
+        detail: ladderModelDetail(model, modelFigures(evaluations, model.displayName), { diskBytes }),
         apply: async () => {
           if (installed) await useLadderModel(dir);
           else await installLadderModel(ctx, model.id, { use: true });

@@ -2,7 +2,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { describeFigures, largestFirst, modelFigures } from '../../../src/core/eval/modelFigures';
+import {
+  describeFigures,
+  ladderModelDetail,
+  largestFirst,
+  modelFigures,
+} from '../../../src/core/eval/modelFigures';
+import { LADDER, LARGER_MODEL_ID, findLadderModel } from '../../../src/core/model/ladder/catalog';
+import { SMALL_SAMPLE } from '../../../src/core/math/sampleSize';
 import type { EvalResult } from '../../../src/core/eval/evaluation';
 
 const shipped = JSON.parse(
@@ -64,4 +71,33 @@ test("the shipped evaluations are listed largest first, the model's quoted figur
   const firstProve = listed.find((r) => r.kind === 'prove')!;
   assert.equal(path.basename(firstProve.dataset.path), quoted.dataset);
   assert.equal(firstProve.items.finished, quoted.n);
+});
+
+test("a model never evaluated shows the catalog's smoke test with its n and the few-items mark", () => {
+  const larger = findLadderModel(LARGER_MODEL_ID)!;
+  const none = modelFigures([shipped], larger.displayName);
+  const detail = ladderModelDetail(larger, none, {});
+  const { k, n } = larger.firstProblems;
+  assert.ok(n < SMALL_SAMPLE, 'the catalog figure is a smoke test');
+  assert.ok(detail.startsWith(`${k} of the first ${n} MATH-500 problems right (few items). `), detail);
+  assert.doesNotMatch(detail, new RegExp(`\\b${k} of ${n}\\b`), 'never a bare k of n');
+  assert.match(detail, /to download · [\d.]+ GB memory · \d+ tok\/s/);
+  // No ladder entry hides a figure in its prose any more.
+  for (const model of LADDER) assert.doesNotMatch(model.goodFor, /\d+ of \d+/);
+});
+
+test('an evaluated model leads with the shipped figures, and a small evaluation says few items', () => {
+  const model = LADDER.find((m) => m.displayName === shipped.model.name)!;
+  const f = modelFigures([shipped], model.displayName);
+  const detail = ladderModelDetail(model, f, { diskBytes: 2_000_000 });
+  assert.ok(detail.startsWith(describeFigures(f)!), detail);
+  assert.doesNotMatch(detail, /first \d+ MATH-500|tok\/s/, 'the smoke test and catalog speed give way');
+  assert.match(detail, / on disk · /);
+  const small = { ...f, proveAccuracy: { k: 3, n: SMALL_SAMPLE - 1, dataset: 'gsm8k.jsonl' } };
+  assert.match(
+    describeFigures(small)!,
+    new RegExp(`^3 of ${SMALL_SAMPLE - 1} gsm8k\\.jsonl answers right \\(few items\\)`),
+  );
+  const large = { ...f, proveAccuracy: { k: 3, n: SMALL_SAMPLE, dataset: 'gsm8k.jsonl' } };
+  assert.doesNotMatch(describeFigures(large)!, /few items/);
 });

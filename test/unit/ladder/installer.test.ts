@@ -72,6 +72,7 @@ function publishWheels(): LadderModel {
     displayName: 'Demo Model',
     rung: 'default',
     goodFor: 'testing the installer',
+    firstProblems: { k: 0, n: 5, dataset: 'MATH-500' },
     quantization: 'Q4_K_M',
     memoryGb: 0.1,
     speed: { decodeTokensPerSecond: 1, engine: 'none', measuredOn: 'nowhere' },

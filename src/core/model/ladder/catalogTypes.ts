@@ -39,8 +39,13 @@ export interface LadderModel {
   id: string;
   displayName: string;
   rung: Rung;
-  /** One sentence: what the model is good for, with the evidence. */
+  /** One sentence: what the model is good for. Its evidence is `firstProblems`, quoted with its n. */
   goodFor: string;
+  /**
+   * Final answers right on the first `n` problems of `dataset` (greedy, 512 tokens): a smoke test
+   * made when the model joined the ladder, not an evaluation, so every view quotes it with its n.
+   */
+  firstProblems: { k: number; n: number; dataset: string };
   quantization: string;
   /** Resident memory while generating (llama.cpp, 2 threads), in GB. */
   memoryGb: number;

@@ -3,6 +3,7 @@ export {
   DEFAULT_MODEL_ID,
   LARGER_MODEL_ID,
   TINY_MODEL_ID,
+  describeFirstProblems,
   describeSpeed,
   findLadderModel,
 } from './catalog';
