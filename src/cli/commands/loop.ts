@@ -10,15 +10,19 @@ import { loopFolder } from '../../core/loop/folders';
 import { scoreHeldOutSamples, summarizeBestOfN, type LoopBestOfN } from '../../core/loop/bestOfN';
 import { LoopError, runLoop, type LoopEvent } from '../../core/loop/loop';
 import { loopVerdict } from '../../core/loop/verdict';
-import type { SampledSolution } from '../../core/loop/solutions';
+import { LOOP_SAMPLING_LENGTHS, type SampledSolution } from '../../core/loop/solutions';
 import type { MathProblem } from '../../core/eval/datasets';
 import { OnnxPrmScorer } from '../../core/model/onnx/prmScorer';
 import { readPrmReport } from '../../core/model/onnx/prmReport';
 import { findPackageRoot } from '../../core/resources';
 import { findTrainerPython } from '../../core/trainer/python';
 import { wholeFlag } from '../flags';
+import { DEFAULT_MAX_OUTPUT_TOKENS } from '../../core/model/lengths';
 
-const USAGE = `stepwise loop [--data MATH.jsonl] [--levels 1,2] [--workspace DIR] [--out DIR] [--train N] [--held-out N] [--held-out-labels N] [--solutions N] [--samples-per-step N] [--search first-error|every-step] [--unsolved skip|label] [--max-tokens N] [--self-eval-max-tokens N] [--base-model M] [--current-prm DIR] [--trainer-args "..."] [--python PATH] [--label-only] [--progress text|json] ${MODEL_USAGE}`;
+const USAGE = `stepwise loop [--data MATH.jsonl] [--levels 1,2] [--workspace DIR] [--out DIR] [--train N] [--held-out N] [--held-out-labels N] [--solutions N] [--samples-per-step N] [--search first-error|every-step] [--unsolved skip|label] [--max-tokens N] [--self-eval-max-tokens N] [--base-model M] [--current-prm DIR] [--trainer-args "..."] [--python PATH] [--label-only] [--progress text|json] ${MODEL_USAGE}
+  --max-tokens N: most tokens of one sampled solution (default ${LOOP_SAMPLING_LENGTHS.maxTokens}; Prove's is ${DEFAULT_MAX_OUTPUT_TOKENS})
+  --self-eval-max-tokens N: most tokens of its self-evaluation (default ${LOOP_SAMPLING_LENGTHS.selfEvalMaxTokens})
+  Shorter than Prove's: the loop samples several solutions of every problem, and its journals record these lengths.`;
 
 const OPTIONS = {
   data: { type: 'string' },
@@ -72,9 +76,15 @@ export const loopCommand: CliCommand = {
     const progressMode = values.progress ?? 'text';
     if (progressMode !== 'text' && progressMode !== 'json')
       throw new UsageError('--progress must be text or json.');
-    const maxTokens = wholeFlag(values['max-tokens'], 'max-tokens', 16, 384);
+    // Shorter than Prove's lengths on purpose (LOOP_SAMPLING_LENGTHS says why).
+    const maxTokens = wholeFlag(values['max-tokens'], 'max-tokens', 16, LOOP_SAMPLING_LENGTHS.maxTokens);
     const solutions = wholeFlag(values.solutions, 'solutions', 1, 4);
-    const selfEvalMaxTokens = wholeFlag(values['self-eval-max-tokens'], 'self-eval-max-tokens', 8, 96);
+    const selfEvalMaxTokens = wholeFlag(
+      values['self-eval-max-tokens'],
+      'self-eval-max-tokens',
+      8,
+      LOOP_SAMPLING_LENGTHS.selfEvalMaxTokens,
+    );
     const heldOutProblems = wholeFlag(values['held-out'], 'held-out', 1, 100);
     const heldOutLabelProblems = wholeFlag(values['held-out-labels'], 'held-out-labels', 1, heldOutProblems);
     const seed = wholeFlag(values.seed, 'seed', 0, 0);

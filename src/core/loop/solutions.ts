@@ -30,6 +30,15 @@ export interface SampledSolution {
  */
 export const SAMPLING_PLAN = 'solution, final answer, self-evaluation';
 
+/**
+ * The loop's own generation lengths, shorter than Prove's (DEFAULT_MAX_OUTPUT_TOKENS = 512, and 256
+ * for the self-evaluation) on purpose. The loop samples several solutions of every training and
+ * held-out problem, then probes each step with more samples, so on a CPU these lengths set the run's
+ * length; and the sample journals record them in their fingerprint, so changing them starts every
+ * loop folder's sampling over (the shipped runs in bench/runs/loop-prm-cpu* were sampled with these).
+ */
+export const LOOP_SAMPLING_LENGTHS = { maxTokens: 384, selfEvalMaxTokens: 96 } as const;
+
 export interface SamplingSettings {
   solutionsPerProblem: number;
   maxTokens: number;

@@ -3,7 +3,8 @@
 
 /**
  * Most tokens one generation may produce when the caller does not say: stepwise.model.maxOutputTokens's
- * default and Prove's generator length. (The ONNX engine's bare generate call keeps its own shorter one.)
+ * default, Prove's generator length, and what an endpoint or the ONNX engine gives a call without one.
+ * (`stepwise loop` samples shorter on purpose: core/loop/solutions.ts, LOOP_SAMPLING_LENGTHS.)
  */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 512;
 

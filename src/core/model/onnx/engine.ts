@@ -11,6 +11,7 @@ import {
   tokenLogprob,
   type SamplingParams,
 } from '../sampling';
+import { DEFAULT_MAX_OUTPUT_TOKENS } from '../lengths';
 import { emptyLookaheadStats, lookupGuess, type LookaheadStats } from '../lookahead';
 import type { PlanSegment } from '../plan';
 import { RepetitionHistory, repetitionSettings } from '../repetition';
@@ -61,8 +62,6 @@ export interface EngineGenerateResult {
   totalMs: number;
   lookahead: LookaheadStats;
 }
-
-export const DEFAULT_MAX_TOKENS = 256;
 
 export class OnnxEngine {
   private texts: string[] | undefined;
@@ -124,7 +123,7 @@ export class OnnxEngine {
       throw new ModelError('The prompt is empty.', 'internal', 'Give the model some text to continue.');
     this.checkContext(promptLen);
     const maxTokens = Math.min(
-      Math.max(0, Math.floor(options.maxTokens ?? DEFAULT_MAX_TOKENS)),
+      Math.max(0, Math.floor(options.maxTokens ?? DEFAULT_MAX_OUTPUT_TOKENS)),
       this.info.contextWindow - promptLen,
     );
     const minTokens = Math.max(0, Math.floor(options.minTokens ?? 0));
