@@ -3,7 +3,7 @@
 The server calls `Llama.create_completion` for every request, so the cost is measured there, in
 one process on one thread, as CPU time: on a shared machine wall time swings with other people's
 work, and llama.cpp's worker threads spin while they wait, which inflates the CPU time of a
-multi-threaded run. Writes bench/results/llama-logprobs.json.
+multi-threaded run. Writes bench/results/llama-logprob-cost.json.
 
     .venv/bin/python bench/llama-logprob-cost.py [--gguf FILE] [--tokens 96] [--rounds 3] [--grammar FILE]
 
@@ -79,7 +79,7 @@ def main() -> None:
     med = {k: statistics.median(r[k] for r in rounds) for k in rounds[0]}
     grammar = measure_grammar(llm, Path(args.grammar).read_text(), args.rounds) if args.grammar else None
     result = {
-        "benchmark": "llama-logprobs",
+        "benchmark": "llama-logprob-cost",
         "description": "CPU time per generated token of llama-cpp-python create_completion, greedy, one thread, "
         "without and with logprobs (as its server computes them)",
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -92,7 +92,7 @@ def main() -> None:
         "slowdownWithLogprobs": med["cpuMsPerTokenWithLogprobs1"] / med["cpuMsPerTokenWithout"],
         "grammar": grammar,
     }
-    out = Path(__file__).resolve().parent / "results" / "llama-logprobs.json"
+    out = Path(__file__).resolve().parent / "results" / "llama-logprob-cost.json"
     out.write_text(json.dumps(result, indent=2) + "\n")
     print(json.dumps(result, indent=2))
 

@@ -3,7 +3,7 @@
  * `stepwise loop` runs, read from their journals: the paired step AUROC of the PRM against the
  * verifier on the held-out labels, and the paired best-of-N differences.
  *
- *   node out/bench/loop-verdict.js [--out bench/results/loop-verdicts.json] RUN_DIR...
+ *   node out/bench/loop-verdict.js [--out bench/results/loop-verdict.json] RUN_DIR...
  *
  * Needs no model; runs written before the verdict existed get one here.
  */
@@ -14,7 +14,7 @@ import { loopVerdict } from '../src/core/loop/verdict';
 
 const args = process.argv.slice(2);
 const outAt = args.indexOf('--out');
-const out = path.resolve(outAt >= 0 ? args[outAt + 1] : 'bench/results/loop-verdicts.json');
+const out = path.resolve(outAt >= 0 ? args[outAt + 1] : 'bench/results/loop-verdict.json');
 const runs = args.filter((_, i) => i !== outAt && i !== outAt + 1);
 if (!runs.length) runs.push('bench/runs/loop-prm-cpu', 'bench/runs/loop-prm-cpu-solved');
 

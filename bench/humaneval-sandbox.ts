@@ -1,5 +1,5 @@
 /**
- * `npm run eval:humaneval` — the sandbox measured on HumanEval.
+ * `npm run bench:humaneval-sandbox` — the sandbox measured on HumanEval.
  *  (1) every canonical solution with its official tests (all must pass);
  *  (2) known-wrong variants (AST mutants of the canonical solutions, made by the product's
  *      python/mutants.py) that the official tests must fail.
