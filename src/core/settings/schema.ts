@@ -55,7 +55,7 @@ export const SETTINGS_SCHEMA = {
       meta({
         scope: 'machine-overridable',
         description:
-          'Folder of an onnx-community-style model (config.json, tokenizer.json, onnx/model*.onnx). Empty: the embedded default, Qwen2.5-Coder-0.5B-Instruct (installed by scripts/setup.sh or `stepwise models install qwen2.5-coder-0.5b-instruct`).',
+          'Folder of an onnx-community-style model (config.json, tokenizer.json, onnx/model*.onnx). Empty: the embedded default, Qwen2.5-Coder-0.5B-Instruct (install it by picking it in Stepwise: Select Model, or with `stepwise models install qwen2.5-coder-0.5b-instruct`).',
       }),
     ),
   'model.onnx.variant': z

@@ -41,7 +41,7 @@ export interface ModelFolder {
 }
 
 const BUILD_HINT =
-  'Point stepwise.model.onnx.path at a folder with config.json, tokenizer.json, tokenizer_config.json and onnx/model*.onnx, or install the default model with `stepwise models install qwen2.5-coder-0.5b-instruct` (scripts/setup.sh does).';
+  'Point stepwise.model.onnx.path at a folder with config.json, tokenizer.json, tokenizer_config.json and onnx/model*.onnx, or install the default model: in VS Code pick it in Stepwise: Select Model, on the command line run `stepwise models install qwen2.5-coder-0.5b-instruct` (scripts/setup.sh does).';
 
 export function readJson(path: string): Record<string, unknown> {
   try {
