@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
+import { commands as cliCommands } from '../../../src/cli/commands/index';
 
 // out/test/unit/lint → the repository root.
 const ROOT = path.resolve(__dirname, '..', '..', '..', '..');
@@ -137,4 +138,33 @@ test('every repository path the docs name in code style exists, and every patter
       }
   }
   assert.deepEqual(missing, []);
+});
+
+test('every stepwise command the docs show exists, with only the options its help lists', () => {
+  const usage = new Map(cliCommands.map((c) => [c.name, c.usage]));
+  const wrong: string[] = [];
+  for (const page of pages()) {
+    const text = fs.readFileSync(path.join(ROOT, page), 'utf8');
+    // Command lines: code blocks (a trailing backslash continues a line; # starts a comment) and code spans.
+    const blocks = [...text.matchAll(/```[\s\S]*?```/g)].map((m) =>
+      m[0]
+        .replace(/\\\n/g, ' ')
+        .split('\n')
+        .map((line) => line.replace(/\s#.*$/, '')),
+    );
+    const spans = [...text.replace(/```[\s\S]*?```/g, '').matchAll(/`([^`\n]+)`/g)].map((m) => m[1]);
+    for (const line of [...blocks.flat(), ...spans]) {
+      const m = /(?:^|\s)(?:npx )?stepwise ([a-z][\w-]*)(.*)$/.exec(line);
+      if (!m) continue;
+      const help = usage.get(m[1]);
+      if (help === undefined) {
+        wrong.push(`${page}: stepwise ${m[1]} (no such command)`);
+        continue;
+      }
+      for (const flag of m[2].matchAll(/(?<![\w-])--[a-z][\w-]*/g))
+        if (!new RegExp(`${flag[0]}(?![\\w-])`).test(help))
+          wrong.push(`${page}: stepwise ${m[1]} ${flag[0]}`);
+    }
+  }
+  assert.deepEqual(wrong, []);
 });
