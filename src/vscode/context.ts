@@ -3,6 +3,7 @@ import { ModelSession } from './modelSession';
 import { PrmSession } from './prmSession';
 import { VerifierSession } from './verifierSession';
 import { ENDPOINT_RELOAD_SETTINGS, MODEL_RELOAD_SETTINGS, readSettings } from './settings';
+import { errorCode, showStepwiseError } from './errorActions';
 
 /**
  * The one owner of lifetimes. Everything a feature starts is registered here and disposed with the
@@ -76,9 +77,7 @@ export class StepwiseContext implements vscode.Disposable {
     // Also to the extension host's console, which test runs and the developer tools show.
     console.error(`[stepwise] ${context}: ${e?.message ?? String(err)}`);
     const text = `Stepwise: ${e?.message ?? String(err)}${e?.hint ? ` — ${e.hint}` : ''}`;
-    void vscode.window.showErrorMessage(text, 'Show Log').then((choice) => {
-      if (choice === 'Show Log') this.log.show();
-    });
+    showStepwiseError(text, errorCode(err), () => this.log.show());
   }
 
   /**

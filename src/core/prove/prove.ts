@@ -299,10 +299,14 @@ export function recordRunError(run: ProveRun, err: unknown, signal?: AbortSignal
     run.stopReason = 'cancelled';
     return;
   }
-  const e = err as Error & { hint?: string };
+  const e = err as Error & { hint?: string; code?: unknown };
   run.status = 'failed';
   run.stopReason = 'failed';
-  run.error = { message: e.message ?? String(err), ...(e.hint ? { hint: e.hint } : {}) };
+  run.error = {
+    message: e.message ?? String(err),
+    ...(e.hint ? { hint: e.hint } : {}),
+    ...(typeof e.code === 'string' ? { code: e.code } : {}),
+  };
 }
 
 /** Whether an error is the cancellation the caller asked for rather than a failure. */

@@ -241,7 +241,10 @@ export const ProveRunSchema = z.object({
   status: z.enum(['completed', 'cancelled', 'failed']),
   /** `p-correct`: the chosen candidate's P(correct) reached `options.stopProbability`. */
   stopReason: z.enum(['p-correct', 'self-score-1', 'max-iterations', 'cancelled', 'failed']),
-  error: z.object({ message: z.string(), hint: z.string().optional() }).nullable(),
+  /** `code`: the error's kind when it had one (a ModelError's, e.g. `model-folder`), so the editor can offer the fix. */
+  error: z
+    .object({ message: z.string(), hint: z.string().optional(), code: z.string().optional() })
+    .nullable(),
   problem: z.object({
     text: z.string(),
     file: z.string().nullable(),

@@ -8,6 +8,7 @@ import type { ProveRun } from '../../core/prove/runSchema';
 import { saveRun } from '../../core/prove/runStore';
 import { runsDir } from '../../core/runs/folder';
 import type { ProveHost, ProveLive, ProveView, RunKind, StepLabelView } from '../../shared/protocols/prove';
+import { showStepwiseError } from '../errorActions';
 
 /** Labels of the shown run's steps; the labelling feature plugs in here. */
 export interface PanelLabelling {
@@ -163,8 +164,10 @@ export class ProveRunner {
       handle.rpc.emit('labels', await l.labelsFor(run, sel.iteration, sel.candidate));
     }
     if (run.status === 'failed')
-      void vscode.window.showErrorMessage(
-        `Stepwise: the run failed: ${run.error?.message ?? 'unknown error'}`,
+      showStepwiseError(
+        `Stepwise: the run failed: ${run.error?.message ?? 'unknown error'}${run.error?.hint ? ` — ${run.error.hint}` : ''}`,
+        run.error?.code,
+        () => this.ctx.log.show(),
       );
     else if (run.status === 'cancelled')
       vscode.window.setStatusBarMessage(

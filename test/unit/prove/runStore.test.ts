@@ -7,6 +7,7 @@ import { proveAndVerify } from '../../../src/core/prove/prove';
 import { loadRuns, problemSlug, saveRun } from '../../../src/core/prove/runStore';
 import { runsDir } from '../../../src/core/runs/folder';
 import { proveRunJsonSchema } from '../../../src/core/prove/runSchema';
+import { openModelFolder } from '../../../src/core/model/onnx/modelFolder';
 import { generatorOutput, ScriptedBackend } from './scriptedBackend';
 
 test('slugs are short, lower-case and file-name safe', () => {
@@ -50,6 +51,27 @@ test('a run is saved under .stepwise/runs/<timestamp>-<slug>.json and read back 
     loaded.skipped.map((s) => path.basename(s.file)),
     ['zz-bad.json', 'zz-broken.json'],
   );
+});
+
+test('a run that failed on a missing model keeps the error kind, so the editor can offer Select Model', async () => {
+  const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-runs-'));
+  const missing = path.join(workspace, 'no-model-here');
+  const backend = new ScriptedBackend(() => {
+    openModelFolder(missing, 'fp32');
+    return [];
+  });
+  const run = await proveAndVerify(
+    { problem: 'Prove that 1 = 1.', options: { stepScores: false } },
+    { generator: backend },
+  );
+  assert.equal(run.status, 'failed');
+  assert.equal(run.error?.code, 'model-folder');
+  assert.match(run.error?.hint ?? '', /Select Model/);
+  const loaded = await loadRuns(runsDir(workspace));
+  assert.equal(loaded.runs.length, 0);
+  await saveRun(run, runsDir(workspace));
+  const [saved] = (await loadRuns(runsDir(workspace))).runs;
+  assert.equal(saved.run.error?.code, 'model-folder', 'the kind survives saving and reloading');
 });
 
 test('a missing runs folder has no runs', async () => {
