@@ -135,8 +135,6 @@ export class ModelSession implements vscode.Disposable {
 
 function nameOf(config: ModelConfig): string {
   return config.backend === 'onnx'
-    ? installedNameIn(config.modelDir) ||
-        config.modelDir.split(/[\\/]/).pop() ||
-        DEFAULT_MODEL_NAME
+    ? installedNameIn(config.modelDir) || config.modelDir.split(/[\\/]/).pop() || DEFAULT_MODEL_NAME
     : config.model;
 }
