@@ -243,7 +243,8 @@ function secondsPerItem(r: SuiteRun): number | null {
   return all.length ? all.reduce((n, f) => n + f.ms, 0) / all.length / 1000 : null;
 }
 
-// Loading the model and reading the data, per CLI start, on top of the items (measured: about 10 s).
+// Loading the model and reading the data, per CLI start, on top of the items: a few seconds in the
+// first slice (its six starts and items took 620 s of wall time for 636 s of item time), with margin.
 const START_SECONDS = 15;
 
 async function run(): Promise<void> {
