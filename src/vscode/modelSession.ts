@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { createModelBackend, type ModelConfig } from '../core/model/factory';
 import { defaultModelDir, DEFAULT_MODEL_NAME } from '../core/model/defaults';
-import { readInstallRecord } from '../core/model/ladder/installRecord';
+import { installedNameIn } from '../core/model/ladder/installRecord';
 import type { ModelBackend, ModelInfo } from '../core/model/types';
 import { readSettings } from './settings';
 
@@ -135,8 +135,6 @@ export class ModelSession implements vscode.Disposable {
 
 function nameOf(config: ModelConfig): string {
   return config.backend === 'onnx'
-    ? readInstallRecord(config.modelDir)?.displayName ||
-        config.modelDir.split(/[\\/]/).pop() ||
-        DEFAULT_MODEL_NAME
+    ? installedNameIn(config.modelDir) || config.modelDir.split(/[\\/]/).pop() || DEFAULT_MODEL_NAME
     : config.model;
 }

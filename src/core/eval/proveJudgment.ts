@@ -13,8 +13,7 @@ import type { CandidateOutcome, ProveItemResult } from './proveEval';
 import { majorityVote } from './majorityVote';
 import {
   calibration,
-  mulberry32,
-  percentileInterval,
+  pairedBootstrapInterval,
   proportion,
   roc,
   type Proportion,
@@ -213,12 +212,7 @@ export function pairedDifference(a: readonly boolean[], b: readonly boolean[], r
   const n = a.length;
   if (n === 0) return { mean: null, low: null, high: null };
   const d = a.map((x, i) => Number(x) - Number(b[i]));
-  const random = mulberry32(seed);
-  const means = Array.from({ length: resamples }, () => {
-    let s = 0;
-    for (let i = 0; i < n; i++) s += d[Math.floor(random() * n)];
-    return s / n;
-  });
-  const { low, high } = percentileInterval(means);
-  return { mean: d.reduce((x, y) => x + y, 0) / n, low, high };
+  const meanOf = (s: readonly number[]) => s.reduce((x, y) => x + y, 0) / s.length;
+  const { low, high } = pairedBootstrapInterval(d, meanOf, resamples, seed)!;
+  return { mean: meanOf(d), low, high };
 }

@@ -97,6 +97,31 @@ export function aurocInterval(
   return percentileInterval(values);
 }
 
+/**
+ * A 95 % percentile-bootstrap interval of a paired statistic (typically a difference between two
+ * systems run on the same items): each resample draws items, and with them both systems' results
+ * on those items, so what the items share (their difficulty) cancels out of the difference.
+ * Resamples where the statistic is undefined (an AUROC without both classes) are skipped; null
+ * when more than half are, or when there are no items.
+ */
+export function pairedBootstrapInterval<T>(
+  items: readonly T[],
+  statistic: (sample: readonly T[]) => number | null,
+  resamples = 2000,
+  seed = 1,
+): { low: number; high: number } | null {
+  if (!items.length) return null;
+  const random = mulberry32(seed);
+  const values: number[] = [];
+  for (let r = 0; r < resamples; r++) {
+    const sample = Array.from({ length: items.length }, () => items[Math.floor(random() * items.length)]);
+    const v = statistic(sample);
+    if (v !== null && Number.isFinite(v)) values.push(v);
+  }
+  if (values.length < resamples / 2) return null;
+  return percentileInterval(values);
+}
+
 /** The central 95 % of bootstrap statistics (sorted in place). */
 export function percentileInterval(values: number[]): { low: number; high: number } {
   values.sort((a, b) => a - b);

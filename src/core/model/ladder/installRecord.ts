@@ -49,6 +49,22 @@ export function recordedVariant(record: InstallRecord): ModelVariant {
   return record.conversion?.variant ?? 'exact';
 }
 
+/**
+ * The name an installed folder goes by: its display name, saying "(fast)" for a fast folder even
+ * when its record was written before the installer put that in the name. Results and journals
+ * record this name, so the two variants of one model are never taken for one another.
+ */
+export function installedName(record: InstallRecord): string {
+  const fast = recordedVariant(record) === 'fast' && !/\(fast\)$/.test(record.displayName);
+  return fast ? `${record.displayName} (fast)` : record.displayName;
+}
+
+/** The installed name of the ladder model in `modelDir`; undefined for a folder without a record. */
+export function installedNameIn(modelDir: string): string | undefined {
+  const record = readInstallRecord(modelDir);
+  return record && installedName(record);
+}
+
 export async function writeInstallRecord(modelDir: string, record: InstallRecord): Promise<void> {
   const file = join(modelDir, INSTALL_RECORD_FILE);
   await writeFile(`${file}.tmp`, JSON.stringify(record, null, 2) + '\n');

@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { ModelError } from '../types';
-import { readInstallRecord } from '../ladder/installRecord';
+import { installedNameIn } from '../ladder/installRecord';
 
 export type OnnxVariant = 'fp32' | 'q8' | 'q4';
 
@@ -138,7 +138,7 @@ export function openModelFolder(dir: string, variant: OnnxVariant): ModelFolder 
   return {
     dir,
     // A model of the ladder carries its display name in its install record; others go by folder.
-    name: readInstallRecord(dir)?.displayName ?? basename(dir.replace(/[\\/]+$/, '')),
+    name: installedNameIn(dir) ?? basename(dir.replace(/[\\/]+$/, '')),
     modelFile: join(dir, modelFile),
     shape: readModelShape(config),
     tokenizerFile: join(dir, 'tokenizer.json'),
