@@ -3,7 +3,7 @@ import type { CliCommand } from '../command';
 import { UsageError } from '../command';
 import { MODEL_USAGE, openModel, parseWithModel } from '../modelOptions';
 import { findFunctions, languageForFile } from '../../core/tests/functions';
-import { runFiveStages, testWritingText } from '../../core/tests/pipeline';
+import { failedExamples, runFiveStages, testWritingText } from '../../core/tests/pipeline';
 import { createSandboxSuiteRunner } from '../../core/tests/sandboxRunner';
 import { DEFAULT_AGREEMENT_SAMPLES, rewardSupportText } from '../../core/tests/rewards';
 import {
@@ -151,6 +151,14 @@ export const testsCommand: CliCommand = {
         process.stdout.write(
           `${s.total} tests, ${s.valid} valid (validity ${s.validity.toFixed(2)}); ${rewardSupportText(s)}\n${s.referenceReason}\n`,
         );
+        const examples = failedExamples(run);
+        if (examples.length) {
+          process.stdout.write(
+            `\n${examples.length} example(s) of your own docstring your function fails:\n`,
+          );
+          for (const x of examples)
+            process.stdout.write(`  ${x.example}${x.output ? `: ${x.output.split('\n')[0]}` : ''}\n`);
+        }
         const confirmed = run.verdicts.filter((v) => v.verdict === 'fails-confirmed');
         const unconfirmed = run.verdicts.filter((v) => v.verdict === 'unconfirmed');
         const list = (title: string, vs: typeof confirmed) => {

@@ -7,7 +7,7 @@
  */
 import { MIN_AGREEING_IMPLEMENTATIONS } from '../tests/evidence';
 import { wilson, type Proportion } from '../math/stats';
-import type { FailEvidence, TestsItemResult } from './testsEval';
+import type { ExampleFail, FailEvidence, TestsItemResult } from './testsEval';
 
 export interface VerdictMetrics {
   threshold: number;
@@ -36,8 +36,13 @@ export function verdictMetrics(
   items: readonly TestsItemResult[],
   threshold: number,
   minAgreeing = MIN_AGREEING_IMPLEMENTATIONS,
+  options: { examples?: boolean } = {},
 ): VerdictMetrics {
-  const shown = (fails: FailEvidence[]) => fails.some((f) => confirmed(f, threshold, minAgreeing));
+  // The docstring's examples count unless asked not to: what the generated tests alone achieve.
+  const withExamples = options.examples ?? true;
+  const exampleFails = (r: TestsItemResult) => (withExamples ? r.verdicts?.exampleFails : undefined);
+  const shown = (fails: FailEvidence[], examples: readonly ExampleFail[] = []) =>
+    examples.length > 0 || fails.some((f) => confirmed(f, threshold, minAgreeing));
   const withEvidence = items.filter((r) => r.verdicts);
   let alarms = 0;
   let detected = 0;
@@ -47,14 +52,22 @@ export function verdictMetrics(
   let unconfirmed = 0;
   for (const r of withEvidence) {
     const v = r.verdicts!;
-    if (shown(v.referenceFails)) alarms++;
+    const ex = exampleFails(r);
+    if (shown(v.referenceFails, ex?.reference)) alarms++;
     mutants += r.mutants.knownWrong;
-    for (const fails of v.mutantFails) if (shown(fails)) detected++;
+    // Mutants are listed in one order everywhere; one that failed no generated test may still fail an example.
+    for (let k = 0; k < Math.max(v.mutantFails.length, ex?.mutants.length ?? 0); k++)
+      if (shown(v.mutantFails[k] ?? [], ex?.mutants[k])) detected++;
     for (const f of [...v.referenceFails, ...v.mutantFails.flat()]) {
       if (confirmed(f, threshold, minAgreeing)) {
         confirmedCount++;
         if (f.referencePasses) correct++;
       } else unconfirmed++;
+    }
+    // A failed docstring example is a "fails" verdict too, right when the reference passes it.
+    for (const f of [...(ex?.reference ?? []), ...(ex?.mutants.flat() ?? [])]) {
+      confirmedCount++;
+      if (f.referencePasses) correct++;
     }
   }
   return {

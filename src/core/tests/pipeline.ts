@@ -16,6 +16,7 @@ import {
   DEFAULT_CONFIRM_THRESHOLD,
   DEFAULT_EVIDENCE_SAMPLES,
   agreesWithExamples,
+  exampleConfirms,
   testEvidence,
   userVerdict,
   type TestEvidence,
@@ -94,7 +95,20 @@ export interface FiveStageRun {
    * them, and which implementations (stage-5 code first, then the samples) passed them all and so
    * counted as evidence.
    */
-  examples?: { tests: string[]; onUser: VerdictStatus[]; implementationsCounted: boolean[] };
+  examples?: {
+    tests: string[];
+    onUser: VerdictStatus[];
+    /** Each implementation's status on each example (`[k][e]`, the stage-5 code first). */
+    onImplementations?: VerdictStatus[][];
+    implementationsCounted: boolean[];
+    /**
+     * The examples the user's function is shown failing: its own docstring is the evidence
+     * (exampleConfirms), so these are failures whatever the implementations say.
+     */
+    failsConfirmed?: boolean[];
+    /** What the sandbox said of the user's function on each example it failed. */
+    userOutput?: (string | undefined)[];
+  };
   /** Null when the suite was not executed. */
   scores: SuiteScores | null;
   referenceMode: ReferenceMode;
@@ -173,9 +187,18 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
     const t0 = Date.now();
     emit({ type: 'stage-start', stage: stage.id, role: 'generator' });
     // Each stage result is a StageTurn: its stage and the reasoning as written.
-    const reasoning = await complete(model, conversation.generator(results, stage), opts, (text) =>
-      emit({ type: 'token', stage: stage.id, role: 'generator', text }),
+    // The last stage's code block is the generated implementation: what a small model writes after
+    // its closing fence (an explanation, a usage example) is never run, so decoding it only costs
+    // time; the fence is put back so that the test writer sees a closed block.
+    const codeStage = stage === chain.stages[chain.stages.length - 1];
+    const written = await complete(
+      model,
+      conversation.generator(results, stage),
+      opts,
+      (text) => emit({ type: 'token', stage: stage.id, role: 'generator', text }),
+      codeStage ? [CLOSING_FENCE] : undefined,
     );
+    const reasoning = codeStage ? closeFence(written) : written;
     emit({ type: 'stage-start', stage: stage.id, role: 'test-writer' });
     const writing = await writeStageTests({
       model,
@@ -302,10 +325,10 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
   const statuses = (m: typeof u, tests: GeneratedTest[]) =>
     tests.map((t) => m.get(t.name)?.status ?? ('error' as const));
   const matrix = [g, ...s].map((m) => statuses(m, accumulated));
-  const counted = agreesWithExamples(
-    [g, ...s].map((m) => statuses(m, examples)),
-    statuses(u, examples),
-  );
+  const onImplementations = [g, ...s].map((m) => statuses(m, examples));
+  const exampleOnUser = statuses(u, examples);
+  const counted = agreesWithExamples(onImplementations, exampleOnUser);
+  const exampleLines = examples.map((t) => t.assertion?.line ?? t.source);
   const evidence = testEvidence(matrix, accumulated.length, counted);
   const threshold = opts.confirmThreshold ?? DEFAULT_CONFIRM_THRESHOLD;
   const verdicts = accumulated.map((t, i) => {
@@ -333,9 +356,14 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
     scores: scoreSuite(verdicts, referenceMode, required),
     confirmThreshold: threshold,
     examples: {
-      tests: examples.map((t) => t.assertion?.line ?? t.source),
-      onUser: statuses(u, examples),
+      tests: exampleLines,
+      onUser: exampleOnUser,
+      onImplementations,
       implementationsCounted: counted,
+      failsConfirmed: exampleOnUser.map((st, e) => exampleConfirms(st, exampleLines[e])),
+      userOutput: examples.map((t, e) =>
+        exampleOnUser[e] === 'passed' ? undefined : (u.get(t.name)?.output ?? u.get(t.name)?.message),
+      ),
     },
     isolation: onUser.isolation,
     totalMs: Date.now() - started,
@@ -349,6 +377,7 @@ async function complete(
   messages: ChatMessage[],
   opts: FiveStageOptions,
   onText: (t: string) => void,
+  stop?: string[],
 ): Promise<string> {
   const result = await model.generate(messages, {
     maxTokens: opts.maxTokens ?? DEFAULT_STAGE_MAX_TOKENS,
@@ -356,8 +385,27 @@ async function complete(
     seed: opts.seed,
     signal: opts.signal,
     onToken: (t) => onText(t.text),
+    ...(stop ? { stop } : {}),
   });
   return result.completions[0]?.text ?? '';
+}
+
+/** A code block's closing fence on its own line: where a code answer is complete. */
+export const CLOSING_FENCE = '\n```\n';
+
+/** The text with its last code block closed, when a stop at the closing fence left it open. */
+export function closeFence(text: string): string {
+  const fences = text.split('```').length - 1;
+  return fences % 2 === 1 ? `${text.trimEnd()}\n\`\`\`` : text;
+}
+
+/** The docstring examples the user's function is shown failing, with what it did (CLI and panel). */
+export function failedExamples(run: FiveStageRun): { example: string; output?: string }[] {
+  const ex = run.examples;
+  if (!ex?.failsConfirmed) return [];
+  return ex.tests.flatMap((example, e) =>
+    ex.failsConfirmed![e] ? [{ example, ...(ex.userOutput?.[e] ? { output: ex.userOutput[e] } : {}) }] : [],
+  );
 }
 
 /** How the test writer wrote, in words (CLI and panel). */
