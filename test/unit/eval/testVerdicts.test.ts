@@ -104,3 +104,16 @@ test('a failed docstring example shows the function failing at any threshold; le
     [0, 0, 0],
   );
 });
+
+test('a journal without the count of agreeing implementations is bounded by the implementations the examples let count', () => {
+  // One wrong test at confidence 1 on the reference; two of three implementations were set aside.
+  const old = { ...item('e', [1], [[[1, true]]]), examples: { tests: 1, setAside: 2 } } as TestsItemResult;
+  const m = verdictMetrics([old], 0.5);
+  assert.deepEqual([m.falseAlarms.k, m.detections.k, m.precision.n], [0, 0, 0]);
+  // With two counted, the count is unknown and the threshold alone decides, as before.
+  const two = { ...old, examples: { tests: 1, setAside: 1 } } as TestsItemResult;
+  assert.deepEqual(
+    [verdictMetrics([two], 0.5).falseAlarms.k, verdictMetrics([two], 0.5).detections.k],
+    [1, 1],
+  );
+});
