@@ -127,7 +127,14 @@ export interface TestsItemResult {
   /** The specification's examples (specExamples.ts): how many ran, and implementations they set aside. */
   examples?: { tests: number; setAside: number };
   /** Stages and sampling are parts of the pipeline's time (absent in older journals). */
-  ms: { pipeline: number; sandbox: number; stages?: number; samples?: number };
+  ms: {
+    pipeline: number;
+    sandbox: number;
+    stages?: number;
+    samples?: number;
+    /** Per stage: its whole time, and its generator's share with the tokens it wrote. */
+    byStage?: { ms: number; generatorMs: number; generatorTokens: number }[];
+  };
 }
 
 export interface TestsEvalContext {
@@ -375,6 +382,11 @@ export async function evaluateCodeTask(task: CodeTask, ctx: TestsEvalContext): P
       sandbox: sandboxMs,
       stages: run.stages.reduce((n, st) => n + st.ms, 0),
       samples: samplingMs,
+      byStage: run.stages.map((st) => ({
+        ms: st.ms,
+        generatorMs: st.generator?.ms ?? 0,
+        generatorTokens: st.generator?.tokens ?? 0,
+      })),
     },
   };
 }

@@ -50,6 +50,8 @@ export interface StageResult {
   /** Whether the test writer wrote an assertion-lines plan, and how its answer ended. */
   testWriter: { constrained: boolean; finishReason: FinishReason; repeatsDropped: number };
   ms: number;
+  /** Tokens of the generator's answer, and the time it took (the rest of `ms` is the test writer's). */
+  generator?: { tokens: number; ms: number };
 }
 
 export type FiveStageEvent =
@@ -191,7 +193,8 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
     // its closing fence (an explanation, a usage example) is never run, so decoding it only costs
     // time; the fence is put back so that the test writer sees a closed block.
     const codeStage = stage === chain.stages[chain.stages.length - 1];
-    const written = await complete(
+    const generatorStarted = Date.now();
+    const { text: written, tokens: generatorTokens } = await complete(
       model,
       conversation.generator(results, stage),
       opts,
@@ -199,6 +202,7 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
       codeStage ? [CLOSING_FENCE] : undefined,
     );
     const reasoning = codeStage ? closeFence(written) : written;
+    const generator = { tokens: generatorTokens, ms: Date.now() - generatorStarted };
     emit({ type: 'stage-start', stage: stage.id, role: 'test-writer' });
     const writing = await writeStageTests({
       model,
@@ -234,6 +238,7 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
         repeatsDropped: writing.repeatsDropped,
       },
       ms: Date.now() - t0,
+      generator,
     };
     results.push(result);
     emit({ type: 'stage-done', result });
@@ -378,7 +383,7 @@ async function complete(
   opts: FiveStageOptions,
   onText: (t: string) => void,
   stop?: string[],
-): Promise<string> {
+): Promise<{ text: string; tokens: number }> {
   const result = await model.generate(messages, {
     maxTokens: opts.maxTokens ?? DEFAULT_STAGE_MAX_TOKENS,
     temperature: opts.temperature ?? 0,
@@ -387,7 +392,8 @@ async function complete(
     onToken: (t) => onText(t.text),
     ...(stop ? { stop } : {}),
   });
-  return result.completions[0]?.text ?? '';
+  const first = result.completions[0];
+  return { text: first?.text ?? '', tokens: first?.tokens.length ?? 0 };
 }
 
 /** A code block's closing fence on its own line: where a code answer is complete. */
