@@ -132,6 +132,10 @@ export const testsCommand: CliCommand = {
           if (e.type === 'stage-start') process.stderr.write(`stage ${e.stage}: ${e.role}\n`);
           if (e.type === 'sampling')
             process.stderr.write(`sampling ${e.of - 1} independent implementation(s) as evidence\n`);
+          if (e.type === 'repairing')
+            process.stderr.write(
+              `sampling ${e.of} implementation(s) again, shown the docstring example(s) the first ones failed\n`,
+            );
           if (e.type === 'running-suite')
             process.stderr.write(
               `running ${e.tests} tests against ${e.against === 'user' ? 'your function' : 'the generated code'}\n`,

@@ -17,7 +17,7 @@
  */
 import { findFunctions } from '../tests/functions';
 import { DEFAULT_EVIDENCE_SAMPLES } from '../tests/evidence';
-import { runFiveStages, type SuiteRunner } from '../tests/pipeline';
+import { runFiveStages, type FiveStageRun, type SuiteRunner } from '../tests/pipeline';
 import { exampleTests } from '../tests/specExamples';
 import { alternativeRules } from './verdictRules';
 import { encodeRow, exampleFailsFromMatrix, type ExampleFail, type PassMatrix } from './passMatrix';
@@ -126,12 +126,16 @@ export interface TestsItemResult {
   matrix?: PassMatrix;
   /** The specification's examples (specExamples.ts): how many ran, and implementations they set aside. */
   examples?: { tests: number; setAside: number };
+  /** The repair round, where the examples left fewer than two implementations counting (pipeline.ts). */
+  repair?: FiveStageRun['repair'];
   /** Stages and sampling are parts of the pipeline's time (absent in older journals). */
   ms: {
     pipeline: number;
     sandbox: number;
     stages?: number;
     samples?: number;
+    /** The repair round's model time (pipeline.ts), where there was one. */
+    repair?: number;
     /** Per stage: its whole time, and its generator's share with the tokens it wrote. */
     byStage?: { ms: number; generatorMs: number; generatorTokens: number }[];
   };
@@ -373,6 +377,7 @@ export async function evaluateCodeTask(task: CodeTask, ctx: TestsEvalContext): P
       exampleFails: exampleFailsFromMatrix(matrix),
     },
     matrix,
+    ...(run.repair ? { repair: run.repair } : {}),
     examples: {
       tests: run.examples?.tests.length ?? 0,
       setAside: run.examples?.implementationsCounted.filter((c) => !c).length ?? 0,
@@ -382,6 +387,7 @@ export async function evaluateCodeTask(task: CodeTask, ctx: TestsEvalContext): P
       sandbox: sandboxMs,
       stages: run.stages.reduce((n, st) => n + st.ms, 0),
       samples: samplingMs,
+      ...(run.repair ? { repair: run.repair.ms } : {}),
       byStage: run.stages.map((st) => ({
         ms: st.ms,
         generatorMs: st.generator?.ms ?? 0,

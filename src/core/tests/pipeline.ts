@@ -15,6 +15,7 @@ import { writeStageTests } from './testWriter';
 import {
   DEFAULT_CONFIRM_THRESHOLD,
   DEFAULT_EVIDENCE_SAMPLES,
+  MIN_AGREEING_IMPLEMENTATIONS,
   agreesWithExamples,
   exampleConfirms,
   testEvidence,
@@ -22,7 +23,7 @@ import {
   type TestEvidence,
   type UserVerdict,
 } from './evidence';
-import { sampleImplementations } from './implementationSamples';
+import { repairImplementations, sampleImplementations } from './implementationSamples';
 import { exampleTests } from './specExamples';
 import { functionPromptValues } from './functionPrompt';
 import type { ChatMessage, FinishReason, ModelBackend } from '../model/types';
@@ -59,6 +60,7 @@ export type FiveStageEvent =
   | { type: 'token'; stage: number; role: 'generator' | 'test-writer'; text: string }
   | { type: 'stage-done'; result: StageResult }
   | { type: 'sampling'; sample: number; of: number }
+  | { type: 'repairing'; of: number }
   | { type: 'running-suite'; against: 'user' | 'generated'; tests: number }
   | { type: 'done'; run: FiveStageRun };
 
@@ -111,6 +113,12 @@ export interface FiveStageRun {
     /** What the sandbox said of the user's function on each example it failed. */
     userOutput?: (string | undefined)[];
   };
+  /**
+   * The repair round (repairImplementations), when the examples left fewer than two implementations
+   * counting: how many were set aside, how many were sampled again (they follow the first samples
+   * in `samples`), how many of those pass the examples, and the model's time for it.
+   */
+  repair?: { setAside: number; sampled: number; counted: number; ms: number };
   /** Null when the suite was not executed. */
   scores: SuiteScores | null;
   referenceMode: ReferenceMode;
@@ -138,6 +146,11 @@ export interface FiveStageOptions {
    * for each test (default DEFAULT_EVIDENCE_SAMPLES; 0 leaves the stage-5 code alone).
    */
   evidenceSamples?: number;
+  /**
+   * Sample implementations again, shown the examples they failed, when the specification's examples
+   * leave fewer than two counting (default true; needs evidenceSamples above 0).
+   */
+  repairSetAside?: boolean;
   /** Confidence at which a test the user's function fails is shown as a failure (default fitted). */
   confirmThreshold?: number;
   maxTokens?: number;
@@ -329,11 +342,52 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
   const s = onSamples.map((r) => byName(r.verdicts));
   const statuses = (m: typeof u, tests: GeneratedTest[]) =>
     tests.map((t) => m.get(t.name)?.status ?? ('error' as const));
-  const matrix = [g, ...s].map((m) => statuses(m, accumulated));
-  const onImplementations = [g, ...s].map((m) => statuses(m, examples));
   const exampleOnUser = statuses(u, examples);
-  const counted = agreesWithExamples(onImplementations, exampleOnUser);
+  let onImplementations = [g, ...s].map((m) => statuses(m, examples));
+  let counted = agreesWithExamples(onImplementations, exampleOnUser);
   const exampleLines = examples.map((t) => t.assertion?.line ?? t.source);
+  // Fewer than two implementations left by the examples cannot confirm anything (evidence.ts):
+  // sample again, showing the examples the set-aside ones failed, and run the suite on the new ones.
+  let repair: FiveStageRun['repair'];
+  const countedBefore = counted.filter(Boolean).length;
+  if (samples.length && opts.repairSetAside !== false && countedBefore < MIN_AGREEING_IMPLEMENTATIONS) {
+    const t0 = Date.now();
+    const failures = exampleFailuresText(examples, [g, ...s], onImplementations, exampleOnUser);
+    const count = Math.min(MAX_REPAIRS, counted.length - countedBefore);
+    signal?.throwIfAborted();
+    emit({ type: 'repairing', of: count });
+    const repaired = await repairImplementations({
+      model,
+      target,
+      fileSource: opts.fileSource,
+      count,
+      failures,
+      maxTokens: opts.maxTokens ?? DEFAULT_STAGE_MAX_TOKENS,
+      temperature: 0.8,
+      seed: (opts.seed ?? 0) + 2,
+      signal,
+    });
+    let sandboxMs = 0;
+    for (const code of repaired) {
+      signal?.throwIfAborted();
+      const r0 = Date.now();
+      const r = code
+        ? await opts.runSuite({ language: target.language, code, tests: suite, signal })
+        : { verdicts: [] };
+      sandboxMs += Date.now() - r0;
+      samples.push(code);
+      s.push(byName(r.verdicts));
+    }
+    onImplementations = [g, ...s].map((m) => statuses(m, examples));
+    counted = agreesWithExamples(onImplementations, exampleOnUser);
+    repair = {
+      setAside: counted.length - repaired.length - countedBefore,
+      sampled: repaired.length,
+      counted: counted.slice(-repaired.length).filter(Boolean).length,
+      ms: Date.now() - t0 - sandboxMs,
+    };
+  }
+  const matrix = [g, ...s].map((m) => statuses(m, accumulated));
   const evidence = testEvidence(matrix, accumulated.length, counted);
   const threshold = opts.confirmThreshold ?? DEFAULT_CONFIRM_THRESHOLD;
   const verdicts = accumulated.map((t, i) => {
@@ -370,6 +424,7 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
         exampleOnUser[e] === 'passed' ? undefined : (u.get(t.name)?.output ?? u.get(t.name)?.message),
       ),
     },
+    ...(repair ? { repair } : {}),
     isolation: onUser.isolation,
     totalMs: Date.now() - started,
   };
@@ -394,6 +449,32 @@ async function complete(
   });
   const first = result.completions[0];
   return { text: first?.text ?? '', tokens: first?.tokens.length ?? 0 };
+}
+
+/** Most implementations sampled again in a repair round (one batch). */
+export const MAX_REPAIRS = 3;
+
+/**
+ * The examples that set implementations aside, each with what the first of them to fail it did,
+ * for the repair prompt: only usable examples (ones the user's function or an implementation
+ * passes), as agreesWithExamples counts them.
+ */
+function exampleFailuresText(
+  examples: GeneratedTest[],
+  implementations: Map<string, { status: VerdictStatus; output?: string; message?: string }>[],
+  onImplementations: VerdictStatus[][],
+  onUser: VerdictStatus[],
+): string {
+  const lines: string[] = [];
+  examples.forEach((t, e) => {
+    const usable = onUser[e] === 'passed' || onImplementations.some((row) => row[e] === 'passed');
+    const k = onImplementations.findIndex((row) => row[e] !== 'passed');
+    if (!usable || k < 0) return;
+    const v = implementations[k].get(t.name);
+    const said = (v?.output ?? v?.message ?? v?.status ?? '').trim().split('\n')[0].slice(0, 200);
+    lines.push(`${t.assertion?.line ?? t.source}${said ? `\n  (the attempt: ${said})` : ''}`);
+  });
+  return lines.join('\n');
 }
 
 /** A code block's closing fence on its own line: where a code answer is complete. */
