@@ -134,6 +134,11 @@ const report = (s) => ({
     stages: meanMs(s.results, 'stages'),
     samples: meanMs(s.results, 'samples'),
     sandbox: meanMs(s.results, 'sandbox'),
+    // The repair round, averaged over the functions that had one (absent in older journals).
+    repair: meanMs(s.results, 'repair'),
+    repairs: s.results.filter((r) => r.repair).length,
+    // Per stage, where the journals say: the stage's seconds, its generator's seconds and tokens.
+    byStage: byStage(s.results),
   },
   // Where each function's docstring-example failures come from: its journal, a replay, or none.
   examplesFrom: countBy(s.results.map((r) => r.examplesFrom)),
@@ -143,6 +148,16 @@ const report = (s) => ({
   // The same, the docstring examples' failures left out: what the generated tests alone show.
   generatedTestsOnly: verdictMetrics(s.results, fit.threshold, undefined, { examples: false }),
 });
+function byStage(results) {
+  const rows = results.map((r) => r.ms.byStage).filter(Boolean);
+  if (!rows.length) return null;
+  const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  return rows[0].map((_, i) => ({
+    seconds: mean(rows.map((st) => st[i]?.ms ?? 0)) / 1000,
+    generatorSeconds: mean(rows.map((st) => st[i]?.generatorMs ?? 0)) / 1000,
+    generatorTokens: mean(rows.map((st) => st[i]?.generatorTokens ?? 0)),
+  }));
+}
 function countBy(keys) {
   const counts = {};
   for (const k of keys) counts[k] = (counts[k] ?? 0) + 1;
