@@ -66,7 +66,11 @@ const files = [
   ...fs
     .readdirSync(path.join(resultsDir, 'test-verdicts'))
     .filter((f) => f.endsWith('.json'))
-    .map((f) => `test-verdicts/${f}`),
+    .map((f) => `test-verdicts/${f}`)
+    // Only evaluation results: the folder also keeps what bench scripts derive from them.
+    .filter(
+      (f) => JSON.parse(fs.readFileSync(path.join(resultsDir, f), 'utf8')).schema === 'stepwise.eval-result',
+    ),
 ].sort();
 const table = [
   '| results (model, backend) | items | headline figures | time per item |',

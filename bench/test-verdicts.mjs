@@ -5,6 +5,9 @@
 // A slice is RUN.json:FROM-TO over dataset positions (the journal's item index), TO exclusive.
 // Besides the held-out slices, a leave-one-out estimate over the training slice is reported: each
 // function judged at a threshold fitted on the other training functions only.
+// A docstring example the user's function fails counts as shown failing (exampleConfirms); journals
+// from before the examples were kept take them from --examples FILE (bench/example-replay.mjs), and
+// every slice is also reported with the examples left out (the generated tests alone).
 // Besides the product's rule (implementations that fail an example of the specification set
 // aside), the rules recorded beside it are fitted and reported the same way: every implementation
 // counted, and the user's function counted as one more implementation (docs/test-verdicts.md);
@@ -19,15 +22,38 @@ import { itemsFileOf, journalItems } from './journal-items.mjs';
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { fitConfirmThreshold, verdictMetrics } = require(path.join(root, 'out/src/core/eval/testVerdicts.js'));
+const { exampleFailsFromMatrix } = require(path.join(root, 'out/src/core/eval/passMatrix.js'));
 const { wilson } = require(path.join(root, 'out/src/core/math/stats.js'));
 
 const args = process.argv.slice(2);
 const take = (flag) => args.flatMap((a, i) => (a === flag ? [args[i + 1]] : []));
-const [trainSpec] = take('--train');
-if (!trainSpec)
-  throw new Error('usage: --train RUN.json:FROM-TO --heldout RUN.json:FROM-TO ... [--out FILE]');
+// Several --train slices are pooled into one training set.
+const trainSpecs = take('--train');
+const trainSpec = trainSpecs.join(' + ');
+if (!trainSpecs.length)
+  throw new Error(
+    'usage: --train RUN.json:FROM-TO --heldout RUN.json:FROM-TO ... [--examples REPLAY.json] [--out FILE]',
+  );
 const maxFalseAlarms = Number(take('--max-false-alarms')[0] ?? 0.05);
 const out = take('--out')[0] ?? 'bench/results/test-verdicts.json';
+
+// Docstring examples replayed on journals from before they were kept (bench/example-replay.mjs):
+// the rows of the reference and of each known-wrong mutant, by function id.
+const replayed = new Map(
+  take('--examples').flatMap((file) =>
+    JSON.parse(fs.readFileSync(file, 'utf8'))
+      .items.filter((it) => it.sameMutants && it.examples)
+      .map((it) => [it.id, it.examples]),
+  ),
+);
+/** The item with its docstring examples' failures: from its journal, else replayed, else none. */
+function withExamples(r) {
+  if (!r.verdicts || r.verdicts.exampleFails) return { ...r, examplesFrom: r.verdicts ? 'journal' : 'none' };
+  const examples = replayed.get(r.id);
+  if (!examples) return { ...r, examplesFrom: 'none' };
+  const exampleFails = exampleFailsFromMatrix({ mutants: examples.mutants, examples });
+  return { ...r, examplesFrom: 'replay', verdicts: { ...r.verdicts, exampleFails } };
+}
 
 function slice(spec) {
   const m = /^(.*):(\d+)-(\d+)$/.exec(spec);
@@ -36,7 +62,7 @@ function slice(spec) {
   const entries = journalItems(itemsFileOf(file)).filter(
     (e) => e.index >= Number(from) && e.index < Number(to) && e.result?.verdicts,
   );
-  const results = entries.map((e) => e.result);
+  const results = entries.map((e) => withExamples(e.result));
   const seconds = results.map((r) => (r.ms.pipeline + r.ms.sandbox) / 1000);
   return {
     spec,
@@ -108,12 +134,45 @@ const report = (s) => ({
     stages: meanMs(s.results, 'stages'),
     samples: meanMs(s.results, 'samples'),
     sandbox: meanMs(s.results, 'sandbox'),
+    // The repair round, averaged over the functions that had one (absent in older journals).
+    repair: meanMs(s.results, 'repair'),
+    repairs: s.results.filter((r) => r.repair).length,
+    // Per stage, where the journals say: the stage's seconds, its generator's seconds and tokens.
+    byStage: byStage(s.results),
   },
+  // Where each function's docstring-example failures come from: its journal, a replay, or none.
+  examplesFrom: countBy(s.results.map((r) => r.examplesFrom)),
   // Today's behaviour: every failure shown as one (threshold 0).
   everyFailureShown: verdictMetrics(s.results, 0, 0),
   atFittedThreshold: verdictMetrics(s.results, fit.threshold),
+  // The same, the docstring examples' failures left out: what the generated tests alone show.
+  generatedTestsOnly: verdictMetrics(s.results, fit.threshold, undefined, { examples: false }),
 });
-const baseTrain = slice(trainSpec);
+function byStage(results) {
+  const rows = results.map((r) => r.ms.byStage).filter(Boolean);
+  if (!rows.length) return null;
+  const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  return rows[0].map((_, i) => ({
+    seconds: mean(rows.map((st) => st[i]?.ms ?? 0)) / 1000,
+    generatorSeconds: mean(rows.map((st) => st[i]?.generatorMs ?? 0)) / 1000,
+    generatorTokens: mean(rows.map((st) => st[i]?.generatorTokens ?? 0)),
+  }));
+}
+function countBy(keys) {
+  const counts = {};
+  for (const k of keys) counts[k] = (counts[k] ?? 0) + 1;
+  return counts;
+}
+const trainSlices = trainSpecs.map((spec) => slice(spec));
+const trainResults = trainSlices.flatMap((t) => t.results);
+const baseTrain = {
+  spec: trainSpec,
+  ids: trainSlices.flatMap((t) => t.ids),
+  results: trainResults,
+  secondsPerFunction: trainResults.length
+    ? trainResults.reduce((n, r) => n + (r.ms.pipeline + r.ms.sandbox) / 1000, 0) / trainResults.length
+    : null,
+};
 const baseHeldout = take('--heldout').map((spec) => slice(spec));
 const asRule = (s, rule) => ({ ...s, results: underRule(s.results, rule) });
 let fit;
@@ -155,6 +214,7 @@ for (const [rule, d] of Object.entries(byRule)) {
     for (const [name, m] of [
       ['every failure shown', r.everyFailureShown],
       [`threshold ${d.fittedThreshold.toFixed(3)}`, r.atFittedThreshold],
+      [`threshold ${d.fittedThreshold.toFixed(3)}, generated tests only`, r.generatedTestsOnly],
     ])
       console.log(
         `  ${r.slice} (${name}): false alarms ${p(m.falseAlarms)}, detections ${p(m.detections)}, precision ${p(m.precision)}, ${r.secondsPerFunction?.toFixed(0)} s/function`,

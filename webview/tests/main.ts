@@ -246,6 +246,26 @@ function render(): void {
     });
     parts.push(h('h2', {}, 'Validity and rewards'), metrics, h('p', { class: 'muted' }, s.referenceReason));
     const { confirmed, unconfirmed } = f;
+    const examples = v.failedExamples ?? [];
+    if (examples.length)
+      parts.push(
+        h(
+          'div',
+          { class: 'notice', id: 'failed-examples' },
+          h('p', {}, `Your function fails ${examples.length} example(s) of its own docstring:`),
+          h(
+            'ul',
+            {},
+            ...examples.map((x) =>
+              h(
+                'li',
+                { title: x.output?.slice(0, 2000) ?? '' },
+                `${x.example}${x.output ? `: ${x.output.split('\n')[0]}` : ''}`,
+              ),
+            ),
+          ),
+        ),
+      );
     if (confirmed.length)
       parts.push(
         h(

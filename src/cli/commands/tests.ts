@@ -3,7 +3,7 @@ import type { CliCommand } from '../command';
 import { UsageError } from '../command';
 import { MODEL_USAGE, openModel, parseWithModel } from '../modelOptions';
 import { findFunctions, languageForFile } from '../../core/tests/functions';
-import { runFiveStages, testWritingText } from '../../core/tests/pipeline';
+import { failedExamples, runFiveStages, testWritingText } from '../../core/tests/pipeline';
 import { createSandboxSuiteRunner } from '../../core/tests/sandboxRunner';
 import { DEFAULT_AGREEMENT_SAMPLES, rewardSupportText } from '../../core/tests/rewards';
 import {
@@ -132,6 +132,10 @@ export const testsCommand: CliCommand = {
           if (e.type === 'stage-start') process.stderr.write(`stage ${e.stage}: ${e.role}\n`);
           if (e.type === 'sampling')
             process.stderr.write(`sampling ${e.of - 1} independent implementation(s) as evidence\n`);
+          if (e.type === 'repairing')
+            process.stderr.write(
+              `sampling ${e.of} implementation(s) again, shown the docstring example(s) the first ones failed\n`,
+            );
           if (e.type === 'running-suite')
             process.stderr.write(
               `running ${e.tests} tests against ${e.against === 'user' ? 'your function' : 'the generated code'}\n`,
@@ -151,6 +155,14 @@ export const testsCommand: CliCommand = {
         process.stdout.write(
           `${s.total} tests, ${s.valid} valid (validity ${s.validity.toFixed(2)}); ${rewardSupportText(s)}\n${s.referenceReason}\n`,
         );
+        const examples = failedExamples(run);
+        if (examples.length) {
+          process.stdout.write(
+            `\n${examples.length} example(s) of your own docstring your function fails:\n`,
+          );
+          for (const x of examples)
+            process.stdout.write(`  ${x.example}${x.output ? `: ${x.output.split('\n')[0]}` : ''}\n`);
+        }
         const confirmed = run.verdicts.filter((v) => v.verdict === 'fails-confirmed');
         const unconfirmed = run.verdicts.filter((v) => v.verdict === 'unconfirmed');
         const list = (title: string, vs: typeof confirmed) => {

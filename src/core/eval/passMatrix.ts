@@ -5,7 +5,7 @@
  * alone (failEvidenceFromMatrix), without running a model again. Rows are strings of one letter
  * per test, so a journal line stays short.
  */
-import { confirms, testEvidence } from '../tests/evidence';
+import { confirms, exampleConfirms, testEvidence } from '../tests/evidence';
 import type { VerdictStatus } from '../tests/rewards';
 
 const LETTER: Record<VerdictStatus, string> = {
@@ -27,6 +27,12 @@ export interface PassMatrix {
   reference: string;
   /** Each known-wrong mutant, as the user's function. */
   mutants: string[];
+  /**
+   * The docstring's examples (specExamples.ts), one letter per example, in the same rows: what
+   * decides which implementations count and which example failures are held against the user's
+   * function. Absent in journals from before examples were kept.
+   */
+  examples?: { lines: string[]; implementations: string[]; reference: string; mutants: string[] };
 }
 
 export function encodeRow(row: readonly VerdictStatus[]): string {
@@ -36,6 +42,14 @@ export function encodeRow(row: readonly VerdictStatus[]): string {
 /** A row back as statuses; an unknown letter (a hand-edited journal) reads as an error. */
 export function decodeRow(row: string): VerdictStatus[] {
   return [...row].map((l) => STATUS.get(l) ?? 'error');
+}
+
+/** A docstring example the user's function is shown failing. */
+export interface ExampleFail {
+  /** Index of the example in the docstring's order. */
+  example: number;
+  /** Whether the reference passes the example (for a mutant: the failure is real). */
+  referencePasses: boolean;
 }
 
 /** A failure of the user's function on one test, as a verdict rule sees it. */
@@ -79,4 +93,24 @@ export function shownFailing(
   minAgreeing: number,
 ): boolean {
   return failures.some((f) => confirms(f, threshold, minAgreeing));
+}
+
+/**
+ * The docstring examples the reference and each mutant are shown failing, from the matrix's example
+ * rows (exampleConfirms); none where the journal kept no example rows.
+ */
+export function exampleFailsFromMatrix(m: PassMatrix): {
+  reference: ExampleFail[];
+  mutants: ExampleFail[][];
+} {
+  const ex = m.examples;
+  if (!ex) return { reference: [], mutants: m.mutants.map(() => []) };
+  const reference = decodeRow(ex.reference);
+  const failsOf = (row: string): ExampleFail[] =>
+    decodeRow(row).flatMap((s, e) =>
+      exampleConfirms(s, ex.lines[e] ?? '')
+        ? [{ example: e, referencePasses: reference[e] === 'passed' }]
+        : [],
+    );
+  return { reference: failsOf(ex.reference), mutants: ex.mutants.map(failsOf) };
 }

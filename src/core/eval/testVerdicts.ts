@@ -7,7 +7,7 @@
  */
 import { MIN_AGREEING_IMPLEMENTATIONS } from '../tests/evidence';
 import { wilson, type Proportion } from '../math/stats';
-import type { FailEvidence, TestsItemResult } from './testsEval';
+import type { ExampleFail, FailEvidence, TestsItemResult } from './testsEval';
 
 export interface VerdictMetrics {
   threshold: number;
@@ -27,17 +27,28 @@ export interface VerdictMetrics {
 
 /**
  * Whether one failure is confirmed under the rule. Journals from before the count of agreeing
- * implementations was kept cannot apply that part of the rule: for them only the threshold counts.
+ * implementations was kept bound it by the implementations that counted (those the examples did
+ * not set aside), which is exact where fewer than `minAgreeing` counted; without even that, only
+ * the threshold counts.
  */
-const confirmed = (f: FailEvidence, t: number, minAgreeing: number) =>
-  f.confidence >= t && (f.implementationsPassing ?? Infinity) >= minAgreeing;
+const confirmed = (f: FailEvidence, t: number, minAgreeing: number, counted = Infinity) =>
+  f.confidence >= t && (f.implementationsPassing ?? counted) >= minAgreeing;
+
+/** The implementations that counted as evidence for an item, where its journal says. */
+const countedOf = (r: TestsItemResult) =>
+  r.verdicts && r.examples ? r.verdicts.implementations - r.examples.setAside : Infinity;
 
 export function verdictMetrics(
   items: readonly TestsItemResult[],
   threshold: number,
   minAgreeing = MIN_AGREEING_IMPLEMENTATIONS,
+  options: { examples?: boolean } = {},
 ): VerdictMetrics {
-  const shown = (fails: FailEvidence[]) => fails.some((f) => confirmed(f, threshold, minAgreeing));
+  // The docstring's examples count unless asked not to: what the generated tests alone achieve.
+  const withExamples = options.examples ?? true;
+  const exampleFails = (r: TestsItemResult) => (withExamples ? r.verdicts?.exampleFails : undefined);
+  const shown = (fails: FailEvidence[], examples: readonly ExampleFail[], counted: number) =>
+    examples.length > 0 || fails.some((f) => confirmed(f, threshold, minAgreeing, counted));
   const withEvidence = items.filter((r) => r.verdicts);
   let alarms = 0;
   let detected = 0;
@@ -47,14 +58,23 @@ export function verdictMetrics(
   let unconfirmed = 0;
   for (const r of withEvidence) {
     const v = r.verdicts!;
-    if (shown(v.referenceFails)) alarms++;
+    const ex = exampleFails(r);
+    const counted = countedOf(r);
+    if (shown(v.referenceFails, ex?.reference ?? [], counted)) alarms++;
     mutants += r.mutants.knownWrong;
-    for (const fails of v.mutantFails) if (shown(fails)) detected++;
+    // Mutants are listed in one order everywhere; one that failed no generated test may still fail an example.
+    for (let k = 0; k < Math.max(v.mutantFails.length, ex?.mutants.length ?? 0); k++)
+      if (shown(v.mutantFails[k] ?? [], ex?.mutants[k] ?? [], counted)) detected++;
     for (const f of [...v.referenceFails, ...v.mutantFails.flat()]) {
-      if (confirmed(f, threshold, minAgreeing)) {
+      if (confirmed(f, threshold, minAgreeing, counted)) {
         confirmedCount++;
         if (f.referencePasses) correct++;
       } else unconfirmed++;
+    }
+    // A failed docstring example is a "fails" verdict too, right when the reference passes it.
+    for (const f of [...(ex?.reference ?? []), ...(ex?.mutants.flat() ?? [])]) {
+      confirmedCount++;
+      if (f.referencePasses) correct++;
     }
   }
   return {
@@ -71,10 +91,15 @@ export function verdictMetrics(
 /** Threshold above every confidence: nothing is ever confirmed. */
 export const NEVER_CONFIRM = 1.01;
 
+const GENERATED_ONLY = { examples: false };
+
 /**
  * The threshold with the most detections among those whose false-alarm rate on these (training)
  * items is at most `maxFalseAlarmRate`; ties go to fewer false alarms, then the higher threshold.
  * The candidates are every confidence seen and "never confirm", so the rule is always satisfiable.
+ * The docstring examples' failures are left out: they are shown whatever the threshold, so counting
+ * them would only let the threshold rise on the functions whose docstrings give examples, at the
+ * cost of the functions whose docstrings give none.
  */
 export function fitConfirmThreshold(
   items: readonly TestsItemResult[],
@@ -87,7 +112,7 @@ export function fitConfirmThreshold(
       seen.add(f.confidence);
   let best: VerdictMetrics | undefined;
   for (const t of [...seen].sort((a, b) => b - a)) {
-    const m = verdictMetrics(items, t, minAgreeing);
+    const m = verdictMetrics(items, t, minAgreeing, GENERATED_ONLY);
     if ((m.falseAlarms.value ?? 0) > maxFalseAlarmRate) continue;
     const better =
       !best ||
@@ -95,6 +120,6 @@ export function fitConfirmThreshold(
       (m.detections.k === best.detections.k && m.falseAlarms.k < best.falseAlarms.k);
     if (better) best = m;
   }
-  const train = best ?? verdictMetrics(items, NEVER_CONFIRM, minAgreeing);
+  const train = best ?? verdictMetrics(items, NEVER_CONFIRM, minAgreeing, GENERATED_ONLY);
   return { threshold: train.threshold, train, candidates: seen.size };
 }

@@ -17,9 +17,11 @@
  */
 import { findFunctions } from '../tests/functions';
 import { DEFAULT_EVIDENCE_SAMPLES } from '../tests/evidence';
-import { runFiveStages, type SuiteRunner } from '../tests/pipeline';
+import { runFiveStages, type FiveStageRun, type SuiteRunner } from '../tests/pipeline';
+import { exampleTests } from '../tests/specExamples';
 import { alternativeRules } from './verdictRules';
-import { encodeRow, type PassMatrix } from './passMatrix';
+import { encodeRow, exampleFailsFromMatrix, type ExampleFail, type PassMatrix } from './passMatrix';
+export type { ExampleFail };
 import type { VerdictStatus } from '../tests/rewards';
 import { createSandboxSuiteRunner } from '../tests/sandboxRunner';
 import type { StageChain } from '../tests/stages';
@@ -110,6 +112,12 @@ export interface TestsItemResult {
     implementations: number;
     referenceFails: FailEvidence[];
     mutantFails: FailEvidence[][];
+    /**
+     * The docstring examples the reference and each known-wrong mutant are shown failing
+     * (exampleConfirms: the user's own examples need no implementation behind them). Absent in
+     * journals from before examples were held against the user's function.
+     */
+    exampleFails?: { reference: ExampleFail[]; mutants: ExampleFail[][] };
   };
   /**
    * Every admitted test on every implementation, the reference and each known-wrong mutant
@@ -118,8 +126,19 @@ export interface TestsItemResult {
   matrix?: PassMatrix;
   /** The specification's examples (specExamples.ts): how many ran, and implementations they set aside. */
   examples?: { tests: number; setAside: number };
+  /** The repair round, where the examples left fewer than two implementations counting (pipeline.ts). */
+  repair?: FiveStageRun['repair'];
   /** Stages and sampling are parts of the pipeline's time (absent in older journals). */
-  ms: { pipeline: number; sandbox: number; stages?: number; samples?: number };
+  ms: {
+    pipeline: number;
+    sandbox: number;
+    stages?: number;
+    samples?: number;
+    /** The repair round's model time (pipeline.ts), where there was one. */
+    repair?: number;
+    /** Per stage: its whole time, and its generator's share with the tokens it wrote. */
+    byStage?: { ms: number; generatorMs: number; generatorTokens: number }[];
+  };
 }
 
 export interface TestsEvalContext {
@@ -133,11 +152,7 @@ export interface TestsEvalContext {
 
 export async function evaluateCodeTask(task: CodeTask, ctx: TestsEvalContext): Promise<TestsItemResult> {
   const { settings, signal } = ctx;
-  const functions = await findFunctions(task.referenceCode, 'python');
-  const found = functions.find((f) => f.name === task.entryPoint && f.kind === 'function');
-  if (!found) throw new Error(`${task.id}: the reference code defines no function "${task.entryPoint}".`);
-  // MBPP's references carry no docstring: the task's text is the specification the model sees.
-  const target = { ...found, docstring: found.docstring || task.description };
+  const target = await taskTarget(task);
 
   const limits = {
     timeoutMs: settings.perTestTimeoutMs,
@@ -252,13 +267,19 @@ export async function evaluateCodeTask(task: CodeTask, ctx: TestsEvalContext): P
   );
   // Every admitted test runs on every known-wrong mutant, as it would on a user's wrong function:
   // the mutation score counts the valid tests that reject it, the verdicts every test it fails.
+  // The docstring's examples run with them: a mutant that fails one is shown failing on its own
+  // docstring's word (exampleConfirms), as the user's function would be.
+  const examples = await exampleTests(target, new Set(run.accumulatedSuite.map((t) => t.name)));
+  const mutantSuite = [...run.accumulatedSuite, ...examples];
   const killed = new Set<number>();
   const mutantFails: FailEvidence[][] = [];
   const mutantRows: string[] = [];
-  for (const { m, i } of run.accumulatedSuite.length ? knownWrong : []) {
+  const mutantExampleRows: string[] = [];
+  for (const { m, i } of mutantSuite.length ? knownWrong : []) {
     signal?.throwIfAborted();
-    const r = await suiteRunner({ language: 'python', code: m.code, tests: run.accumulatedSuite, signal });
+    const r = await suiteRunner({ language: 'python', code: m.code, tests: mutantSuite, signal });
     const status = new Map(r.verdicts.map((v) => [v.name, v.status]));
+    mutantExampleRows.push(encodeRow(examples.map((t) => status.get(t.name) ?? ('error' as const))));
     if (valid.some((t) => status.get(t.name) !== 'passed')) killed.add(i);
     const row = run.accumulatedSuite.map((t) => status.get(t.name) ?? ('error' as const));
     const withUser = rules.withUser(row);
@@ -278,6 +299,22 @@ export async function evaluateCodeTask(task: CodeTask, ctx: TestsEvalContext): P
       ),
     );
   }
+  const matrix: PassMatrix = {
+    implementations: rules.matrix.map(encodeRow),
+    counted: run.examples?.implementationsCounted ?? rules.matrix.map(() => true),
+    reference: encodeRow(referenceRow),
+    mutants: mutantRows,
+    ...(run.examples?.tests.length
+      ? {
+          examples: {
+            lines: run.examples.tests,
+            implementations: (run.examples.onImplementations ?? []).map(encodeRow),
+            reference: encodeRow(run.examples.onUser),
+            mutants: mutantExampleRows,
+          },
+        }
+      : {}),
+  };
   const byKind: TestsItemResult['mutants']['byKind'] = {};
   for (const { m, i } of knownWrong) {
     const k = (byKind[m.kind] ??= { knownWrong: 0, killed: 0 });
@@ -337,13 +374,10 @@ export async function evaluateCodeTask(task: CodeTask, ctx: TestsEvalContext): P
       implementations: 1 + (run.samples?.length ?? 0),
       referenceFails,
       mutantFails,
+      exampleFails: exampleFailsFromMatrix(matrix),
     },
-    matrix: {
-      implementations: rules.matrix.map(encodeRow),
-      counted: run.examples?.implementationsCounted ?? rules.matrix.map(() => true),
-      reference: encodeRow(referenceRow),
-      mutants: mutantRows,
-    },
+    matrix,
+    ...(run.repair ? { repair: run.repair } : {}),
     examples: {
       tests: run.examples?.tests.length ?? 0,
       setAside: run.examples?.implementationsCounted.filter((c) => !c).length ?? 0,
@@ -353,8 +387,79 @@ export async function evaluateCodeTask(task: CodeTask, ctx: TestsEvalContext): P
       sandbox: sandboxMs,
       stages: run.stages.reduce((n, st) => n + st.ms, 0),
       samples: samplingMs,
+      ...(run.repair ? { repair: run.repair.ms } : {}),
+      byStage: run.stages.map((st) => ({
+        ms: st.ms,
+        generatorMs: st.generator?.ms ?? 0,
+        generatorTokens: st.generator?.tokens ?? 0,
+      })),
     },
   };
+}
+
+/**
+ * The docstring examples' rows for a journal written before they were kept: the examples run on
+ * the reference and on each known-wrong mutant (made as the run made them, so the same mutants in
+ * the same order), in the sandbox and without a model. Rules that hold example failures against
+ * the user's function are then applied to the old journal (exampleFailsFromMatrix). The
+ * implementations' rows cannot be rebuilt (their code was not kept) and are left empty.
+ */
+export async function replayExampleRows(
+  task: CodeTask,
+  mutants: Mutant[],
+  settings: Pick<TestsEvalSettings, 'perTestTimeoutMs' | 'memoryMb' | 'pythonPath'>,
+  signal?: AbortSignal,
+): Promise<{ knownWrong: number; examples: PassMatrix['examples'] | null }> {
+  const target = await taskTarget(task);
+  const limits = {
+    timeoutMs: settings.perTestTimeoutMs,
+    memoryMb: settings.memoryMb,
+    pythonPath: settings.pythonPath,
+    signal,
+  };
+  const candidates = [task.referenceCode, ...mutants.map((m) => m.code)];
+  const official = await runSuite({
+    language: 'python',
+    code: '',
+    tests: candidates.map((code, i) => ({
+      name: `official-${i}`,
+      source: `${code}\n\n${task.officialTest}`,
+    })),
+    ...limits,
+    suiteTimeoutMs: Math.min(600_000, 30_000 + candidates.length * settings.perTestTimeoutMs),
+  });
+  const knownWrong = mutants.filter((_, i) => (official.verdicts[i + 1]?.status ?? 'error') !== 'passed');
+  const examples = await exampleTests(target, new Set());
+  if (!examples.length) return { knownWrong: knownWrong.length, examples: null };
+  const runner = createSandboxSuiteRunner({
+    ...limits,
+    perTestTimeoutMs: settings.perTestTimeoutMs,
+    suiteTimeoutMs: Math.min(600_000, 30_000 + examples.length * settings.perTestTimeoutMs),
+  });
+  const rowOn = async (code: string) => {
+    const r = await runner({ language: 'python', code, tests: examples, signal });
+    const status = new Map(r.verdicts.map((v) => [v.name, v.status]));
+    return encodeRow(examples.map((t) => status.get(t.name) ?? ('error' as const)));
+  };
+  const mutantRows: string[] = [];
+  for (const m of knownWrong) mutantRows.push(await rowOn(m.code));
+  return {
+    knownWrong: knownWrong.length,
+    examples: {
+      lines: examples.map((t) => t.assertion?.line ?? t.source),
+      implementations: [],
+      reference: await rowOn(task.referenceCode),
+      mutants: mutantRows,
+    },
+  };
+}
+
+/** The dataset function as the user's function: MBPP's references carry no docstring, so the task's text is its specification. */
+async function taskTarget(task: CodeTask) {
+  const functions = await findFunctions(task.referenceCode, 'python');
+  const found = functions.find((f) => f.name === task.entryPoint && f.kind === 'function');
+  if (!found) throw new Error(`${task.id}: the reference code defines no function "${task.entryPoint}".`);
+  return { ...found, docstring: found.docstring || task.description };
 }
 
 export function describeTestsItem(r: TestsItemResult): string {

@@ -104,6 +104,18 @@ export function testEvidence(
   });
 }
 
+/**
+ * Whether the user's function failing an example of its own docstring is a confirmed failure. The
+ * example is the user's own words, so no generated implementation has to back it, but only a plain
+ * failure counts: the expected value evaluated and the function returned something else or raised
+ * ('failed'). A misread example mostly breaks on its own expected side ('error') and is then not
+ * held against the function; an expected value with a doctest ellipsis (`[1, ...]`) would compare
+ * with Python's Ellipsis, so an example line holding `...` is never held against it either.
+ */
+export function exampleConfirms(onUser: VerdictStatus | undefined, example: string): boolean {
+  return onUser === 'failed' && !example.includes('...');
+}
+
 /** The verdict shown on the user's function for one test, given its evidence. */
 export function userVerdict(onUser: VerdictStatus, evidence: TestEvidence, threshold: number): UserVerdict {
   if (onUser === 'passed') return 'passes';

@@ -26,9 +26,27 @@ export interface SampleOptions {
  * so never supports a test.
  */
 export async function sampleImplementations(opts: SampleOptions): Promise<string[]> {
+  return sampleFrom('implementation-sample.txt', {}, opts);
+}
+
+/**
+ * Implementations sampled again where the specification's examples set the first ones aside:
+ * the prompt shows the examples they failed and what an attempt returned (`failures`), which the
+ * user's own docstring gives and nothing else, so the new samples may read the task as the examples
+ * do. They still see none of the five stages' reasoning.
+ */
+export async function repairImplementations(opts: SampleOptions & { failures: string }): Promise<string[]> {
+  return sampleFrom('implementation-repair.txt', { failures: opts.failures }, opts);
+}
+
+async function sampleFrom(
+  templateFile: string,
+  extra: Record<string, string>,
+  opts: SampleOptions,
+): Promise<string[]> {
   if (opts.count <= 0) return [];
-  const template = fs.readFileSync(resourcePath('prompts', 'code', 'implementation-sample.txt'), 'utf8');
-  const prompt = fillTemplate(template, functionPromptValues(opts.target));
+  const template = fs.readFileSync(resourcePath('prompts', 'code', templateFile), 'utf8');
+  const prompt = fillTemplate(template, { ...functionPromptValues(opts.target), ...extra });
   const result = await opts.model.generate([{ role: 'user', content: prompt }], {
     n: opts.count,
     maxTokens: opts.maxTokens,

@@ -15,13 +15,15 @@ import { writeStageTests } from './testWriter';
 import {
   DEFAULT_CONFIRM_THRESHOLD,
   DEFAULT_EVIDENCE_SAMPLES,
+  MIN_AGREEING_IMPLEMENTATIONS,
   agreesWithExamples,
+  exampleConfirms,
   testEvidence,
   userVerdict,
   type TestEvidence,
   type UserVerdict,
 } from './evidence';
-import { sampleImplementations } from './implementationSamples';
+import { repairImplementations, sampleImplementations } from './implementationSamples';
 import { exampleTests } from './specExamples';
 import { functionPromptValues } from './functionPrompt';
 import type { ChatMessage, FinishReason, ModelBackend } from '../model/types';
@@ -49,6 +51,8 @@ export interface StageResult {
   /** Whether the test writer wrote an assertion-lines plan, and how its answer ended. */
   testWriter: { constrained: boolean; finishReason: FinishReason; repeatsDropped: number };
   ms: number;
+  /** Tokens of the generator's answer, and the time it took (the rest of `ms` is the test writer's). */
+  generator?: { tokens: number; ms: number };
 }
 
 export type FiveStageEvent =
@@ -56,6 +60,7 @@ export type FiveStageEvent =
   | { type: 'token'; stage: number; role: 'generator' | 'test-writer'; text: string }
   | { type: 'stage-done'; result: StageResult }
   | { type: 'sampling'; sample: number; of: number }
+  | { type: 'repairing'; of: number }
   | { type: 'running-suite'; against: 'user' | 'generated'; tests: number }
   | { type: 'done'; run: FiveStageRun };
 
@@ -94,7 +99,26 @@ export interface FiveStageRun {
    * them, and which implementations (stage-5 code first, then the samples) passed them all and so
    * counted as evidence.
    */
-  examples?: { tests: string[]; onUser: VerdictStatus[]; implementationsCounted: boolean[] };
+  examples?: {
+    tests: string[];
+    onUser: VerdictStatus[];
+    /** Each implementation's status on each example (`[k][e]`, the stage-5 code first). */
+    onImplementations?: VerdictStatus[][];
+    implementationsCounted: boolean[];
+    /**
+     * The examples the user's function is shown failing: its own docstring is the evidence
+     * (exampleConfirms), so these are failures whatever the implementations say.
+     */
+    failsConfirmed?: boolean[];
+    /** What the sandbox said of the user's function on each example it failed. */
+    userOutput?: (string | undefined)[];
+  };
+  /**
+   * The repair round (repairImplementations), when the examples left fewer than two implementations
+   * counting: how many were set aside, how many were sampled again (they follow the first samples
+   * in `samples`), how many of those pass the examples, and the model's time for it.
+   */
+  repair?: { setAside: number; sampled: number; counted: number; ms: number };
   /** Null when the suite was not executed. */
   scores: SuiteScores | null;
   referenceMode: ReferenceMode;
@@ -122,6 +146,11 @@ export interface FiveStageOptions {
    * for each test (default DEFAULT_EVIDENCE_SAMPLES; 0 leaves the stage-5 code alone).
    */
   evidenceSamples?: number;
+  /**
+   * Sample implementations again, shown the examples they failed, when the specification's examples
+   * leave fewer than two counting (default true; needs evidenceSamples above 0).
+   */
+  repairSetAside?: boolean;
   /** Confidence at which a test the user's function fails is shown as a failure (default fitted). */
   confirmThreshold?: number;
   maxTokens?: number;
@@ -173,9 +202,20 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
     const t0 = Date.now();
     emit({ type: 'stage-start', stage: stage.id, role: 'generator' });
     // Each stage result is a StageTurn: its stage and the reasoning as written.
-    const reasoning = await complete(model, conversation.generator(results, stage), opts, (text) =>
-      emit({ type: 'token', stage: stage.id, role: 'generator', text }),
+    // The last stage's code block is the generated implementation: what a small model writes after
+    // its closing fence (an explanation, a usage example) is never run, so decoding it only costs
+    // time; the fence is put back so that the test writer sees a closed block.
+    const codeStage = stage === chain.stages[chain.stages.length - 1];
+    const generatorStarted = Date.now();
+    const { text: written, tokens: generatorTokens } = await complete(
+      model,
+      conversation.generator(results, stage),
+      opts,
+      (text) => emit({ type: 'token', stage: stage.id, role: 'generator', text }),
+      codeStage ? [CLOSING_FENCE] : undefined,
     );
+    const reasoning = codeStage ? closeFence(written) : written;
+    const generator = { tokens: generatorTokens, ms: Date.now() - generatorStarted };
     emit({ type: 'stage-start', stage: stage.id, role: 'test-writer' });
     const writing = await writeStageTests({
       model,
@@ -211,6 +251,7 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
         repeatsDropped: writing.repeatsDropped,
       },
       ms: Date.now() - t0,
+      generator,
     };
     results.push(result);
     emit({ type: 'stage-done', result });
@@ -301,11 +342,52 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
   const s = onSamples.map((r) => byName(r.verdicts));
   const statuses = (m: typeof u, tests: GeneratedTest[]) =>
     tests.map((t) => m.get(t.name)?.status ?? ('error' as const));
+  const exampleOnUser = statuses(u, examples);
+  let onImplementations = [g, ...s].map((m) => statuses(m, examples));
+  let counted = agreesWithExamples(onImplementations, exampleOnUser);
+  const exampleLines = examples.map((t) => t.assertion?.line ?? t.source);
+  // Fewer than two implementations left by the examples cannot confirm anything (evidence.ts):
+  // sample again, showing the examples the set-aside ones failed, and run the suite on the new ones.
+  let repair: FiveStageRun['repair'];
+  const countedBefore = counted.filter(Boolean).length;
+  if (samples.length && opts.repairSetAside !== false && countedBefore < MIN_AGREEING_IMPLEMENTATIONS) {
+    const t0 = Date.now();
+    const failures = exampleFailuresText(examples, [g, ...s], onImplementations, exampleOnUser);
+    const count = Math.min(MAX_REPAIRS, counted.length - countedBefore);
+    signal?.throwIfAborted();
+    emit({ type: 'repairing', of: count });
+    const repaired = await repairImplementations({
+      model,
+      target,
+      fileSource: opts.fileSource,
+      count,
+      failures,
+      maxTokens: opts.maxTokens ?? DEFAULT_STAGE_MAX_TOKENS,
+      temperature: 0.8,
+      seed: (opts.seed ?? 0) + 2,
+      signal,
+    });
+    let sandboxMs = 0;
+    for (const code of repaired) {
+      signal?.throwIfAborted();
+      const r0 = Date.now();
+      const r = code
+        ? await opts.runSuite({ language: target.language, code, tests: suite, signal })
+        : { verdicts: [] };
+      sandboxMs += Date.now() - r0;
+      samples.push(code);
+      s.push(byName(r.verdicts));
+    }
+    onImplementations = [g, ...s].map((m) => statuses(m, examples));
+    counted = agreesWithExamples(onImplementations, exampleOnUser);
+    repair = {
+      setAside: counted.length - repaired.length - countedBefore,
+      sampled: repaired.length,
+      counted: counted.slice(-repaired.length).filter(Boolean).length,
+      ms: Date.now() - t0 - sandboxMs,
+    };
+  }
   const matrix = [g, ...s].map((m) => statuses(m, accumulated));
-  const counted = agreesWithExamples(
-    [g, ...s].map((m) => statuses(m, examples)),
-    statuses(u, examples),
-  );
   const evidence = testEvidence(matrix, accumulated.length, counted);
   const threshold = opts.confirmThreshold ?? DEFAULT_CONFIRM_THRESHOLD;
   const verdicts = accumulated.map((t, i) => {
@@ -333,10 +415,16 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
     scores: scoreSuite(verdicts, referenceMode, required),
     confirmThreshold: threshold,
     examples: {
-      tests: examples.map((t) => t.assertion?.line ?? t.source),
-      onUser: statuses(u, examples),
+      tests: exampleLines,
+      onUser: exampleOnUser,
+      onImplementations,
       implementationsCounted: counted,
+      failsConfirmed: exampleOnUser.map((st, e) => exampleConfirms(st, exampleLines[e])),
+      userOutput: examples.map((t, e) =>
+        exampleOnUser[e] === 'passed' ? undefined : (u.get(t.name)?.output ?? u.get(t.name)?.message),
+      ),
     },
+    ...(repair ? { repair } : {}),
     isolation: onUser.isolation,
     totalMs: Date.now() - started,
   };
@@ -349,15 +437,62 @@ async function complete(
   messages: ChatMessage[],
   opts: FiveStageOptions,
   onText: (t: string) => void,
-): Promise<string> {
+  stop?: string[],
+): Promise<{ text: string; tokens: number }> {
   const result = await model.generate(messages, {
     maxTokens: opts.maxTokens ?? DEFAULT_STAGE_MAX_TOKENS,
     temperature: opts.temperature ?? 0,
     seed: opts.seed,
     signal: opts.signal,
     onToken: (t) => onText(t.text),
+    ...(stop ? { stop } : {}),
   });
-  return result.completions[0]?.text ?? '';
+  const first = result.completions[0];
+  return { text: first?.text ?? '', tokens: first?.tokens.length ?? 0 };
+}
+
+/** Most implementations sampled again in a repair round (one batch). */
+export const MAX_REPAIRS = 3;
+
+/**
+ * The examples that set implementations aside, each with what the first of them to fail it did,
+ * for the repair prompt: only usable examples (ones the user's function or an implementation
+ * passes), as agreesWithExamples counts them.
+ */
+function exampleFailuresText(
+  examples: GeneratedTest[],
+  implementations: Map<string, { status: VerdictStatus; output?: string; message?: string }>[],
+  onImplementations: VerdictStatus[][],
+  onUser: VerdictStatus[],
+): string {
+  const lines: string[] = [];
+  examples.forEach((t, e) => {
+    const usable = onUser[e] === 'passed' || onImplementations.some((row) => row[e] === 'passed');
+    const k = onImplementations.findIndex((row) => row[e] !== 'passed');
+    if (!usable || k < 0) return;
+    const v = implementations[k].get(t.name);
+    const said = (v?.output ?? v?.message ?? v?.status ?? '').trim().split('\n')[0].slice(0, 200);
+    lines.push(`${t.assertion?.line ?? t.source}${said ? `\n  (the attempt: ${said})` : ''}`);
+  });
+  return lines.join('\n');
+}
+
+/** A code block's closing fence on its own line: where a code answer is complete. */
+export const CLOSING_FENCE = '\n```\n';
+
+/** The text with its last code block closed, when a stop at the closing fence left it open. */
+export function closeFence(text: string): string {
+  const fences = text.split('```').length - 1;
+  return fences % 2 === 1 ? `${text.trimEnd()}\n\`\`\`` : text;
+}
+
+/** The docstring examples the user's function is shown failing, with what it did (CLI and panel). */
+export function failedExamples(run: FiveStageRun): { example: string; output?: string }[] {
+  const ex = run.examples;
+  if (!ex?.failsConfirmed) return [];
+  return ex.tests.flatMap((example, e) =>
+    ex.failsConfirmed![e] ? [{ example, ...(ex.userOutput?.[e] ? { output: ex.userOutput[e] } : {}) }] : [],
+  );
 }
 
 /** How the test writer wrote, in words (CLI and panel). */

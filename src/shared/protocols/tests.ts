@@ -47,6 +47,8 @@ export interface CodeRunView {
   stages: StageView[];
   generatedCode?: string;
   verdicts: VerdictView[];
+  /** Examples of the function's own docstring that it fails: failures on the user's own word. */
+  failedExamples?: { example: string; output?: string }[];
   scores?: {
     reference: 'user' | 'generated';
     referenceReason: string;

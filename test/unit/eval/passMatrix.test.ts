@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import {
   decodeRow,
   encodeRow,
+  exampleFailsFromMatrix,
   failEvidenceFromMatrix,
   shownFailing,
   type PassMatrix,
@@ -42,4 +43,26 @@ test('the verdicts of a journal are recomputed from its matrix under any rule, w
   // Mutant 1 fails test 1, backed by two implementations: detected with two, and with three not.
   assert.equal(shownFailing(mutants[1], 0.727, 2), true);
   assert.equal(shownFailing(mutants[1], 0.727, 3), false);
+});
+
+test('failed docstring examples are read from the matrix: plain failures only, each with whether the reference passes it', () => {
+  const m: PassMatrix = {
+    implementations: ['PP'],
+    counted: [true],
+    reference: 'PP',
+    mutants: ['PP', 'PP', 'PP'],
+    examples: {
+      lines: ['assert f(1) == 2', 'assert f(2) == [4, ...]', 'assert f(3) == 6'],
+      implementations: ['PPP'],
+      reference: 'PPF',
+      // A wrong value; an ellipsis example and an error (never held against it); nothing failed.
+      mutants: ['FPP', 'PFE', 'PPP'],
+    },
+  };
+  const { reference, mutants } = exampleFailsFromMatrix(m);
+  assert.deepEqual(reference, [{ example: 2, referencePasses: false }]);
+  assert.deepEqual(mutants, [[{ example: 0, referencePasses: true }], [], []]);
+  // A journal from before examples were kept holds none.
+  const old = exampleFailsFromMatrix({ ...m, examples: undefined });
+  assert.deepEqual(old, { reference: [], mutants: [[], [], []] });
 });

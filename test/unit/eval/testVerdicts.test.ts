@@ -76,3 +76,44 @@ test('a failure backed by one implementation is not confirmed under the agreemen
   // The rule before: any implementation may confirm, and the correct function is shown failing.
   assert.equal(verdictMetrics([lone], 0.727, 1).falseAlarms.k, 1);
 });
+
+test('a failed docstring example shows the function failing at any threshold; left out, only the generated tests count', () => {
+  const withExamples = (r: TestsItemResult, reference: boolean[], mutants: boolean[][]): TestsItemResult => ({
+    ...r,
+    verdicts: {
+      ...r.verdicts!,
+      exampleFails: {
+        reference: reference.map((referencePasses, example) => ({ example, referencePasses })),
+        mutants: mutants.map((m) => m.map((referencePasses, example) => ({ example, referencePasses }))),
+      },
+    },
+  });
+  // c's one mutant fails nothing confirmed at 1.01; 'd' has two mutants, the second failing no
+  // generated test at all (its list is shorter) but the example; its reference fails an example too.
+  const d = withExamples(item('d', [], [[[0.2, true]]]), [false], [[], [true]]);
+  (d.mutants as { knownWrong: number }).knownWrong = 2;
+  const all = [withExamples(items[2], [], [[true]]), d];
+  const m = verdictMetrics(all, NEVER_CONFIRM);
+  assert.deepEqual([m.falseAlarms.k, m.falseAlarms.n], [1, 2]);
+  assert.deepEqual([m.detections.k, m.detections.n], [2, 3]);
+  // Three example verdicts: two on mutants where the reference passes, one on the reference.
+  assert.deepEqual([m.precision.k, m.precision.n], [2, 3]);
+  const generatedOnly = verdictMetrics(all, NEVER_CONFIRM, undefined, { examples: false });
+  assert.deepEqual(
+    [generatedOnly.falseAlarms.k, generatedOnly.detections.k, generatedOnly.precision.n],
+    [0, 0, 0],
+  );
+});
+
+test('a journal without the count of agreeing implementations is bounded by the implementations the examples let count', () => {
+  // One wrong test at confidence 1 on the reference; two of three implementations were set aside.
+  const old = { ...item('e', [1], [[[1, true]]]), examples: { tests: 1, setAside: 2 } } as TestsItemResult;
+  const m = verdictMetrics([old], 0.5);
+  assert.deepEqual([m.falseAlarms.k, m.detections.k, m.precision.n], [0, 0, 0]);
+  // With two counted, the count is unknown and the threshold alone decides, as before.
+  const two = { ...old, examples: { tests: 1, setAside: 1 } } as TestsItemResult;
+  assert.deepEqual(
+    [verdictMetrics([two], 0.5).falseAlarms.k, verdictMetrics([two], 0.5).detections.k],
+    [1, 1],
+  );
+});

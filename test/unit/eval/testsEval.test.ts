@@ -101,7 +101,12 @@ test("implementations that all share one misreading, which the specification's e
   const model = scriptedModel((prompt) => {
     if (asksForTests(prompt))
       return prompt.includes('Keep each test fast') ? 'assert is_leap(2004) == False' : 'No tests here.';
-    if (prompt.includes('write the complete Python implementation') || prompt.includes('specification alone'))
+    // The repair round, shown the failed example, misreads the task again.
+    if (
+      prompt.includes('write the complete Python implementation') ||
+      prompt.includes('specification alone') ||
+      prompt.includes('An earlier attempt did not do what')
+    )
       return misread;
     return 'Reasoning.';
   });
@@ -110,7 +115,9 @@ test("implementations that all share one misreading, which the specification's e
     settings: { ...SETTINGS, evidenceSamples: 2 },
     mutants: [],
   });
-  assert.deepEqual(r.examples, { tests: 1, setAside: 3 });
+  // Three set aside, three sampled again that fail the example too: six set aside.
+  assert.deepEqual(r.examples, { tests: 1, setAside: 6 });
+  assert.deepEqual({ ...r.repair, ms: 0 }, { setAside: 3, sampled: 3, counted: 0, ms: 0 });
   // The reference fails the wrong test; all three implementations pass it, so counting them all
   // would confirm it (the rule before examples); set aside, they confirm nothing.
   assert.equal(r.verdicts?.referenceFails.length, 1);

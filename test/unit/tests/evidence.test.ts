@@ -5,6 +5,7 @@ import {
   confirms,
   consensusSets,
   evidenceText,
+  exampleConfirms,
   testEvidence,
   userVerdict,
 } from '../../../src/core/tests/evidence';
@@ -115,4 +116,17 @@ test('a lone implementation cannot confirm a failure, whatever its consensus sco
   assert.equal(confirms({ confidence: 1, implementationsPassing: 2 }, 0.727), true);
   assert.equal(confirms({ confidence: 0.7, implementationsPassing: 3 }, 0.727), false);
   assert.match(evidenceText(e), /fewer than 2 implementations agreeing cannot confirm a failure/);
+});
+
+test("a docstring example counts against the user's function only as a plain failure, never with a doctest ellipsis", () => {
+  const line = 'assert f([1, 2]) == [2, 1]';
+  assert.equal(exampleConfirms('failed', line), true);
+  // 'error': the example's expected side did not evaluate (a misread example), or the run broke.
+  assert.equal(exampleConfirms('error', line), false);
+  assert.equal(exampleConfirms('uncollectable', line), false);
+  assert.equal(exampleConfirms('timeout', line), false);
+  assert.equal(exampleConfirms('flaky', line), false);
+  assert.equal(exampleConfirms('passed', line), false);
+  assert.equal(exampleConfirms(undefined, line), false);
+  assert.equal(exampleConfirms('failed', 'assert f(30) == [1, 2, ...]'), false);
 });

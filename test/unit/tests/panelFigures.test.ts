@@ -172,3 +172,31 @@ test('a test that does not collect on your function marks it only when the imple
   assert.equal(explorerOutcome('failed', 'unconfirmed'), 'skipped');
   assert.equal(explorerOutcome('failed', 'fails-confirmed'), 'failed');
 });
+
+test("the panel lists the docstring examples the user's function fails, with what it returned", async () => {
+  const user = [
+    'def sort_rows(rows):',
+    '    """Sort the rows by their sums.',
+    '',
+    '    >>> sort_rows([[3, 1], [2]])',
+    '    [[2], [3, 1]]',
+    '    >>> sort_rows([])',
+    '    []',
+    '    """',
+    '    return [sorted(r) for r in rows]',
+    '',
+  ].join('\n');
+  const [target] = await findFunctions(user, 'python');
+  const r = await runFiveStages({
+    model: scriptedModel((prompt) => (asksForTests(prompt) ? TESTS : RIGHT)),
+    target,
+    fileSource: user,
+    runSuite: runner,
+  });
+  const view = toView(r, EMPTY);
+  // The second example passes and is not listed; the first fails on the user's own word.
+  assert.equal(view.failedExamples?.length, 1);
+  assert.equal(view.failedExamples?.[0].example, 'assert sort_rows([[3, 1], [2]]) == [[2], [3, 1]]');
+  assert.match(view.failedExamples?.[0].output ?? '', /returned \[\[1, 3\], \[2\]\]/);
+  assert.deepEqual(contradictions(r), []);
+});

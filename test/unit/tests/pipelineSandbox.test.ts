@@ -129,3 +129,119 @@ test('agreement mode trusts generated code only when the independent samples agr
   assert.equal(agreed.scores!.reference, 'generated');
   assert.equal(agreed.scores!.disagreements[0].samplesPassing, 3);
 });
+
+test("a docstring example the user's function fails is a confirmed failure, whatever the implementations say", async () => {
+  // The user's function sorts each row, against its own example; every implementation agrees with it.
+  const user = [
+    'def test_sort_rows(rows):',
+    '    """Sort the rows by their sums.',
+    '',
+    '    >>> test_sort_rows([[3, 1], [2]])',
+    '    [[2], [3, 1]]',
+    '    """',
+    '    return [sorted(r) for r in rows]',
+    '',
+  ].join('\n');
+  const [fn] = await findFunctions(user, 'python');
+  const model = scriptedModel((prompt, options) => {
+    if (asksForTests(prompt)) return TESTS;
+    return (options.n ?? 1) > 1 ? [MISREAD, MISREAD] : MISREAD;
+  });
+  const run = await runFiveStages({ model, target: fn, fileSource: user, runSuite: runner });
+  assert.deepEqual(run.examples?.tests, ['assert test_sort_rows([[3, 1], [2]]) == [[2], [3, 1]]']);
+  assert.deepEqual(run.examples?.onUser, ['failed']);
+  assert.deepEqual(run.examples?.failsConfirmed, [true]);
+  assert.match(run.examples?.userOutput?.[0] ?? '', /returned \[\[1, 3\], \[2\]\]/);
+  // The implementations fail it too: an example nothing passes decides nothing about which of them
+  // count (agreesWithExamples), but it is still the user's own word against the user's function.
+  assert.deepEqual(run.examples?.implementationsCounted, [true, true, true]);
+  assert.deepEqual(run.examples?.onImplementations, [['failed'], ['failed'], ['failed']]);
+});
+
+test("the last stage's answer ends at its code block's closing fence, and the block is closed again", async () => {
+  const model = scriptedModel((prompt, options) => {
+    if (asksForTests(prompt)) return TESTS;
+    // Where the stop sequence was asked for, the backend cuts it and what follows.
+    return options.stop?.includes('\n```\n') ? RIGHT.slice(0, -'```'.length) : RIGHT;
+  });
+  const run = await runFiveStages({ model, target: await target(), fileSource: USER, runSuite: runner });
+  const generatorCalls = model.calls.filter((c) => !asksForTests(c.prompt) && (c.options.n ?? 1) === 1);
+  assert.deepEqual(
+    generatorCalls.map((c) => c.options.stop ?? null),
+    [null, null, null, null, ['\n```\n']],
+  );
+  assert.ok(run.stages[4].reasoning.endsWith('\n```'), run.stages[4].reasoning);
+  assert.match(run.generatedCode, /return sorted\(rows, key=lambda r: sum\(r\)\)\s*$/);
+});
+
+test('when the examples set aside all but one implementation, they are sampled again shown the failed example', async () => {
+  const user = [
+    'def test_sort_rows(rows):',
+    '    """Sort the rows by their sums.',
+    '',
+    '    >>> test_sort_rows([[3, 1], [2]])',
+    '    [[2], [3, 1]]',
+    '    """',
+    '    return sorted(rows, key=sum)',
+    '',
+  ].join('\n');
+  const [fn] = await findFunctions(user, 'python');
+  // A mutant-like test the user's function fails and a right implementation passes.
+  const tests = ['```python', 'assert test_sort_rows([[9], [1, 1]]) == [[9], [1, 1]]', '```'].join('\n');
+  const repairs: string[] = [];
+  const model = scriptedModel((prompt, options) => {
+    if (asksForTests(prompt)) return tests;
+    if (prompt.includes('An earlier attempt did not do what')) {
+      repairs.push(prompt);
+      return Array.from({ length: options.n ?? 1 }, () => RIGHT);
+    }
+    return (options.n ?? 1) > 1 ? [MISREAD, MISREAD] : MISREAD;
+  });
+  const run = await runFiveStages({ model, target: fn, fileSource: user, runSuite: runner });
+  assert.equal(repairs.length, 1);
+  assert.match(repairs[0], /assert test_sort_rows\(\[\[3, 1\], \[2\]\]\) == \[\[2\], \[3, 1\]\]/);
+  assert.match(repairs[0], /the attempt: test_sort_rows\(\[\[3, 1\], \[2\]\]\) returned \[\[1, 3\], \[2\]\]/);
+  assert.deepEqual({ ...run.repair, ms: 0 }, { setAside: 3, sampled: 3, counted: 3, ms: 0 });
+  assert.equal(run.samples?.length, 5);
+  assert.deepEqual(run.examples?.implementationsCounted, [false, false, false, true, true, true]);
+  // The test is wrong (9 > 2): the three repaired implementations agree with the user's function.
+  assert.equal(run.verdicts[0].onUser, 'failed');
+  assert.equal(run.verdicts[0].evidence?.implementationsPassing, 0);
+  assert.equal(run.verdicts[0].verdict, 'unconfirmed');
+});
+
+test('no repair round when two implementations already pass the examples, or when it is turned off', async () => {
+  const user = [
+    'def test_sort_rows(rows):',
+    '    """Sort the rows by their sums.',
+    '',
+    '    >>> test_sort_rows([[3, 1], [2]])',
+    '    [[2], [3, 1]]',
+    '    """',
+    '    return sorted(rows, key=sum)',
+    '',
+  ].join('\n');
+  const [fn] = await findFunctions(user, 'python');
+  const reply = (right: number) => (prompt: string, options: { n?: number }) => {
+    if (asksForTests(prompt)) return TESTS;
+    if (prompt.includes('An earlier attempt did not do what')) throw new Error('no repair expected');
+    return (options.n ?? 1) > 1 ? [right > 1 ? RIGHT : MISREAD, MISREAD] : RIGHT;
+  };
+  const two = await runFiveStages({
+    model: scriptedModel(reply(2)),
+    target: fn,
+    fileSource: user,
+    runSuite: runner,
+  });
+  assert.equal(two.repair, undefined);
+  assert.deepEqual(two.examples?.implementationsCounted, [true, true, false]);
+  const off = await runFiveStages({
+    model: scriptedModel(reply(1)),
+    target: fn,
+    fileSource: user,
+    runSuite: runner,
+    repairSetAside: false,
+  });
+  assert.equal(off.repair, undefined);
+  assert.equal(off.samples?.length, 2);
+});

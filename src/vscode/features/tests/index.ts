@@ -230,6 +230,8 @@ export function registerCodeReasoning(ctx: StepwiseContext): void {
           });
         } else if (e.type === 'sampling') {
           view.message = `Sampling ${e.of - 1} independent implementation(s) as evidence for the tests…`;
+        } else if (e.type === 'repairing') {
+          view.message = `Sampling ${e.of} implementation(s) again, shown the docstring example(s) the first ones failed…`;
         } else if (e.type === 'running-suite') {
           view.phase = 'running-tests';
           view.message = `Running ${e.tests} accumulated tests against ${e.against === 'user' ? 'your function' : 'the generated code'}…`;

@@ -2,7 +2,7 @@
  * The panel's view of a finished run (no `vscode` here, so the unit tests build exactly what the
  * panel receives and check its figures against each other: test/unit/tests/panelFigures).
  */
-import { testWritingText, type FiveStageRun } from '../../../core/tests/pipeline';
+import { failedExamples, testWritingText, type FiveStageRun } from '../../../core/tests/pipeline';
 import { evidenceText } from '../../../core/tests/evidence';
 import { rewardSupportText } from '../../../core/tests/rewards';
 import type { CodeRunView } from '../../../shared/protocols/tests';
@@ -39,6 +39,7 @@ export function toView(run: FiveStageRun, previous: CodeRunView): CodeRunView {
       valid: isValid(v, reference),
       evidence: v.evidence ? evidenceText(v.evidence) : undefined,
     })),
+    failedExamples: failedExamples(run),
     scores: run.scores ? { ...run.scores, support: rewardSupportText(run.scores) } : undefined,
     isolation: run.isolation,
     totalMs: run.totalMs,
