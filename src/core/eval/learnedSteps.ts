@@ -54,6 +54,16 @@ export function trainLearnedSteps(
       head.threshold,
     ),
   );
+  const metrics = summarizePrm(items, head.threshold);
+  const heldOutSide = count(heldOut);
+  // The head carries its own held-out figures, so the editor can say how far to trust its scores.
+  head.heldOut = {
+    problems: heldOutSide.problems,
+    solutions: heldOutSide.solutions,
+    steps: heldOutSide.steps,
+    stepAuroc: metrics.stepRoc.auroc,
+    firstErrorAccuracy: metrics.firstError.accuracy.value,
+  };
   const heldOutSamples = heldOut.flatMap(toSamples);
   const featureAlone = Object.fromEntries(
     STEP_FEATURES.map((name) => {
@@ -64,8 +74,8 @@ export function trainLearnedSteps(
   ) as LearnedStepsResult['featureAlone'];
   return {
     head,
-    split: { fit: count(fit), heldOut: count(heldOut) },
-    heldOut: summarizePrm(items, head.threshold),
+    split: { fit: count(fit), heldOut: heldOutSide },
+    heldOut: metrics,
     featureAlone,
   };
 }

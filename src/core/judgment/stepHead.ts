@@ -33,6 +33,19 @@ export interface StepHead extends LogisticModel {
     cvFirstError: number;
   };
   source: Record<string, unknown>;
+  /**
+   * How it measured on problems it was not fitted on, written by `judgment train-steps` so that
+   * whoever uses the head can say how far to trust it; absent for a head fitted without a held-out side.
+   */
+  heldOut?: StepHeadHeldOut;
+}
+
+export interface StepHeadHeldOut {
+  problems: number;
+  solutions: number;
+  steps: number;
+  stepAuroc: number | null;
+  firstErrorAccuracy: number | null;
 }
 
 /** One labelled step of a labelled solution. */
@@ -206,8 +219,21 @@ export function parseStepHead(value: unknown): { head: StepHead } | { error: str
       (a) => Array.isArray(a) && a.length === v.features!.length && a.every(Number.isFinite),
     ) &&
     Number.isFinite(v.bias) &&
-    Number.isFinite(v.threshold);
+    Number.isFinite(v.threshold) &&
+    (v.heldOut === undefined || validHeldOut(v.heldOut));
   return ok ? { head: v as StepHead } : { error: 'its head is malformed' };
+}
+
+function validHeldOut(h: unknown): boolean {
+  const v = h as Partial<StepHeadHeldOut> | null;
+  const share = (x: unknown) => x === null || (typeof x === 'number' && x >= 0 && x <= 1);
+  return (
+    !!v &&
+    typeof v === 'object' &&
+    [v.problems, v.solutions, v.steps].every((n) => Number.isInteger(n) && (n as number) >= 0) &&
+    share(v.stepAuroc) &&
+    share(v.firstErrorAccuracy)
+  );
 }
 
 /** Reads a step head file; a missing or malformed one is an error naming the file. */
