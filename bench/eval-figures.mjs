@@ -21,6 +21,13 @@ function headline(r) {
       `answer accuracy ${pct(m.accuracy)}`,
       `format ${pct(m.format.candidates)}`,
       `accuracy per round ${rounds || '—'}`,
+      // Results written before rounds recorded what they fixed and broke have no such entries.
+      ...m.perIteration
+        .filter((x) => x.change)
+        .map(
+          (x) =>
+            `round ${x.round} fixed ${x.change.fixed.k}/${x.change.fixed.n} wrong, broke ${x.change.broke.k}/${x.change.broke.n} right`,
+        ),
       `best-of-${m.bestOfN.candidates}: verifier ${num(sel.verifier.value)}, self ${num(sel.self.value)}, majority ${num(sel.majority.value)}, single ${num(sel.single.value)}`,
       `AUROC self ${num(m.calibration.selfScore.roc.auroc)}, verifier ${num(m.calibration.verifierScore.roc.auroc)}`,
     ].join('; ');

@@ -10,6 +10,7 @@ import type {
 } from '../../src/shared/protocols/prove';
 import { checkView, liveView, progressLine, runBanner } from './runState';
 import { candidateFigures } from '../../src/shared/proveFigures';
+import { stepScorerText } from '../../src/core/judgment/verdictText';
 import type { CandidateRecord, IterationRecord, ProveRun } from '../../src/shared/protocols/prove';
 import { answerCard, fmt, generationView, modeBadge, scoreCards, SCORES_CSS } from './scores';
 
@@ -128,7 +129,8 @@ function stepsView(c: CandidateRecord, iteration: number): HTMLElement {
   return container;
 }
 
-function legend(): HTMLElement {
+/** The colour scale, and in plain words what produced the step scores. */
+function legend(c: CandidateRecord): HTMLElement {
   const l = h('div', { class: 'legend' }, h('span', { class: 'muted' }, 'step score: 0'));
   for (const p of [0, 0.25, 0.5, 0.75, 1]) {
     const sw = h('span', { class: 'swatch' });
@@ -136,11 +138,12 @@ function legend(): HTMLElement {
     l.append(sw);
   }
   l.append(h('span', { class: 'muted' }, '1'));
+  l.append(h('span', { class: 'muted', id: 'step-scorer' }, ` · ${stepScorerText(c.stepScores?.scorer)}`));
   return l;
 }
 
 function candidateView(run: ProveRun, it: IterationRecord, c: CandidateRecord): HTMLElement[] {
-  if (run.kind === 'check') return checkView(run, c, stepsView(c, it.index), legend());
+  if (run.kind === 'check') return checkView(run, c, stepsView(c, it.index), legend(c));
   const cut =
     run.status === 'cancelled' && c.finishReason !== 'stop'
       ? ' · stopped when the run was cancelled'
@@ -151,14 +154,14 @@ function candidateView(run: ProveRun, it: IterationRecord, c: CandidateRecord): 
   if (run.status === 'cancelled')
     return [
       h('h2', {}, 'Proof, step by step ', h('span', { class: 'muted' }, cut)),
-      legend(),
+      legend(c),
       stepsView(c, it.index),
     ];
   return [
     answerCard(c) ?? h('span'),
     scoreCards(run, c),
     h('h2', {}, 'Proof, step by step ', modeBadge(c), h('span', { class: 'muted' }, cut)),
-    legend(),
+    legend(c),
     stepsView(c, it.index),
     h('h2', {}, 'Self evaluation'),
     h(

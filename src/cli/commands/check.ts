@@ -13,6 +13,8 @@ import { wholeFlag } from '../flags';
 import { judgeFlagOptions } from '../proveFlags';
 import { judgmentText } from '../../core/judgment/judge';
 import { readCalibratorFlag } from '../calibratorFlag';
+import { learnedStepScorer, readStepHead } from '../stepScorerFlag';
+import { stepScorerText } from '../../core/judgment/verdictText';
 
 const fmt = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(2));
 
@@ -36,7 +38,7 @@ export function checkSummary(run: ProveRun, file: string): string {
       );
     const steps = c.stepScores?.steps ?? [];
     if (steps.length) {
-      lines.push(`step scores (${c.stepScores!.scorer.kind} ${c.stepScores!.scorer.name}):`);
+      lines.push(`${stepScorerText(c.stepScores!.scorer)}:`);
       for (const s of steps)
         lines.push(`  ${s.score.toFixed(2)}  step ${s.index + 1}: ${s.text.replace(/\s+/g, ' ')}`);
     }
@@ -51,7 +53,7 @@ export const checkCommand: CliCommand = {
   name: 'check',
   summary:
     'Check a proof you wrote (## Solution): step scores, the verifier’s grade and issues, no generation',
-  usage: `stepwise check FILE [--json] [--verifier-passes K] [--no-meta] [--no-step-scores] [--max-tokens N] [--save-dir DIR] [--prm-dir DIR] [--calibrator FILE.json] ${MODEL_USAGE}`,
+  usage: `stepwise check FILE [--json] [--verifier-passes K] [--no-meta] [--no-step-scores] [--max-tokens N] [--save-dir DIR] [--prm-dir DIR | --step-scorer HEAD.json] [--calibrator FILE.json] ${MODEL_USAGE}`,
   async run(argv) {
     const { values, positionals } = parseWithModel(argv, {
       json: { type: 'boolean' },
@@ -61,6 +63,7 @@ export const checkCommand: CliCommand = {
       'max-tokens': { type: 'string' },
       'save-dir': { type: 'string' },
       'prm-dir': { type: 'string' },
+      'step-scorer': { type: 'string' },
       calibrator: { type: 'string' },
     });
     if (positionals.length !== 1)
@@ -75,6 +78,9 @@ export const checkCommand: CliCommand = {
     };
     const saveDir = path.resolve(values['save-dir'] ?? runsDir(process.cwd()));
     const calibrator = readCalibratorFlag(values.calibrator);
+    const head = readStepHead(values['step-scorer']);
+    if (head && values['prm-dir'])
+      throw new UsageError('give --prm-dir or --step-scorer, not both: the steps are scored by one of them.');
     const model = await openModel(values);
     let prm: OnnxPrmScorer | undefined;
     const controller = new AbortController();
@@ -92,7 +98,8 @@ export const checkCommand: CliCommand = {
             if (e.type === 'phase') process.stderr.write(`${stageName(e.phase)}\n`);
           },
         },
-        { verifier: model, stepScorer: prm, calibrator },
+        // The head reads the model's own surprise at the person's steps (the same model judges here).
+        { verifier: model, stepScorer: prm ?? (head && learnedStepScorer(model, head)), calibrator },
       );
       const saved = await saveRun(run, saveDir);
       process.stdout.write(values.json ? JSON.stringify(run, null, 2) + '\n' : checkSummary(run, saved));

@@ -12,7 +12,7 @@ import { TokenJournal } from '../../core/judgment/tokenJournal';
 import type { ChatMessage, ModelBackend } from '../../core/model/types';
 import { loadPrompt, renderPrompt } from '../../core/prove/prompts';
 
-export const TRAIN_STEPS_USAGE = `stepwise judgment train-steps --labels FILE --out HEAD.json [--result RESULT.json] [--journal TOKENS.jsonl] [--limit N] [--prompts-dir DIR] ${MODEL_USAGE}`;
+export const TRAIN_STEPS_USAGE = `stepwise judgment train-steps --labels FILE --out HEAD.json [--result RESULT.json] [--journal TOKENS.jsonl] [--limit N] [--threshold-by processbench-f1|first-error] [--prompts-dir DIR] ${MODEL_USAGE}`;
 
 const OPTIONS = {
   labels: { type: 'string' },
@@ -20,6 +20,7 @@ const OPTIONS = {
   result: { type: 'string' },
   journal: { type: 'string' },
   limit: { type: 'string' },
+  'threshold-by': { type: 'string' },
   'prompts-dir': { type: 'string' },
 } as const;
 
@@ -34,6 +35,11 @@ export async function trainSteps(argv: string[]): Promise<number> {
   if (!values.labels) throw new UsageError('--labels FILE is required: the step labels to learn from.');
   if (!values.out) throw new UsageError('--out FILE.json is required: where the step head goes.');
   if (values['prompts-dir']) checkPromptsDir(values['prompts-dir']);
+  const thresholdBy = values['threshold-by'] ?? 'processbench-f1';
+  if (thresholdBy !== 'processbench-f1' && thresholdBy !== 'first-error')
+    throw new UsageError(
+      `--threshold-by is processbench-f1 (the default) or first-error, not "${thresholdBy}".`,
+    );
   const limit = values.limit === undefined ? Infinity : Number(values.limit);
   if (!(limit === Infinity || (Number.isInteger(limit) && limit > 0)))
     throw new UsageError(`--limit must be a whole number of solutions, not "${values.limit}".`);
@@ -82,6 +88,7 @@ export async function trainSteps(argv: string[]): Promise<number> {
       result = trainLearnedSteps(rows, {
         model: modelName,
         source: { labels: path.basename(values.labels), split: 'fit', command },
+        thresholdBy,
       });
     } catch (e) {
       throw new UsageError((e as Error).message);
@@ -112,7 +119,7 @@ function summaryText(r: LearnedStepsResult): string {
   return (
     `held-out: ${h.problems} problems, ${h.solutions} solutions, ${h.steps} steps (${h.wrongSteps} wrong)\n` +
     `step head [${r.head.features.join(', ')}]  step AUROC ${f(roc.auroc)} [${f(roc.interval?.low)}, ${f(roc.interval?.high)}]` +
-    `  first-error ${f(fe.value)} [${f(fe.low)}, ${f(fe.high)}] (threshold ${r.head.threshold.toFixed(3)})\n` +
+    `  first-error ${f(fe.value)} [${f(fe.low)}, ${f(fe.high)}]  ProcessBench F1 ${f(r.heldOut.firstError.f1)} (threshold ${r.head.threshold.toFixed(3)}, chosen by ${r.head.thresholdBy} on the fit side)\n` +
     Object.entries(r.featureAlone)
       .map(
         ([name, a]) =>

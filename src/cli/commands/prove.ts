@@ -4,6 +4,8 @@ import type { CliCommand } from '../command';
 import { parseCommandLine, UsageError } from '../command';
 import { MODEL_USAGE, openModel, parseWithModel } from '../modelOptions';
 import { readLearnedScorer, requireScorerModel } from '../learnedScorerFlag';
+import { learnedStepScorer, readStepHead } from '../stepScorerFlag';
+import type { StepScorer } from '../../core/model/stepScorer';
 import { checkPromptsDir } from '../promptsDir';
 import { problemFromDocument } from '../../core/steps/document';
 import { parseProofOutput } from '../../core/prove/parse';
@@ -22,7 +24,7 @@ import { readCalibratorFlag } from '../calibratorFlag';
 const PROVE_USAGE =
   'stepwise prove FILE [--json] [--iterations N] [--candidates N] [--rerank-by p-correct|prm|verifier|self] [--stop-probability P] [--calibrator FILE.json] [--learned-scorer FILE.json] [--verifier-passes K] ' +
   '[--rubric unit|olympiad] [--no-meta] [--no-step-scores] [--aggregate product|min] [--max-tokens N] [--temperature T] ' +
-  `[--seed S] [--free] [--self-eval-max-tokens N] [--answer TEXT] [--prompts-dir DIR] [--save-dir DIR] [--verifier-model-dir DIR] [--prm-dir DIR] ${MODEL_USAGE}`;
+  `[--seed S] [--free] [--self-eval-max-tokens N] [--answer TEXT] [--prompts-dir DIR] [--save-dir DIR] [--verifier-model-dir DIR] [--prm-dir DIR | --step-scorer HEAD.json] ${MODEL_USAGE}`;
 
 export function readInputFile(file: string): string {
   try {
@@ -126,6 +128,7 @@ export const proveCommand: CliCommand = {
       'stop-probability': { type: 'string' },
       calibrator: { type: 'string' },
       'learned-scorer': { type: 'string' },
+      'step-scorer': { type: 'string' },
     });
     if (positionals.length !== 1)
       throw new UsageError(
@@ -161,10 +164,16 @@ export const proveCommand: CliCommand = {
     const calibrator = readCalibratorFlag(values.calibrator);
 
     const learnedScorer = readLearnedScorer(values['learned-scorer']);
+    const head = readStepHead(values['step-scorer']);
+    if (head && values['prm-dir'])
+      throw new UsageError('give --prm-dir or --step-scorer, not both: the steps are scored by one of them.');
 
     const model = await openModel(values);
+    let headScorer: StepScorer | undefined;
     try {
       requireScorerModel(learnedScorer, model);
+      // The head reads the generator's own surprise at each step: it must be this generator's head.
+      headScorer = head && learnedStepScorer(model, head, values['prompts-dir']);
     } catch (err) {
       await model.dispose();
       throw err;
@@ -197,7 +206,7 @@ export const proveCommand: CliCommand = {
           signal: controller.signal,
           onEvent: progressPrinter(!values.json && !!process.stderr.isTTY),
         },
-        { generator: model, verifier, stepScorer: prm, calibrator, learnedScorer },
+        { generator: model, verifier, stepScorer: prm ?? headScorer, calibrator, learnedScorer },
       );
       const saved = await saveRun(run, saveDir);
       process.stdout.write(values.json ? JSON.stringify(run, null, 2) + '\n' : summary(run, saved));

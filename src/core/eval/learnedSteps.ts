@@ -15,7 +15,13 @@ import {
 import { roc, type RocSummary } from '../math/stats';
 import { splitOf } from '../judgment/split';
 import { STEP_FEATURES, type StepFeatureName, type StepFeatures } from '../judgment/stepFeatures';
-import { fitStepHead, stepHeadScore, type StepHead, type StepSample } from '../judgment/stepHead';
+import {
+  fitStepHead,
+  stepHeadScore,
+  type StepHead,
+  type StepSample,
+  type ThresholdCriterion,
+} from '../judgment/stepHead';
 
 export interface LearnedStepsResult {
   head: StepHead;
@@ -35,7 +41,7 @@ interface SideCount {
 
 export function trainLearnedSteps(
   solutions: readonly { solution: LabelledSteps; features: StepFeatures[] }[],
-  options: { model: string; source?: Record<string, unknown> },
+  options: { model: string; source?: Record<string, unknown>; thresholdBy?: ThresholdCriterion },
 ): LearnedStepsResult {
   const fit = solutions.filter((s) => splitOf(s.solution.problem) === 'fit');
   const heldOut = solutions.filter((s) => splitOf(s.solution.problem) === 'held-out');
@@ -46,7 +52,11 @@ export function trainLearnedSteps(
   const samples = fit.flatMap(toSamples);
   if (!samples.some((s) => s.wrong) || samples.every((s) => s.wrong))
     throw new Error('the fit side needs steps labelled wrong and steps not labelled wrong.');
-  const head = fitStepHead(samples, { model: options.model, source: options.source });
+  const head = fitStepHead(samples, {
+    model: options.model,
+    source: options.source,
+    thresholdBy: options.thresholdBy,
+  });
   const items: PrmItemResult[] = heldOut.map(({ solution, features }) =>
     prmItemResult(
       solution,
@@ -54,6 +64,17 @@ export function trainLearnedSteps(
       head.threshold,
     ),
   );
+  const metrics = summarizePrm(items, head.threshold);
+  const heldOutSide = count(heldOut);
+  // The head carries its own held-out figures, so the editor can say how far to trust its scores.
+  head.heldOut = {
+    problems: heldOutSide.problems,
+    solutions: heldOutSide.solutions,
+    steps: heldOutSide.steps,
+    stepAuroc: metrics.stepRoc.auroc,
+    firstErrorAccuracy: metrics.firstError.accuracy.value,
+    processBenchF1: metrics.firstError.f1,
+  };
   const heldOutSamples = heldOut.flatMap(toSamples);
   const featureAlone = Object.fromEntries(
     STEP_FEATURES.map((name) => {
@@ -64,8 +85,8 @@ export function trainLearnedSteps(
   ) as LearnedStepsResult['featureAlone'];
   return {
     head,
-    split: { fit: count(fit), heldOut: count(heldOut) },
-    heldOut: summarizePrm(items, head.threshold),
+    split: { fit: count(fit), heldOut: heldOutSide },
+    heldOut: metrics,
     featureAlone,
   };
 }

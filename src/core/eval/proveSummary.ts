@@ -7,6 +7,7 @@
 import type { Calibrator } from '../judgment/calibrator';
 import { summarizeJudgment, type JudgmentMetrics } from './proveJudgment';
 import { majorityVote } from './majorityVote';
+import { splitOf } from '../judgment/split';
 
 export { majorityVote };
 import type { CandidateOutcome, ProveItemResult } from './proveEval';
@@ -39,7 +40,9 @@ export interface ProveMetrics {
   /** Each score read as P(answer correct), over every scored candidate of every round. */
   calibration: Record<ScoreName, CalibrationSummary & { roc: RocSummary }>;
   /** Accuracy of the chosen answer after round k (runs that stopped earlier keep their answer). */
-  perIteration: { round: number; accuracy: Proportion; stillRefining: number }[];
+  perIteration: RoundFigures[];
+  /** The same on the held-out problems only (the split P(correct) is reported on). */
+  perIterationHeldOut: RoundFigures[];
   /** Best-of-N over the first round's N candidates. */
   bestOfN: { candidates: number; selections: Record<SelectionName, Proportion> };
   meanRounds: number | null;
@@ -56,7 +59,44 @@ export interface ProveMetrics {
   judgment: JudgmentMetrics;
 }
 
+export interface RoundFigures {
+  round: number;
+  accuracy: Proportion;
+  stillRefining: number;
+  /**
+   * What this round did to the runs that ran it (null for round 1, the first proof): of those
+   * that came into it with a wrong answer, how many it fixed; of those with a right one, how many
+   * it broke.
+   */
+  change: { refined: number; fixed: Proportion; broke: Proportion } | null;
+}
+
 const roundTo = (x: number) => Math.round(x * 2) / 2;
+
+/** Accuracy after each round, and what each refinement round fixed and broke. */
+export function roundFigures(items: readonly ProveItemResult[]): RoundFigures[] {
+  const maxRounds = Math.max(0, ...items.map((it) => it.rounds.length));
+  return Array.from({ length: maxRounds }, (_, k) => {
+    const ran = items.filter((it) => it.rounds.length > k);
+    const before = (it: ProveItemResult) => chosenAfter(it, k - 1)?.correct ?? false;
+    const after = (it: ProveItemResult) => chosenAfter(it, k)?.correct ?? false;
+    const cameWrong = ran.filter((it) => !before(it));
+    const cameRight = ran.filter(before);
+    return {
+      round: k + 1,
+      accuracy: proportion(items.map(after)),
+      stillRefining: items.filter((it) => it.rounds.length > k + 1).length,
+      change:
+        k === 0
+          ? null
+          : {
+              refined: ran.length,
+              fixed: proportion(cameWrong.map(after)),
+              broke: proportion(cameRight.map((it) => !after(it))),
+            },
+    };
+  });
+}
 
 export function summarizeProve(
   items: readonly ProveItemResult[],
@@ -70,12 +110,7 @@ export function summarizeProve(
     const points = scored(name);
     return { ...calibration(points), roc: roc(points) };
   };
-  const maxRounds = Math.max(0, ...items.map((it) => it.rounds.length));
-  const perIteration = Array.from({ length: maxRounds }, (_, k) => ({
-    round: k + 1,
-    accuracy: proportion(items.map((it) => chosenAfter(it, k)?.correct ?? false)),
-    stillRefining: items.filter((it) => it.rounds.length > k + 1).length,
-  }));
+  const perIteration = roundFigures(items);
   const firstRounds = items.map((it) => it.rounds[0]?.candidates ?? []);
   const n = Math.max(0, ...firstRounds.map((c) => c.length));
   const select = (pick: (c: CandidateOutcome[]) => CandidateOutcome | undefined) =>
@@ -103,6 +138,7 @@ export function summarizeProve(
       stepScore: calibrationOf('stepScore'),
     },
     perIteration,
+    perIterationHeldOut: roundFigures(items.filter((it) => splitOf(it.id) === 'held-out')),
     bestOfN: {
       candidates: n,
       selections: {

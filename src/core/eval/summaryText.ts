@@ -54,6 +54,13 @@ function body(r: EvalResult): string[] {
       `self vs verifier agreement: ${p(m.selfVsVerifier.agreement)}, mean |diff| ${n(m.selfVsVerifier.meanAbsoluteDifference)}`,
       `ECE / AUROC: self ${n(m.calibration.selfScore.ece)} / ${n(m.calibration.selfScore.roc.auroc)}, verifier ${n(m.calibration.verifierScore.ece)} / ${n(m.calibration.verifierScore.roc.auroc)}, step ${n(m.calibration.stepScore.ece)} / ${n(m.calibration.stepScore.roc.auroc)}`,
       `accuracy per round: ${m.perIteration.map((x) => `${x.round}: ${n(x.accuracy.value)}`).join(', ') || '—'}`,
+      ...m.perIteration.flatMap((x) =>
+        x.change
+          ? [
+              `  round ${x.round} (${x.change.refined} runs refined): fixed ${x.change.fixed.k}/${x.change.fixed.n} wrong answers, broke ${x.change.broke.k}/${x.change.broke.n} right ones`,
+            ]
+          : [],
+      ),
       `best-of-${m.bestOfN.candidates}: single ${n(sel.single.value)}, majority ${n(sel.majority.value)}, verifier ${n(sel.verifier.value)}, self ${n(sel.self.value)}, step score ${n(sel.stepScore.value)}, any correct ${n(sel.oracle.value)}`,
       ...judgmentLines(m),
     ];

@@ -23,8 +23,8 @@ export class LearnedStepScorer implements StepScorer {
       throw new Error(
         `the step head was fitted on ${head.model}, but the generator is ${model.info.name}: its scores would mean nothing.`,
       );
-    // A learned process scorer to every consumer of step scores: "prm" is the kind they know.
-    this.info = { kind: 'prm', name: `step head on ${model.info.name}` };
+    // Its own kind, so that a panel or report can say the scores are the head's and how it measured.
+    this.info = { kind: 'step-head', name: stepHeadName(head) };
   }
 
   async scoreSteps(problem: string, steps: readonly string[], options?: { signal?: AbortSignal }) {
@@ -37,6 +37,15 @@ export class LearnedStepScorer implements StepScorer {
     );
     return features.map((f) => stepHeadScore(this.head, f));
   }
+}
+
+/** "learned step head on M (held-out step AUROC 0.90, first error 68 %)": what it is, and how far to trust it. */
+export function stepHeadName(head: StepHead): string {
+  const h = head.heldOut;
+  const measured = h
+    ? `held-out step AUROC ${h.stepAuroc === null ? '—' : h.stepAuroc.toFixed(2)}, first error ${h.firstErrorAccuracy === null ? '—' : `${Math.round(h.firstErrorAccuracy * 100)} %`}, ${h.problems} problems`
+    : 'not measured on held-out steps';
+  return `learned step head on ${head.model} (${measured})`;
 }
 
 /** The steps' features, from the journal when this prompt and text were scored before. */

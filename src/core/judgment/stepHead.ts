@@ -24,15 +24,33 @@ export interface StepHead extends LogisticModel {
   l2: number;
   /** A step scored below it is flagged wrong; the first flagged step is the predicted first error. */
   threshold: number;
+  /** What the threshold maximised out of fold; heads saved before this field chose by first-error accuracy. */
+  thresholdBy?: ThresholdCriterion;
   fit: {
     solutions: number;
     steps: number;
     wrongSteps: number;
-    /** Out-of-fold log loss of the chosen head, and its first-error accuracy at the threshold. */
+    /** Out-of-fold log loss of the chosen head, and its first-error accuracy and ProcessBench F1 at the threshold. */
     cvLogLoss: number;
     cvFirstError: number;
+    cvF1?: number;
   };
   source: Record<string, unknown>;
+  /**
+   * How it measured on problems it was not fitted on, written by `judgment train-steps` so that
+   * whoever uses the head can say how far to trust it; absent for a head fitted without a held-out side.
+   */
+  heldOut?: StepHeadHeldOut;
+}
+
+export interface StepHeadHeldOut {
+  problems: number;
+  solutions: number;
+  steps: number;
+  stepAuroc: number | null;
+  firstErrorAccuracy: number | null;
+  /** ProcessBench F1 at the head's threshold (absent in heads saved before it was recorded). */
+  processBenchF1?: number | null;
 }
 
 /** One labelled step of a labelled solution. */
@@ -52,6 +70,8 @@ export interface StepFitOptions {
   folds?: number;
   /** Features to choose from (all by default). */
   features?: readonly StepFeatureName[];
+  /** What the threshold maximises (ProcessBench F1 by default). */
+  thresholdBy?: ThresholdCriterion;
   source?: Record<string, unknown>;
 }
 
@@ -61,7 +81,8 @@ const rowOf = (features: readonly StepFeatureName[], f: StepFeatures) => feature
 
 /**
  * Fits the head: features added greedily while they lower the out-of-fold log loss, then the
- * penalty of the chosen set, then the threshold that maximises out-of-fold first-error accuracy.
+ * penalty of the chosen set, then the threshold that maximises the out-of-fold ProcessBench F1
+ * (or first-error accuracy, when asked).
  */
 export function fitStepHead(samples: readonly StepSample[], options: StepFitOptions): StepHead {
   const grid = options.l2 ?? L2_GRID;
@@ -88,7 +109,8 @@ export function fitStepHead(samples: readonly StepSample[], options: StepFitOpti
     const loss = logLoss(scores, samples);
     if (loss < best.loss) best = { l2, loss, scores };
   }
-  const threshold = bestThreshold(samples, best.scores);
+  const criterion = options.thresholdBy ?? 'processbench-f1';
+  const threshold = bestThreshold(samples, best.scores, criterion);
   const head = fitLogistic(
     samples.map((s) => rowOf(chosen, s.features)),
     samples.map((s) => !s.wrong),
@@ -103,12 +125,14 @@ export function fitStepHead(samples: readonly StepSample[], options: StepFitOpti
     l2: best.l2,
     ...head,
     threshold: threshold.threshold,
+    thresholdBy: criterion,
     fit: {
       solutions: new Set(samples.map((s) => s.solution)).size,
       steps: samples.length,
       wrongSteps: samples.filter((s) => s.wrong).length,
       cvLogLoss: best.loss,
-      cvFirstError: threshold.accuracy,
+      cvFirstError: threshold.firstError,
+      cvF1: threshold.f1,
     },
     source: options.source ?? {},
   };
@@ -138,40 +162,77 @@ export function outOfFoldStepScores(
   return scores;
 }
 
-/** Share of solutions whose first step scored below `threshold` is their first labelled wrong step. */
-export function firstErrorAccuracy(
-  samples: readonly StepSample[],
-  scores: readonly number[],
-  threshold: number,
-): number {
+/** Each solution's steps in order, with their labels and scores. */
+function solutionsOf(samples: readonly StepSample[], scores: readonly number[]) {
   const bySolution = new Map<string, { index: number; wrong: boolean; score: number }[]>();
   samples.forEach((s, i) => {
     const list = bySolution.get(s.solution) ?? [];
     list.push({ index: s.index, wrong: s.wrong, score: scores[i] });
     bySolution.set(s.solution, list);
   });
-  let hits = 0;
-  for (const steps of bySolution.values()) {
-    steps.sort((a, b) => a.index - b.index);
-    const predicted = steps.findIndex((s) => s.score < threshold);
-    if (predicted === steps.findIndex((s) => s.wrong)) hits++;
-  }
-  return bySolution.size ? hits / bySolution.size : 0;
+  return [...bySolution.values()].map((steps) => steps.sort((a, b) => a.index - b.index));
 }
 
-function bestThreshold(samples: readonly StepSample[], scores: readonly number[]) {
+/** Whether the first step scored below `threshold` is the solution's first labelled wrong step (−1 both: none). */
+const firstErrorHit = (steps: { wrong: boolean; score: number }[], threshold: number) =>
+  steps.findIndex((s) => s.score < threshold) === steps.findIndex((s) => s.wrong);
+
+/** Share of solutions whose first step scored below `threshold` is their first labelled wrong step. */
+export function firstErrorAccuracy(
+  samples: readonly StepSample[],
+  scores: readonly number[],
+  threshold: number,
+): number {
+  const solutions = solutionsOf(samples, scores);
+  return solutions.length
+    ? solutions.filter((s) => firstErrorHit(s, threshold)).length / solutions.length
+    : 0;
+}
+
+/**
+ * ProcessBench's F1 at `threshold`: the harmonic mean of the first-error accuracy on solutions with
+ * a wrong step and the share of solutions without one where nothing is flagged. Unlike plain
+ * first-error accuracy it cannot be won by flagging nothing when most solutions are clean.
+ */
+export function processBenchF1(
+  samples: readonly StepSample[],
+  scores: readonly number[],
+  threshold: number,
+): number {
+  const solutions = solutionsOf(samples, scores);
+  const erroneous = solutions.filter((s) => s.some((x) => x.wrong));
+  const clean = solutions.filter((s) => !s.some((x) => x.wrong));
+  if (!erroneous.length || !clean.length) return firstErrorAccuracy(samples, scores, threshold);
+  const a = erroneous.filter((s) => firstErrorHit(s, threshold)).length / erroneous.length;
+  const b = clean.filter((s) => firstErrorHit(s, threshold)).length / clean.length;
+  return a + b > 0 ? (2 * a * b) / (a + b) : 0;
+}
+
+/** What the threshold is chosen to maximise, out of fold on the fit side. */
+export type ThresholdCriterion = 'processbench-f1' | 'first-error';
+
+function bestThreshold(
+  samples: readonly StepSample[],
+  scores: readonly number[],
+  criterion: ThresholdCriterion,
+) {
   const candidates = [...new Set(scores)].sort((a, b) => a - b);
   // Midpoints between neighbouring scores, and one below all of them (flag nothing).
   const cuts = [
     0,
     ...candidates.map((c, i) => (i + 1 < candidates.length ? (c + candidates[i + 1]) / 2 : c + 1e-9)),
   ];
-  let best = { threshold: 0.5, accuracy: -1 };
+  const measure = criterion === 'first-error' ? firstErrorAccuracy : processBenchF1;
+  let best = { threshold: 0.5, value: -1 };
   for (const threshold of cuts) {
-    const accuracy = firstErrorAccuracy(samples, scores, threshold);
-    if (accuracy > best.accuracy) best = { threshold, accuracy };
+    const value = measure(samples, scores, threshold);
+    if (value > best.value) best = { threshold, value };
   }
-  return best;
+  return {
+    threshold: best.threshold,
+    firstError: firstErrorAccuracy(samples, scores, best.threshold),
+    f1: processBenchF1(samples, scores, best.threshold),
+  };
 }
 
 /** P(step not wrong) under the head. */
@@ -206,8 +267,23 @@ export function parseStepHead(value: unknown): { head: StepHead } | { error: str
       (a) => Array.isArray(a) && a.length === v.features!.length && a.every(Number.isFinite),
     ) &&
     Number.isFinite(v.bias) &&
-    Number.isFinite(v.threshold);
+    Number.isFinite(v.threshold) &&
+    (v.thresholdBy === undefined || v.thresholdBy === 'processbench-f1' || v.thresholdBy === 'first-error') &&
+    (v.heldOut === undefined || validHeldOut(v.heldOut));
   return ok ? { head: v as StepHead } : { error: 'its head is malformed' };
+}
+
+function validHeldOut(h: unknown): boolean {
+  const v = h as Partial<StepHeadHeldOut> | null;
+  const share = (x: unknown) => x === null || (typeof x === 'number' && x >= 0 && x <= 1);
+  return (
+    !!v &&
+    typeof v === 'object' &&
+    [v.problems, v.solutions, v.steps].every((n) => Number.isInteger(n) && (n as number) >= 0) &&
+    share(v.stepAuroc) &&
+    share(v.firstErrorAccuracy) &&
+    (v.processBenchF1 === undefined || share(v.processBenchF1))
+  );
 }
 
 /** Reads a step head file; a missing or malformed one is an error naming the file. */

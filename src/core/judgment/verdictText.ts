@@ -6,6 +6,7 @@
  */
 import type { Judgment } from './judgmentSchema';
 import type { FeatureName } from './featureNames';
+import type { StepScorer } from '../model/stepScorer';
 
 export const SIGNAL_LABELS: Record<FeatureName, string> = {
   selfScore: 'self score',
@@ -69,4 +70,16 @@ export function evidenceRows(j: Judgment): EvidenceRow[] {
 /** One line per signal: "verifier score 0.58 (−0.41 log-odds): expected verifier score …". */
 export function evidenceLines(j: Judgment): string[] {
   return evidenceRows(j).map((r) => `${r.label} ${r.value} (${r.contribution} log-odds): ${r.explanation}`);
+}
+
+/**
+ * One plain line saying what produced a candidate's step scores, so that a person reading the
+ * panel knows whether they come from a learned head (and how it measured), a trained PRM, or the
+ * verifier asked about each step.
+ */
+export function stepScorerText(scorer: StepScorer['info'] | null | undefined): string {
+  if (!scorer) return 'steps not scored';
+  if (scorer.kind === 'step-head') return `step scores: ${scorer.name}`;
+  if (scorer.kind === 'prm') return `step scores: process reward model ${scorer.name}`;
+  return `step scores: the verifier (${scorer.name}) asked about each step`;
 }

@@ -173,7 +173,7 @@ export const StepScoreSchema = z.object({
 });
 
 export const StepScoresSchema = z.object({
-  scorer: z.object({ kind: z.enum(['prm', 'verifier-logprob']), name: z.string() }),
+  scorer: z.object({ kind: z.enum(['prm', 'step-head', 'verifier-logprob']), name: z.string() }),
   steps: z.array(StepScoreSchema),
   solutionScore: nullableScore,
   ms: z.number(),
@@ -262,7 +262,9 @@ export const ProveRunSchema = z.object({
     generator: ModelInfoSchema,
     verifier: ModelInfoSchema,
     /** Null when no step was scored (step scores off and no ranking by PRM). */
-    stepScorer: z.object({ kind: z.enum(['prm', 'verifier-logprob']), name: z.string() }).nullable(),
+    stepScorer: z
+      .object({ kind: z.enum(['prm', 'step-head', 'verifier-logprob']), name: z.string() })
+      .nullable(),
   }),
   prompts: z.record(z.string(), z.string()),
   iterations: z.array(IterationSchema),

@@ -3,6 +3,7 @@ import type { StepwiseContext } from '../context';
 import { readSettings } from '../settings';
 import { checkProof, proofToCheck } from '../../core/prove/check';
 import { checkOptionsFromSettings } from './proveOptions';
+import { configuredStepHead } from '../stepHeadScorer';
 import type { RoundCalibrator } from '../../core/prove/judgeRound';
 import type { ProveRunner } from './proveRunner';
 
@@ -59,7 +60,8 @@ export function registerCheckProof(
             },
             {
               verifier: await ctx.verifier.backend(generator),
-              stepScorer: await ctx.prm.scorer(),
+              // A trained PRM first, then the learned step head over this generator, else the verifier.
+              stepScorer: (await ctx.prm.scorer()) ?? configuredStepHead(generator, ctx.log),
               calibrator: calibrator(),
             },
           ),

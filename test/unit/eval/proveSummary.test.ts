@@ -3,6 +3,9 @@ import assert from 'node:assert/strict';
 import { candidateOutcome, proveItemResult } from '../../../src/core/eval/proveEval';
 import type { CandidateOutcome, ProveItemResult } from '../../../src/core/eval/proveEval';
 import { majorityVote, summarizeProve } from '../../../src/core/eval/proveSummary';
+import { splitOf } from '../../../src/core/judgment/split';
+import { evalSummaryText } from '../../../src/core/eval/summaryText';
+import type { EvalResult } from '../../../src/core/eval/evaluation';
 import { parseProofOutput } from '../../../src/core/prove/parse';
 import type { CandidateRecord, ProveRun } from '../../../src/core/prove/runSchema';
 
@@ -185,4 +188,55 @@ test('a selection by a score no candidate has (step scores off) is not measured 
   assert.equal(selections.stepScore.n, 0);
   assert.equal(selections.stepScore.value, null);
   assert.equal(selections.verifier.value, null);
+});
+
+test('refinement per round: accuracy after each round, and what each round fixed and broke', () => {
+  // Each run's chosen answer per round (true = right); a shorter run stopped early.
+  const journal: Record<string, boolean[]> = {
+    a: [false, true, true], // fixed in round 2
+    b: [true, false, false], // broken in round 2
+    c: [false, false, true], // fixed in round 3
+    d: [true], // right at once, stopped
+    e: [false, false], // never fixed, stopped after round 2
+    f: [true, true, false], // broken in round 3
+  };
+  const items = Object.entries(journal).map(([id, rounds]) => ({
+    ...item(rounds.map((ok) => ({ chosen: 0, candidates: [cand(ok ? '1/2' : '3', ok)] }))),
+    id,
+  }));
+  const m = summarizeProve(items);
+  const row = (r: (typeof m.perIteration)[number]) => [
+    r.round,
+    `${r.accuracy.k}/${r.accuracy.n}`,
+    r.change && [
+      r.change.refined,
+      `${r.change.fixed.k}/${r.change.fixed.n}`,
+      `${r.change.broke.k}/${r.change.broke.n}`,
+    ],
+    r.stillRefining,
+  ];
+  assert.deepEqual(m.perIteration.map(row), [
+    [1, '3/6', null, 5],
+    // Round 2 ran on a, b, c, e, f: of the wrong ones (a, c, e) it fixed a; of the right (b, f) it broke b.
+    [2, '3/6', [5, '1/3', '1/2'], 4],
+    // Round 3 ran on a, b, c, f: it fixed c (of b, c) and broke f (of a, f); d and e keep their answers.
+    [3, '3/6', [4, '1/2', '1/2'], 0],
+  ]);
+  // The held-out side is the same figures over the held-out problems only.
+  const held = Object.keys(journal).filter((id) => splitOf(id) === 'held-out');
+  assert.ok(held.length > 0 && held.length < 6, `held-out runs: ${held.join(', ')}`);
+  assert.ok(m.perIterationHeldOut.every((r) => r.accuracy.n === held.length));
+  assert.equal(m.perIterationHeldOut[0].accuracy.k, held.filter((id) => journal[id][0]).length);
+  // The summary says it in words.
+  const text = evalSummaryText({
+    kind: 'prove',
+    metrics: m,
+    model: { name: 'm' },
+    dataset: { path: 'd.jsonl' },
+    items: { finished: 6, selected: 6, failed: [] },
+    complete: true,
+    timing: { secondsPerItem: null, cpuSecondsPerItem: null, machine: { cores: 2, loadAverage: null } },
+  } as unknown as EvalResult);
+  assert.match(text, /round 2 \(5 runs refined\): fixed 1\/3 wrong answers, broke 1\/2 right ones/);
+  assert.match(text, /round 3 \(4 runs refined\): fixed 1\/2 wrong answers, broke 1\/2 right ones/);
 });

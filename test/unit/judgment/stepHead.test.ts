@@ -6,7 +6,14 @@ import { test } from 'node:test';
 import { trainLearnedSteps } from '../../../src/core/eval/learnedSteps';
 import type { LabelledSteps } from '../../../src/core/eval/prmEval';
 import { mulberry32 } from '../../../src/core/math/stats';
-import { loadStepHead, parseStepHead, stepHeadScore } from '../../../src/core/judgment/stepHead';
+import {
+  firstErrorAccuracy,
+  loadStepHead,
+  parseStepHead,
+  processBenchF1,
+  stepHeadScore,
+  type StepSample,
+} from '../../../src/core/judgment/stepHead';
 import { joinSteps, stepFeatures, type StepFeatures } from '../../../src/core/judgment/stepFeatures';
 import { TokenJournal } from '../../../src/core/judgment/tokenJournal';
 import type { GeneratedToken } from '../../../src/core/model/types';
@@ -133,4 +140,44 @@ test('a token journal gives back what was scored, for its model only, after a cu
   assert.deepEqual([...any.models], ['model-a']);
   assert.throws(() => any.put(key, []), /cannot be written/);
   assert.notEqual(TokenJournal.keyOf('prompt', 'a = 1'), TokenJournal.keyOf('prompt', 'a = 2'));
+});
+
+test('the threshold is chosen by ProcessBench F1, which flagging nothing cannot win', () => {
+  // Eight clean solutions (three with a low-scoring step) and two with a wrong step at 0.25.
+  const samples: StepSample[] = [];
+  const scores: number[] = [];
+  const add = (solution: string, steps: [score: number, wrong: boolean][]) =>
+    steps.forEach(([score, wrong], index) => {
+      samples.push({ problem: solution, solution, index, features: {} as StepFeatures, wrong });
+      scores.push(score);
+    });
+  for (let i = 0; i < 8; i++)
+    add(`clean-${i}`, [
+      [0.9, false],
+      [i < 3 ? 0.2 : 0.8, false],
+      [0.9, false],
+    ]);
+  for (let i = 0; i < 2; i++)
+    add(`wrong-${i}`, [
+      [0.9, false],
+      [0.25, true],
+    ]);
+  // Flagging nothing is right on every clean solution: 8 of 10 by first-error accuracy, F1 0.
+  assert.equal(firstErrorAccuracy(samples, scores, 0), 0.8);
+  assert.equal(processBenchF1(samples, scores, 0), 0);
+  // Flagging below 0.3 finds both errors and wrongly flags 3 of 8 clean ones: 0.7, F1 2·1·⅝/(1+⅝).
+  assert.equal(firstErrorAccuracy(samples, scores, 0.3), 0.7);
+  assert.ok(Math.abs(processBenchF1(samples, scores, 0.3) - 10 / 13) < 1e-12);
+});
+
+test('a head records the criterion of its threshold, and its held-out F1', () => {
+  const rows = syntheticSolutions(30, 5);
+  const f1 = trainLearnedSteps(rows, { model: 'synthetic' });
+  assert.equal(f1.head.thresholdBy, 'processbench-f1');
+  assert.ok(f1.head.fit.cvF1! > 0.5, `out-of-fold F1 ${f1.head.fit.cvF1}`);
+  assert.equal(f1.head.heldOut?.processBenchF1, f1.heldOut.firstError.f1);
+  const fe = trainLearnedSteps(rows, { model: 'synthetic', thresholdBy: 'first-error' });
+  assert.equal(fe.head.thresholdBy, 'first-error');
+  assert.ok(fe.head.fit.cvFirstError >= f1.head.fit.cvFirstError);
+  assert.ok(f1.head.fit.cvF1! >= fe.head.fit.cvF1!);
 });

@@ -157,3 +157,25 @@ test('calibration summarises the saved runs of a folder: reliability, ECE and AU
   const text = await capture(['calibration', '--runs-dir', dir]);
   assert.match(text.stdout, /self-score vs answer correctness: 2 candidate\(s\), ECE 0\.500, AUROC 0\.500/);
 });
+
+test('prove and check refuse a bad --step-scorer, or one beside --prm-dir, before a model loads', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'step-scorer-flag-'));
+  const notHead = path.join(dir, 'not-a-head.json');
+  fs.writeFileSync(notHead, '{"schema":"stepwise.learned-scorer","version":1}');
+  const head = path.join(findPackageRoot(), 'bench', 'runs', 'learned-steps', 'step-head.json');
+  for (const command of ['prove', 'check']) {
+    const bad = await capture([command, example('sqrt-two-irrational.md'), '--step-scorer', notHead]);
+    assert.equal(bad.code, 2, bad.stderr);
+    assert.match(bad.stderr, /--step-scorer: .*not-a-head\.json: not a learned step head/);
+    const both = await capture([
+      command,
+      example('sqrt-two-irrational.md'),
+      '--step-scorer',
+      head,
+      '--prm-dir',
+      dir,
+    ]);
+    assert.equal(both.code, 2, both.stderr);
+    assert.match(both.stderr, /give --prm-dir or --step-scorer, not both/);
+  }
+});

@@ -95,12 +95,29 @@ function refinement(m: ProveMetrics): string {
     integerX: true,
     series: [{ name: 'chosen answer', points }],
   });
-  const rows = m.perIteration.map((r) => [String(r.round), pct(r.accuracy), String(r.stillRefining)]);
+  const head = [
+    'round',
+    'accuracy [95 % CI] (k/n)',
+    'fixed: wrong → right (of those wrong before it)',
+    'broke: right → wrong (of those right before it)',
+    'runs refining further',
+  ];
+  const rows = (rounds: ProveMetrics['perIteration']) =>
+    rounds.map((r) => [
+      String(r.round),
+      pct(r.accuracy),
+      r.change ? pct(r.change.fixed) : 'first proof',
+      r.change ? pct(r.change.broke) : '—',
+      String(r.stillRefining),
+    ]);
+  // Journals summarised before the held-out rows existed have none.
+  const heldOut = m.perIterationHeldOut ?? [];
   return section(
     'Does refinement help?',
-    'The chosen answer of each problem after round k; a run that stopped (self-score 1) keeps its last answer.',
+    "The chosen answer of each problem after round k; a run that stopped (P(correct) or self-score reached) keeps its last answer. A round's fixes and breaks count only the runs that ran it.",
     charts(chart),
-    table(['round', 'accuracy [95 % CI] (k/n)', 'runs refining further'], rows),
+    table(head, rows(m.perIteration), 'all problems'),
+    heldOut.length ? table(head, rows(heldOut), 'held-out problems (never used to fit P(correct))') : '',
   );
 }
 
