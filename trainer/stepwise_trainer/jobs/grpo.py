@@ -222,7 +222,9 @@ def held_out_reward(
     temperature and length) from --seed, so the before and after figures draw the same random stream.
     --eval-batch-size problems are sampled together; the batches are the same before and after.
     ``record`` names a JSONL file that keeps every completion with its reward, so a change can be
-    tested per problem (a paired interval) and checked against reference answers the reward never saw."""
+    tested per problem (a paired interval) and checked against reference answers the reward never saw;
+    with the design's reward it also keeps the verifier's grade R_Y and R_meta (None where not asked),
+    so the verifier's own discrimination can be measured on the same completions."""
     import torch
 
     model.eval()
@@ -248,8 +250,13 @@ def held_out_reward(
             completions = [[{"role": "assistant", "content": t}] for t in texts]
             their_prompts = [prompts[i] for i in repeated]
             scored = reward(their_prompts, completions, problem=[batch[i] for i in repeated])
+            # The design's reward keeps what its judges said (R_Y, R_meta); a plain reward function has none.
+            said = list(getattr(reward, "last_parts", None) or [{}] * len(texts))
             formatted = format_reward(their_prompts, completions)
-            kept += [{"problem": batch[i], "completion": t, "reward": r, "format": f} for i, t, r, f in zip(repeated, texts, scored, formatted, strict=True)]
+            kept += [
+                {"problem": batch[i], "completion": t, "reward": r, "format": f, **{k: v for k, v in parts.items() if k in ("r_y", "r_meta", "self_score")}}
+                for i, t, r, f, parts in zip(repeated, texts, scored, formatted, said, strict=True)
+            ]
             rewards += scored
             formats += formatted
     if record and not is_secondary_process():
