@@ -51,6 +51,8 @@ export interface StepwiseSettings {
   practice: {
     judgePasses: number;
     questions: number;
+    rounds: number;
+    weakModelPath: string;
     weights: { cons: number; sep: number; stab: number };
     thresholds: { cons: number; sep: number; stab: number };
   };
@@ -148,6 +150,8 @@ export function readSettings(scope?: vscode.ConfigurationScope): StepwiseSetting
     practice: {
       judgePasses: g('practice.judgePasses'),
       questions: g('practice.questions'),
+      rounds: g('practice.rounds'),
+      weakModelPath: g('practice.weakModelPath'),
       weights: g('practice.weights'),
       thresholds: g('practice.thresholds'),
     },

@@ -7,6 +7,7 @@ import { createModelBackend } from '../../core/model/factory';
 import type { ModelBackend } from '../../core/model/types';
 import { distribution, type PracticeSet } from '../../core/practice/loop';
 import { runPracticeRounds } from '../../core/practice/rounds';
+import { withWeakSolver } from '../../core/practice/weakSolver';
 import { exportPracticeSet } from '../../core/practice/export';
 import { saveJsonAtomically } from '../../core/files';
 import { wholeFlag } from '../flags';
@@ -47,12 +48,17 @@ export const practiceCommand: CliCommand = {
     if (weakDir !== undefined && !fs.existsSync(weakDir))
       throw new UsageError(`--weak-model-dir ${weakDir} does not exist.`);
     const model = await openModel(values);
-    let weak: ModelBackend | undefined;
     try {
       // The weak-model regime: a smaller model (or an earlier checkpoint) answers greedily, so the
       // judge must tell its answers from the strong regimes' (R_sep) on more than sampling noise.
-      if (weakDir !== undefined)
-        weak = await createModelBackend(modelConfigFrom({ 'model-dir': weakDir, device: values.device }));
+      const openWeak = (dir: string) =>
+        createModelBackend(modelConfigFrom({ 'model-dir': dir, device: values.device }));
+      return await withWeakSolver(weakDir, openWeak, (weak) => practiceRounds(weak), '--weak-model-dir');
+    } finally {
+      await model.dispose();
+    }
+
+    async function practiceRounds(weak: ModelBackend | undefined): Promise<number> {
       const outDir = values['out-dir'] ?? path.join('.stepwise', 'practice');
       const summaries: Record<string, unknown>[] = [];
       const sets = await runPracticeRounds({
@@ -92,9 +98,6 @@ export const practiceCommand: CliCommand = {
           : `${JSON.stringify(summary, null, 2)}\n`,
       );
       return 0;
-    } finally {
-      await model.dispose();
-      await weak?.dispose();
     }
   },
 };
