@@ -67,6 +67,7 @@ export type WritableSetting =
   | 'model.openai.baseUrl'
   | 'model.openai.model'
   | 'prm.modelPath'
+  | 'verifier.modelPath'
   | 'labels.stopAtFirstError';
 
 /** Writes settings one after another, in the order given; like reading, writing names keys here only. */
