@@ -2,6 +2,8 @@
 
     python bench/grpo-arith-summary.py RUN_DIR --grpo-seconds S --sft-seconds S --command TEXT
     python bench/grpo-arith-summary.py --timing EVENTS.jsonl      (where a grpo run's time went)
+    python bench/grpo-arith-summary.py --size TIMING.json --probe-seconds S --left S --held-out H
+        (held-out problems and steps that fit in the seconds left, from a probe's timing: "H STEPS")
 
 The held-out figures are paired: the grpo job samples the same problems from the same seed before
 and after training (RUN_DIR/grpo/held-out-{before,after}.jsonl), so each problem's change in mean
@@ -110,16 +112,48 @@ def timing(grpo: list[dict]) -> dict[str, object]:
     }
 
 
+def size_run(probe: dict, probe_seconds: float, left: float, most_held_out: int) -> tuple[int, int]:
+    """Held-out problems and GRPO steps for the seconds left, from a probe of one step on 2 held-out
+    problems: everything the probe spent outside its measurements and its step (imports, loading two
+    models, saving) is paid once more, each held-out problem twice (before and after), each step once,
+    with 15 % to spare on the measured parts. Most held-out problems first, as long as 6 steps fit:
+    a curve needs steps, and its interval needs problems.
+
+    >>> probe = {"held_out_before_seconds": 40, "held_out_after_seconds": 44, "steps": [{"seconds": 100}]}
+    >>> size_run(probe, 250, 1700, 32), size_run(probe, 250, 2400, 32), size_run(probe, 250, 1000, 32)
+    ((16, 6), (24, 9), (16, 2))
+    """
+    before, after = probe["held_out_before_seconds"] or 0, probe["held_out_after_seconds"] or 0
+    step = max(s["seconds"] for s in probe["steps"]) * 1.15
+    fixed = probe_seconds - before - after - sum(s["seconds"] for s in probe["steps"]) + 30  # +30: the summary
+    per_problem = max(before, after) / 2 * 1.15
+    steps = 0
+    for held_out in [h for h in (most_held_out, 24, 16) if h <= most_held_out]:
+        steps = min(16, int((left - fixed - 2 * held_out * per_problem) // step))
+        if steps >= 6:
+            return held_out, steps
+    return min(16, most_held_out), max(2, steps)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("run", type=Path, nargs="?")
     parser.add_argument("--timing", type=Path, help="print where one grpo run's time went (its events file) and stop")
+    parser.add_argument("--size", type=Path, help="a probe's timing JSON: print the held-out problems and steps that fit, and stop")
+    parser.add_argument("--probe-seconds", type=float)
+    parser.add_argument("--left", type=float)
+    parser.add_argument("--held-out", type=int, default=24)
     parser.add_argument("--grpo-seconds", type=int)
     parser.add_argument("--sft-seconds", type=int)
     parser.add_argument("--command")
     args = parser.parse_args()
     if args.timing:
         print(json.dumps(timing(events(args.timing)), indent=1))
+        return
+    if args.size:
+        if args.probe_seconds is None or args.left is None:
+            parser.error("--size needs --probe-seconds and --left")
+        print(*size_run(json.loads(args.size.read_text()), args.probe_seconds, args.left, args.held_out))
         return
     if args.run is None or args.grpo_seconds is None or args.sft_seconds is None or args.command is None:
         parser.error("RUN_DIR, --grpo-seconds, --sft-seconds and --command are needed without --timing")

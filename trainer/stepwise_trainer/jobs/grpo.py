@@ -84,6 +84,13 @@ class GrpoConfig(CommonConfig):
     )
     verifier_batch_size: int = field(default=16, metadata={"help": "Proofs a local verifier grades together (left-padded); raise it on a GPU."})
     eval_batch_size: int = field(default=1, metadata={"help": "Held-out problems sampled together (left-padded); raise it on a GPU."})
+    eval_generations: int = field(
+        default=0,
+        metadata={
+            "help": "Completions sampled per held-out problem; 0: K (--num-generations). Fewer per problem buys more problems for the same time, "
+            "and a paired interval over problems narrows with problems."
+        },
+    )
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -109,6 +116,8 @@ class GrpoConfig(CommonConfig):
         )
         if self.eval_batch_size < 1 or self.verifier_batch_size < 1:
             raise ConfigError("eval_batch_size and verifier_batch_size must be at least 1.")
+        if self.eval_generations < 0:
+            raise ConfigError(f"eval_generations must be 0 (K) or more (got {self.eval_generations}).")
         if abs(self.alpha + self.beta - 1) > 1e-6:
             raise ConfigError(f"alpha + beta must be 1 (got {self.alpha} + {self.beta}).")
 
@@ -218,7 +227,7 @@ def held_out_reward(
     on_problem: Callable[[int], None],
     record: str | None = None,
 ) -> dict[str, float]:
-    """Mean design reward and R_format rate of K completions per problem, sampled as in training (same
+    """Mean design reward and R_format rate of K completions per problem (--eval-generations), sampled as in training (same
     temperature and length) from --seed, so the before and after figures draw the same random stream.
     --eval-batch-size problems are sampled together; the batches are the same before and after.
     ``record`` names a JSONL file that keeps every completion with its reward, so a change can be
@@ -229,6 +238,7 @@ def held_out_reward(
 
     model.eval()
     torch.manual_seed(cfg.seed)
+    per_problem = cfg.eval_generations or cfg.num_generations
     rewards: list[float] = []
     formats: list[float] = []
     kept: list[dict[str, Any]] = []
@@ -243,10 +253,10 @@ def held_out_reward(
                 do_sample=True,
                 temperature=cfg.temperature,
                 max_new_tokens=cfg.max_completion_length,
-                num_return_sequences=cfg.num_generations,
+                num_return_sequences=per_problem,
             )
-            # complete_batch keeps each prompt's K completions together, in prompt order.
-            repeated = [i for i in range(len(batch)) for _ in range(cfg.num_generations)]
+            # complete_batch keeps each prompt's completions together, in prompt order.
+            repeated = [i for i in range(len(batch)) for _ in range(per_problem)]
             completions = [[{"role": "assistant", "content": t}] for t in texts]
             their_prompts = [prompts[i] for i in repeated]
             scored = reward(their_prompts, completions, problem=[batch[i] for i in repeated])
