@@ -162,11 +162,25 @@ def main() -> None:
     rows_after = records(args.run / "grpo" / "held-out-after.jsonl")
     before, after = per_problem(rows_before, answers), per_problem(rows_after, answers)
     problems = list(before)
-    figures = {}
-    for key in ("reward", "format_rate", "accuracy"):
-        b, a = [before[p][key] for p in problems], [after[p][key] for p in problems]
-        figures[key] = {"before": statistics.fmean(b), "after": statistics.fmean(a), **paired_interval(b, a)}
-    grpo = events(args.run / "grpo.events.jsonl")
+
+    def changes(later: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+        out = {}
+        for key in ("reward", "format_rate", "accuracy"):
+            b, a = [before[p][key] for p in problems], [later[p][key] for p in problems]
+            out[key] = {"before": statistics.fmean(b), "after": statistics.fmean(a), **paired_interval(b, a)}
+        return out
+
+    figures = changes(after)
+    # A run continued in a second slot (the script's `more` stage) kept the first part's
+    # after-record: a point in the middle of the curve, paired with the same before.
+    middle = {
+        int(f.stem.removeprefix("held-out-after-step")): changes(per_problem(records(f), answers))
+        for f in sorted((args.run / "grpo").glob("held-out-after-step*.jsonl"))
+    }
+    parts = [events(args.run / "grpo.events.jsonl")]
+    if (args.run / "grpo-more.events.jsonl").exists():
+        parts.append(events(args.run / "grpo-more.events.jsonl"))
+    grpo = [e for part in parts for e in part]
     sft = events(args.run / "sft.events.jsonl")
     keep = ("loss", "reward", "reward_std", "rewards/format_reward/mean", "kl", "frac_reward_zero_std", "completions/mean_length")
     steps = [{"step": e["step"], **{k: e["data"][k] for k in keep if k in e["data"]}} for e in grpo if e["type"] == "metric" and "reward" in e["data"]]
@@ -193,10 +207,11 @@ def main() -> None:
         "sft_format_losses": sft_losses,
         "sft_format_greedy_check": sft_check,
         "heldout": figures,
+        "heldout_after_step": {str(k): v for k, v in middle.items()},
         "rose_beyond_interval": {key: v["ci95_low"] > 0 for key, v in figures.items()},
         "verifier_on_held_out": {"before": verifier_check(rows_before, answers), "after": verifier_check(rows_after, answers)},
         "steps": steps,
-        "timing": timing(grpo),
+        "timing": [timing(part) for part in parts],
         "per_problem": [{"problem": p, "before": before[p], "after": after[p]} for p in problems],
     }
     print(json.dumps(result, indent=1))

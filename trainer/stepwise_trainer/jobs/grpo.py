@@ -84,6 +84,13 @@ class GrpoConfig(CommonConfig):
     )
     verifier_batch_size: int = field(default=16, metadata={"help": "Proofs a local verifier grades together (left-padded); raise it on a GPU."})
     eval_batch_size: int = field(default=1, metadata={"help": "Held-out problems sampled together (left-padded); raise it on a GPU."})
+    held_out_before: str = field(
+        default="",
+        metadata={
+            "help": "A held-out-before.jsonl an earlier run recorded from the same --base-model, --eval-data, --seed and sampling settings "
+            "(the run this one resumes): its figures stand for the measurement before training instead of sampling them again."
+        },
+    )
     eval_generations: int = field(
         default=0,
         metadata={
@@ -171,7 +178,10 @@ def run(cfg: GrpoConfig, events: EventWriter, extra_rewards: Sequence[RewardFunc
         os.makedirs(cfg.output_dir, exist_ok=True)
         return os.path.join(cfg.output_dir, f"held-out-{when}.jsonl")
 
-    before = held_out_reward(model, tokenizer, held_out, cfg, reward, measuring("before"), record("before")) if held_out else {}
+    if cfg.held_out_before and held_out:
+        before = recorded_held_out(cfg.held_out_before, held_out, cfg.eval_generations or cfg.num_generations, record("before"))
+    else:
+        before = held_out_reward(model, tokenizer, held_out, cfg, reward, measuring("before"), record("before")) if held_out else {}
     if before:
         events.metric(0, {f"before/{k}": v for k, v in {**before, **costs.take()}.items()})
     args = GRPOConfig(
@@ -274,6 +284,29 @@ def held_out_reward(
             f.writelines(json.dumps(k) + "\n" for k in kept)
     n = max(1, len(rewards))
     return {"heldout_reward": sum(rewards) / n, "heldout_format_rate": sum(formats) / n}
+
+
+def recorded_held_out(path: str, problems: list[str], per_problem: int, record: str) -> dict[str, float]:
+    """The figures of a held-out record an earlier run wrote (``held_out_reward``'s file), refused
+    unless it holds exactly ``per_problem`` completions of each held-out problem, in order: a record
+    of other problems or other settings is no measurement of this run's starting point. The record
+    is copied to ``record`` so this run's folder holds its before and after side by side."""
+    import shutil
+
+    rows = read_jsonl(path)
+    expected = [p for p in problems for _ in range(per_problem)]
+    if [r.get("problem") for r in rows] != expected:
+        raise ValueError(
+            f"{path} does not record {per_problem} completions of each of the {len(problems)} held-out problems in --eval-data, in order; "
+            "measure the held-out reward again (leave out --held-out-before)."
+        )
+    if os.path.abspath(path) != os.path.abspath(record) and not is_secondary_process():
+        os.makedirs(os.path.dirname(record) or ".", exist_ok=True)
+        shutil.copyfile(path, record)
+    return {
+        "heldout_reward": sum(float(r["reward"]) for r in rows) / len(rows),
+        "heldout_format_rate": sum(float(r["format"]) for r in rows) / len(rows),
+    }
 
 
 def problems_from_runs(paths: list[str]) -> list[dict[str, str]]:
