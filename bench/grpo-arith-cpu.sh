@@ -8,12 +8,13 @@
 # same seed. bench/grpo-arith-summary.py writes bench/results/grpo-arith-cpu.json with paired 95 %
 # intervals over the held-out problems.
 #
-#   bash bench/grpo-arith-cpu.sh [sft|probe|grpo|auto]    (default auto)
+#   bash bench/grpo-arith-cpu.sh [sft|probe|grpo|more|auto]    (default auto)
 #
 # sft writes RUN/sft/final; probe runs one GRPO step on 2 held-out problems into RUN/probe to time
 # the phases; grpo trains from RUN/sft/final (STEPS steps, HELD_OUT problems) and writes the
 # results. auto runs sft, then the probe, then sizes grpo from what the probe measured so that the
-# whole run ends within BUDGET_S seconds (default 1380: one 25-minute slot with room to save). A format example is 98
+# whole run ends within BUDGET_S seconds (default 1380: one 25-minute slot with room to save).
+# more continues grpo from its last checkpoint to STEPS steps in total, in another slot. A format example is 98
 # tokens with its end-of-turn token, so completions get 128: at 96 (the first run) a perfect answer
 # was cut before its score and earned R_format = 0. Torch runs on one thread: on this shared 2-core
 # machine two threads ran a layer 24× slower than one.
@@ -58,8 +59,28 @@ grpo() {
   started=$(date +%s)
   # shellcheck disable=SC2086
   "$PY" -W ignore -m stepwise_trainer grpo $args >"$RUN/grpo.events.jsonl" 2>"$RUN/grpo.log"
+  echo $(($(date +%s) - started)) >"$RUN/grpo.seconds"
+  echo "grpo $args" >"$RUN/grpo.command"
   "$PY" bench/grpo-arith-summary.py "$RUN" --grpo-seconds "$(($(date +%s) - started))" --sft-seconds "$(cat "$RUN/sft.seconds")" \
     --command "bench/grpo-arith-cpu.sh: $(cat "$RUN/sft.command"); grpo $args" >bench/results/grpo-arith-cpu.json
+}
+more() {
+  # Continues the grpo run from its last checkpoint (optimizer state and all) to STEPS steps in
+  # total, in another slot: the held-out problems and the before-record stay, the after-record of
+  # the first part is kept as held-out-after-step<N>.jsonl, a point in the middle of the curve.
+  [ -d "$RUN/grpo/checkpoints" ] || { echo "no $RUN/grpo/checkpoints: run the grpo stage first" >&2; exit 1; }
+  local done_steps args started
+  done_steps=$(cat "$RUN/grpo/checkpoints/latest" | tr -dc 0-9 | sed 's/^0*//')
+  cp "$RUN/grpo/held-out-after.jsonl" "$RUN/grpo/held-out-after-step$done_steps.jsonl"
+  args=$(grpo_args "$RUN/grpo" "${STEPS:?STEPS: the total steps to reach}" "$RUN/held-out-used.jsonl" | tr '\n' ' ')
+  args="$args --resume --held-out-before $RUN/grpo/held-out-before.jsonl"
+  started=$(date +%s)
+  # shellcheck disable=SC2086
+  "$PY" -W ignore -m stepwise_trainer grpo $args >"$RUN/grpo-more.events.jsonl" 2>"$RUN/grpo-more.log"
+  echo $(($(date +%s) - started)) >"$RUN/grpo-more.seconds"
+  "$PY" bench/grpo-arith-summary.py "$RUN" --grpo-seconds "$(($(cat "$RUN/grpo.seconds") + $(cat "$RUN/grpo-more.seconds")))" \
+    --sft-seconds "$(cat "$RUN/sft.seconds")" --command "bench/grpo-arith-cpu.sh: $(cat "$RUN/sft.command"); $(cat "$RUN/grpo.command"); then grpo $args" \
+    >bench/results/grpo-arith-cpu.json
 }
 auto() {
   local began sizes
@@ -78,6 +99,7 @@ case "$STAGE" in
   sft) sft ;;
   probe) probe ;;
   grpo) grpo ;;
+  more) more ;;
   auto) auto ;;
-  *) echo "usage: bash bench/grpo-arith-cpu.sh [sft|probe|grpo|auto]" >&2; exit 2 ;;
+  *) echo "usage: bash bench/grpo-arith-cpu.sh [sft|probe|grpo|more|auto]" >&2; exit 2 ;;
 esac
