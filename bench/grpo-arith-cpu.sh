@@ -6,26 +6,100 @@
 # grpo trains from that model, graded by a frozen copy of it under the product's verifier and
 # meta-verifier prompts, and samples K completions per held-out problem before and after from the
 # same seed. bench/grpo-arith-summary.py writes bench/results/grpo-arith-cpu.json with paired 95 %
-# intervals over the held-out problems. Torch runs on one thread: on this shared 2-core machine
-# two threads ran a layer 24× slower than one. About 25 minutes.
+# intervals over the held-out problems.
+#
+#   bash bench/grpo-arith-cpu.sh [sft|probe|grpo|more|auto]    (default auto)
+#
+# sft writes RUN/sft/final; probe runs one GRPO step on 2 held-out problems into RUN/probe to time
+# the phases; grpo trains from RUN/sft/final (STEPS steps, HELD_OUT problems) and writes the
+# results. auto runs sft, then the probe, then sizes grpo from what the probe measured so that the
+# whole run ends within BUDGET_S seconds (default 1380: one 25-minute slot with room to save).
+# more continues grpo from its last checkpoint to STEPS steps in total, in another slot. A format example is 98
+# tokens with its end-of-turn token, so completions get 128: at 96 (the first run) a perfect answer
+# was cut before its score and earned R_format = 0. Torch runs on one thread: on this shared 2-core
+# machine two threads ran a layer 24× slower than one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
+STAGE=${1:-auto}
 RUN=${RUN:-$ROOT/.cache/bench/grpo-arith}
-rm -rf "$RUN" && mkdir -p "$RUN"
 export PYTHONPATH="$ROOT/trainer" OMP_NUM_THREADS=${OMP_NUM_THREADS:-1} MKL_NUM_THREADS=${OMP_NUM_THREADS:-1}
 PY="$ROOT/.venv/bin/python"
-"$PY" bench/arith-problems.py "$RUN/data" --train 200 --held-out "${HELD_OUT:-8}" --seed 0
-SFT=(--base-model smollm2 --math-data "$RUN/data/train.jsonl" --output-dir "$RUN/sft" --examples 32
-  --max-steps "${SFT_STEPS:-6}" --save-steps 100 --batch-size 4 --learning-rate 1e-4 --max-length 512
-  --eval-problems 1 --eval-max-new-tokens 8 --seed 0 --device cpu)
-GRPO=(--base-model "$RUN/sft/final" --data "$RUN/data/train.jsonl" --eval-data "$RUN/data/held-out.jsonl"
-  --output-dir "$RUN/grpo" --max-steps "${STEPS:-5}" --save-steps 100 --num-generations 4 --problems-per-step 2
-  --batch-size 8 --max-completion-length 96 --learning-rate 3e-5 --verifier frozen --verifier-max-new-tokens 16
-  --eval-batch-size 2 --seed 0 --device cpu)
-started=$(date +%s)
-"$PY" -W ignore -m stepwise_trainer sft-format "${SFT[@]}" >"$RUN/sft.events.jsonl" 2>"$RUN/sft.log"
-sft_seconds=$(($(date +%s) - started))
-"$PY" -W ignore -m stepwise_trainer grpo "${GRPO[@]}" >"$RUN/grpo.events.jsonl" 2>"$RUN/grpo.log"
-"$PY" bench/grpo-arith-summary.py "$RUN" --wall-seconds "$(($(date +%s) - started))" --sft-seconds "$sft_seconds" \
-  --command "bench/grpo-arith-cpu.sh: sft-format ${SFT[*]}; grpo ${GRPO[*]}" >bench/results/grpo-arith-cpu.json
+HELD_OUT=${HELD_OUT:-32}
+SFT=(--base-model smollm2 --math-data "$RUN/data/train.jsonl" --output-dir "$RUN/sft" --examples "${SFT_EXAMPLES:-32}"
+  --max-steps "${SFT_STEPS:-8}" --save-steps 100 --batch-size 4 --learning-rate 1e-4 --max-length 512
+  --eval-problems 4 --eval-max-new-tokens 128 --eval-batch-size 4 --seed 0 --device cpu)
+grpo_args() { # output dir, steps, held-out file
+  echo --base-model "$RUN/sft/final" --data "$RUN/data/train.jsonl" --eval-data "$3" --output-dir "$1" --max-steps "$2"
+  echo --save-steps 100 --num-generations 4 --problems-per-step 2 --batch-size 8 --max-completion-length 128
+  echo --learning-rate "${LR:-5e-5}" --verifier frozen --verifier-max-new-tokens "${VERIFY_TOKENS:-8}" --eval-batch-size 8 --eval-generations "${EVAL_K:-2}" --seed 0 --device cpu
+}
+sft() {
+  rm -rf "$RUN" && mkdir -p "$RUN"
+  "$PY" bench/arith-problems.py "$RUN/data" --train 200 --held-out "$HELD_OUT" --seed 0
+  local started
+  started=$(date +%s)
+  "$PY" -W ignore -m stepwise_trainer sft-format "${SFT[@]}" >"$RUN/sft.events.jsonl" 2>"$RUN/sft.log"
+  echo $(($(date +%s) - started)) >"$RUN/sft.seconds"
+  echo "sft-format ${SFT[*]}" >"$RUN/sft.command"
+}
+probe() {
+  rm -rf "$RUN/probe" && mkdir -p "$RUN/probe"
+  head -n 2 "$RUN/data/held-out.jsonl" >"$RUN/probe/held-out.jsonl"
+  # shellcheck disable=SC2046
+  "$PY" -W ignore -m stepwise_trainer grpo $(grpo_args "$RUN/probe/grpo" 1 "$RUN/probe/held-out.jsonl") >"$RUN/probe/grpo.events.jsonl" 2>"$RUN/probe/grpo.log"
+  "$PY" bench/grpo-arith-summary.py --timing "$RUN/probe/grpo.events.jsonl" | tee "$RUN/probe/timing.json"
+}
+grpo() {
+  [ -d "$RUN/sft/final" ] || { echo "no $RUN/sft/final: run 'bash bench/grpo-arith-cpu.sh sft' first" >&2; exit 1; }
+  rm -rf "$RUN/grpo"
+  head -n "$HELD_OUT" "$RUN/data/held-out.jsonl" >"$RUN/held-out-used.jsonl"
+  local args started
+  args=$(grpo_args "$RUN/grpo" "${STEPS:-8}" "$RUN/held-out-used.jsonl" | tr '\n' ' ')
+  started=$(date +%s)
+  # shellcheck disable=SC2086
+  "$PY" -W ignore -m stepwise_trainer grpo $args >"$RUN/grpo.events.jsonl" 2>"$RUN/grpo.log"
+  echo $(($(date +%s) - started)) >"$RUN/grpo.seconds"
+  echo "grpo $args" >"$RUN/grpo.command"
+  "$PY" bench/grpo-arith-summary.py "$RUN" --grpo-seconds "$(($(date +%s) - started))" --sft-seconds "$(cat "$RUN/sft.seconds")" \
+    --command "bench/grpo-arith-cpu.sh: $(cat "$RUN/sft.command"); grpo $args" >bench/results/grpo-arith-cpu.json
+}
+more() {
+  # Continues the grpo run from its last checkpoint (optimizer state and all) to STEPS steps in
+  # total, in another slot: the held-out problems and the before-record stay, the after-record of
+  # the first part is kept as held-out-after-step<N>.jsonl, a point in the middle of the curve.
+  [ -d "$RUN/grpo/checkpoints" ] || { echo "no $RUN/grpo/checkpoints: run the grpo stage first" >&2; exit 1; }
+  local done_steps args started
+  done_steps=$(cat "$RUN/grpo/checkpoints/latest" | tr -dc 0-9 | sed 's/^0*//')
+  cp "$RUN/grpo/held-out-after.jsonl" "$RUN/grpo/held-out-after-step$done_steps.jsonl"
+  args=$(grpo_args "$RUN/grpo" "${STEPS:?STEPS: the total steps to reach}" "$RUN/held-out-used.jsonl" | tr '\n' ' ')
+  args="$args --resume --held-out-before $RUN/grpo/held-out-before.jsonl"
+  started=$(date +%s)
+  # shellcheck disable=SC2086
+  "$PY" -W ignore -m stepwise_trainer grpo $args >"$RUN/grpo-more.events.jsonl" 2>"$RUN/grpo-more.log"
+  echo $(($(date +%s) - started)) >"$RUN/grpo-more.seconds"
+  "$PY" bench/grpo-arith-summary.py "$RUN" --grpo-seconds "$(($(cat "$RUN/grpo.seconds") + $(cat "$RUN/grpo-more.seconds")))" \
+    --sft-seconds "$(cat "$RUN/sft.seconds")" --command "bench/grpo-arith-cpu.sh: $(cat "$RUN/sft.command"); $(cat "$RUN/grpo.command"); then grpo $args" \
+    >bench/results/grpo-arith-cpu.json
+}
+auto() {
+  local began sizes
+  began=$(date +%s)
+  sft
+  local probe_started=$(date +%s)
+  probe
+  local probe_seconds=$(($(date +%s) - probe_started))
+  # The probe's load time, its 2-problem measurement and its one step, scaled to what is left.
+  sizes=$("$PY" bench/grpo-arith-summary.py --size "$RUN/probe/timing.json" --probe-seconds "$probe_seconds" \
+    --left "$((${BUDGET_S:-1380} - ($(date +%s) - began)))" --held-out "$HELD_OUT")
+  echo "sized: $sizes" >&2
+  HELD_OUT=${sizes% *} STEPS=${sizes#* } grpo
+}
+case "$STAGE" in
+  sft) sft ;;
+  probe) probe ;;
+  grpo) grpo ;;
+  more) more ;;
+  auto) auto ;;
+  *) echo "usage: bash bench/grpo-arith-cpu.sh [sft|probe|grpo|more|auto]" >&2; exit 2 ;;
+esac

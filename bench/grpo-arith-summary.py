@@ -1,12 +1,17 @@
 """Summarises a bench/grpo-arith-cpu.sh run as JSON on stdout.
 
-    python bench/grpo-arith-summary.py RUN_DIR --wall-seconds S --sft-seconds S --command TEXT
+    python bench/grpo-arith-summary.py RUN_DIR --grpo-seconds S --sft-seconds S --command TEXT
+    python bench/grpo-arith-summary.py --timing EVENTS.jsonl      (where a grpo run's time went)
+    python bench/grpo-arith-summary.py --size TIMING.json --probe-seconds S --left S --held-out H
+        (held-out problems and steps that fit in the seconds left, from a probe's timing: "H STEPS")
 
 The held-out figures are paired: the grpo job samples the same problems from the same seed before
 and after training (RUN_DIR/grpo/held-out-{before,after}.jsonl), so each problem's change in mean
 reward, format rate and accuracy is one paired difference, and the 95 % interval is Student's t
 over the problems. Accuracy compares the Solution's last boxed answer with the reference answer in
-RUN_DIR/data/held-out.jsonl, which neither the reward nor the verifier sees.
+RUN_DIR/data/held-out.jsonl, which neither the reward nor the verifier sees; the same references
+measure the frozen verifier's own discrimination (AUROC of its grade R_Y for right against wrong
+answers, over the completions in the format, the only ones it grades).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import platform
 import statistics
 from pathlib import Path
 
+from stepwise_trainer.algorithms import auroc
 from stepwise_trainer.jobs.sft_format import same_answer
 from stepwise_trainer.rewards import _boxed, parse_proof_output
 
@@ -42,8 +48,11 @@ def right(completion: str, answer: str) -> float:
     return float(bool(boxes) and same_answer(boxes[-1], answer))
 
 
-def per_problem(path: Path, answers: dict[str, str]) -> dict[str, dict[str, float]]:
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+def records(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def per_problem(rows: list[dict], answers: dict[str, str]) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
     for problem in dict.fromkeys(r["problem"] for r in rows):
         mine = [r for r in rows if r["problem"] == problem]
@@ -55,50 +64,154 @@ def per_problem(path: Path, answers: dict[str, str]) -> dict[str, dict[str, floa
     return out
 
 
+def verifier_check(rows: list[dict], answers: dict[str, str]) -> dict[str, float | int | None]:
+    """How the frozen verifier's grade R_Y tells right answers from wrong ones among the graded completions."""
+    graded = [(r["r_y"], right(r["completion"], answers[r["problem"]])) for r in rows if r.get("r_y") is not None]
+    rights = [g for g, y in graded if y]
+    wrongs = [g for g, y in graded if not y]
+    return {
+        "graded": len(graded),
+        "right": len(rights),
+        "auroc": auroc([g for g, _ in graded], [int(y) for _, y in graded]),
+        "mean_grade_right": statistics.fmean(rights) if rights else None,
+        "mean_grade_wrong": statistics.fmean(wrongs) if wrongs else None,
+    }
+
+
 def events(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip().startswith("{")]
 
 
+def timing(grpo: list[dict]) -> dict[str, object]:
+    """Seconds of each phase of a grpo run, from its events' times: loading, the held-out measurement
+    before, each training step (with what its verifier and meta-verifier took), the measurement after."""
+    start = grpo[0]["time"]
+    metrics = [e for e in grpo if e["type"] == "metric"]
+    before = next((e["time"] for e in metrics if any(k.startswith("before/") for k in e["data"])), None)
+    ends = [e for e in metrics if "reward" in e["data"]]
+    costs = {e["step"]: e["data"] for e in metrics if "verify/seconds" in e["data"]}
+    after = next((e["time"] for e in metrics if any(k.startswith("after/") for k in e["data"])), None)
+    steps, last = [], before if before is not None else start
+    for e in ends:
+        cost = costs.get(e["step"], {})
+        steps.append(
+            {
+                "step": e["step"],
+                "seconds": round(e["time"] - last),
+                "verify_seconds": round(cost.get("verify/seconds", 0.0)),
+                "meta_verify_seconds": round(cost.get("meta_verify/seconds", 0.0)),
+            }
+        )
+        last = e["time"]
+    first = next((e["time"] for e in grpo if e["type"] == "progress" and "held-out" in (e.get("message") or "")), start)
+    return {
+        "loading_seconds": round(first - start),
+        "held_out_before_seconds": None if before is None else round(before - first),
+        "steps": steps,
+        "held_out_after_seconds": None if after is None else round(after - last),
+    }
+
+
+def size_run(probe: dict, probe_seconds: float, left: float, most_held_out: int) -> tuple[int, int]:
+    """Held-out problems and GRPO steps for the seconds left, from a probe of one step on 2 held-out
+    problems: everything the probe spent outside its measurements and its step (imports, loading two
+    models, saving) is paid once more, each held-out problem twice (before and after), each step once,
+    with 15 % to spare on the measured parts. Most held-out problems first, as long as 6 steps fit:
+    a curve needs steps, and its interval needs problems.
+
+    >>> probe = {"held_out_before_seconds": 40, "held_out_after_seconds": 44, "steps": [{"seconds": 100}]}
+    >>> size_run(probe, 250, 1700, 32), size_run(probe, 250, 2400, 32), size_run(probe, 250, 1000, 32)
+    ((16, 6), (24, 9), (16, 2))
+    """
+    before, after = probe["held_out_before_seconds"] or 0, probe["held_out_after_seconds"] or 0
+    step = max(s["seconds"] for s in probe["steps"]) * 1.15
+    fixed = probe_seconds - before - after - sum(s["seconds"] for s in probe["steps"]) + 30  # +30: the summary
+    per_problem = max(before, after) / 2 * 1.15
+    steps = 0
+    for held_out in [h for h in (most_held_out, 24, 16) if h <= most_held_out]:
+        steps = min(16, int((left - fixed - 2 * held_out * per_problem) // step))
+        if steps >= 6:
+            return held_out, steps
+    return min(16, most_held_out), max(2, steps)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("run", type=Path)
-    parser.add_argument("--wall-seconds", type=int, required=True)
-    parser.add_argument("--sft-seconds", type=int, required=True)
-    parser.add_argument("--command", required=True)
+    parser.add_argument("run", type=Path, nargs="?")
+    parser.add_argument("--timing", type=Path, help="print where one grpo run's time went (its events file) and stop")
+    parser.add_argument("--size", type=Path, help="a probe's timing JSON: print the held-out problems and steps that fit, and stop")
+    parser.add_argument("--probe-seconds", type=float)
+    parser.add_argument("--left", type=float)
+    parser.add_argument("--held-out", type=int, default=24)
+    parser.add_argument("--grpo-seconds", type=int)
+    parser.add_argument("--sft-seconds", type=int)
+    parser.add_argument("--command")
     args = parser.parse_args()
-    answers = {r["problem"]: r["answer"] for r in map(json.loads, (args.run / "data" / "held-out.jsonl").read_text().splitlines())}
-    before = per_problem(args.run / "grpo" / "held-out-before.jsonl", answers)
-    after = per_problem(args.run / "grpo" / "held-out-after.jsonl", answers)
+    if args.timing:
+        print(json.dumps(timing(events(args.timing)), indent=1))
+        return
+    if args.size:
+        if args.probe_seconds is None or args.left is None:
+            parser.error("--size needs --probe-seconds and --left")
+        print(*size_run(json.loads(args.size.read_text()), args.probe_seconds, args.left, args.held_out))
+        return
+    if args.run is None or args.grpo_seconds is None or args.sft_seconds is None or args.command is None:
+        parser.error("RUN_DIR, --grpo-seconds, --sft-seconds and --command are needed without --timing")
+    answers = {r["problem"]: r["answer"] for r in records(args.run / "data" / "held-out.jsonl")}
+    rows_before = records(args.run / "grpo" / "held-out-before.jsonl")
+    rows_after = records(args.run / "grpo" / "held-out-after.jsonl")
+    before, after = per_problem(rows_before, answers), per_problem(rows_after, answers)
     problems = list(before)
-    figures = {}
-    for key in ("reward", "format_rate", "accuracy"):
-        b, a = [before[p][key] for p in problems], [after[p][key] for p in problems]
-        figures[key] = {"before": statistics.fmean(b), "after": statistics.fmean(a), **paired_interval(b, a)}
-    grpo = events(args.run / "grpo.events.jsonl")
+
+    def changes(later: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+        out = {}
+        for key in ("reward", "format_rate", "accuracy"):
+            b, a = [before[p][key] for p in problems], [later[p][key] for p in problems]
+            out[key] = {"before": statistics.fmean(b), "after": statistics.fmean(a), **paired_interval(b, a)}
+        return out
+
+    figures = changes(after)
+    # A run continued in a second slot (the script's `more` stage) kept the first part's
+    # after-record: a point in the middle of the curve, paired with the same before.
+    middle = {
+        int(f.stem.removeprefix("held-out-after-step")): changes(per_problem(records(f), answers))
+        for f in sorted((args.run / "grpo").glob("held-out-after-step*.jsonl"))
+    }
+    parts = [events(args.run / "grpo.events.jsonl")]
+    if (args.run / "grpo-more.events.jsonl").exists():
+        parts.append(events(args.run / "grpo-more.events.jsonl"))
+    grpo = [e for part in parts for e in part]
     sft = events(args.run / "sft.events.jsonl")
     keep = ("loss", "reward", "reward_std", "rewards/format_reward/mean", "kl", "frac_reward_zero_std", "completions/mean_length")
     steps = [{"step": e["step"], **{k: e["data"][k] for k in keep if k in e["data"]}} for e in grpo if e["type"] == "metric" and "reward" in e["data"]]
     sft_losses = [e["data"]["loss"] for e in sft if e["type"] == "metric" and "loss" in e["data"]]
+    sft_check = {k: v for e in sft if e["type"] == "metric" for k, v in e["data"].items() if k.startswith(("before/", "after/"))}
     root = str(args.run.absolute().parents[2])  # the checkout: .cache/bench/<run> lies under it
+    k = len(rows_before) // max(1, len(problems))
     result = {
         "benchmark": "issue 43: a GRPO learning curve on this 2-core CPU with a separate (frozen) verifier, on two-number sums and differences",
         "command": args.command.replace(root + "/", "").replace(root, "."),
         "model": "SmolLM2-135M-Instruct (GGUF dequantised to fp32), full fine-tuning; one torch thread",
-        "task": "bench/arith-problems.py, seed 0: 'Compute a ± b.' with a, b in 10..99; 200 training problems, held-out problems disjoint",
-        "reward": "R = R_format·(0.76·R_Y + 0.24·R_score·R_meta), R_Y and R_meta from a frozen copy of the sft-format model under prompts/prove/verifier.md and meta-verifier.md",
-        "held_out": f"{len(problems)} problems × 4 completions at temperature 1, the same seed before and after; intervals are paired t over problems",
+        "task": "bench/arith-problems.py, seed 0: 'Compute a ± b.' with a, b in 10..99; held-out problems disjoint from the training ones",
+        "reward": "R = R_format·(0.76·R_Y + 0.24·R_score·R_meta), R_Y and R_meta from a frozen copy of the sft-format model under prompts/prove/verifier.md "
+        "and meta-verifier.md; the reference answers reach neither the reward nor the verifier",
+        "held_out": f"{len(problems)} problems × {k} completions at temperature 1, the same seed before and after; intervals are paired t over problems",
         "machine": {
             "cpu": platform.processor() or platform.machine(),
             "cores": 2,
             "torch_device": "cpu",
-            "shared": "5 other helpers' builds and tests ran alongside",
+            "shared": "other helpers' builds and tests ran alongside",
         },
-        "wall_seconds": args.wall_seconds,
         "sft_format_seconds": args.sft_seconds,
+        "grpo_seconds": args.grpo_seconds,
         "sft_format_losses": sft_losses,
+        "sft_format_greedy_check": sft_check,
         "heldout": figures,
+        "heldout_after_step": {str(k): v for k, v in middle.items()},
+        "rose_beyond_interval": {key: v["ci95_low"] > 0 for key, v in figures.items()},
+        "verifier_on_held_out": {"before": verifier_check(rows_before, answers), "after": verifier_check(rows_after, answers)},
         "steps": steps,
-        "rose_beyond_interval": {k: v["ci95_low"] > 0 for k, v in figures.items()},
+        "timing": [timing(part) for part in parts],
         "per_problem": [{"problem": p, "before": before[p], "after": after[p]} for p in problems],
     }
     print(json.dumps(result, indent=1))

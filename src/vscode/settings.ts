@@ -51,6 +51,8 @@ export interface StepwiseSettings {
   practice: {
     judgePasses: number;
     questions: number;
+    rounds: number;
+    weakModelPath: string;
     weights: { cons: number; sep: number; stab: number };
     thresholds: { cons: number; sep: number; stab: number };
   };
@@ -65,6 +67,7 @@ export type WritableSetting =
   | 'model.openai.baseUrl'
   | 'model.openai.model'
   | 'prm.modelPath'
+  | 'verifier.modelPath'
   | 'labels.stopAtFirstError';
 
 /** Writes settings one after another, in the order given; like reading, writing names keys here only. */
@@ -148,6 +151,8 @@ export function readSettings(scope?: vscode.ConfigurationScope): StepwiseSetting
     practice: {
       judgePasses: g('practice.judgePasses'),
       questions: g('practice.questions'),
+      rounds: g('practice.rounds'),
+      weakModelPath: g('practice.weakModelPath'),
       weights: g('practice.weights'),
       thresholds: g('practice.thresholds'),
     },

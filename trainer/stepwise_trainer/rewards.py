@@ -174,7 +174,10 @@ def make_self_verification_reward(verifier: Verifier, meta_verifier: MetaVerifie
     >>> hallucinated = make_self_verification_reward(lambda problem, proof: 0.5, lambda problem, proof, analysis: 0.0)
     >>> [round(r, 2) for r in hallucinated(["Prove it."], [out])]  # R_Z = R_score·R_meta = 0: only α·R_Y is left
     [0.38]
+    >>> hallucinated.last_parts  # what the judges said about each completion of the last call (None: not asked)
+    [{'format': 1, 'r_y': 0.5, 'self_score': 0.5, 'r_meta': 0.0}]
     """
+    parts: list[dict[str, Any]] = []
 
     def self_verification(prompts: Sequence[Any], completions: Sequence[Any], problem: Sequence[str] | None = None, **_: Any) -> list[float]:
         # TRL passes the dataset's other columns by name. The prompt is the generator's instructions
@@ -192,11 +195,18 @@ def make_self_verification_reward(verifier: Verifier, meta_verifier: MetaVerifie
         metas = (
             dict(zip(asked, grade_all(meta_verifier, [(problems[i], parsed[i].proof, parsed[i].self_analysis) for i in asked]), strict=True)) if asked else {}
         )
+        # The parts of the last call, kept so a held-out record can say what the verifier graded and
+        # its discrimination can be checked against reference answers the reward never sees.
+        parts.clear()
+        parts.extend(
+            {"format": parsed[i].format_reward, "r_y": grades.get(i), "self_score": parsed[i].self_score, "r_meta": metas.get(i)} for i in range(len(parsed))
+        )
         return [
             self_verification_reward(1, grades[i], parsed[i].self_score, metas.get(i, 1.0), alpha, beta) if i in grades else 0.0 for i in range(len(parsed))
         ]
 
     self_verification.__name__ = "self_verification"
+    self_verification.last_parts = parts  # type: ignore[attr-defined]
     return self_verification
 
 

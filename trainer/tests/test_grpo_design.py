@@ -117,3 +117,20 @@ def test_grpo_run_in_python_logs_no_kl_when_it_is_off(tmp_path, tiny_base, probl
     grpo.run(cfg, EventWriter("grpo", stream=out))
     logged = {k for line in out.getvalue().splitlines() for k in json.loads(line).get("data", {})}
     assert "kl" not in logged and "reward" in logged
+
+
+def test_a_recorded_before_measurement_stands_only_for_the_same_problems_and_samples(tmp_path):
+    """--held-out-before reads an earlier run's record instead of sampling again (a resumed run's
+    starting point); a record of other problems, another order or another sample count is refused."""
+    rows = [{"problem": p, "completion": "c", "reward": r, "format": f} for p, r, f in (("a", 0.5, 1), ("a", 0.0, 0), ("b", 1.0, 1), ("b", 0.5, 1))]
+    path = tmp_path / "earlier" / "held-out-before.jsonl"
+    path.parent.mkdir()
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    copy = tmp_path / "run" / "held-out-before.jsonl"
+    figures = grpo.recorded_held_out(str(path), ["a", "b"], 2, str(copy))
+    assert figures == {"heldout_reward": pytest.approx(0.5), "heldout_format_rate": pytest.approx(0.75)}
+    assert copy.read_text() == path.read_text()
+    assert grpo.recorded_held_out(str(copy), ["a", "b"], 2, str(copy))["heldout_reward"] == pytest.approx(0.5)  # its own folder: no copy
+    for problems, per_problem in ((["b", "a"], 2), (["a", "b"], 1), (["a", "b", "c"], 2)):
+        with pytest.raises(ValueError, match="does not record"):
+            grpo.recorded_held_out(str(path), problems, per_problem, str(copy))

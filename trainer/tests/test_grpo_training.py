@@ -116,3 +116,29 @@ def test_held_out_problems_sampled_together_keep_each_completion_with_its_proble
     }
     assert [p for p, _ in seen] == [p for p in problems for _ in range(cfg.num_generations)]
     assert all(text == greedy[p] for p, text in seen), seen
+
+
+def test_eval_generations_sets_the_held_out_samples_per_problem_apart_from_k(tmp_path, tiny_base):
+    """--eval-generations trades samples per held-out problem for problems; training's K stays."""
+    from stepwise_trainer.models import load_causal_lm, load_tokenizer
+
+    data = tmp_path / "problems.jsonl"
+    data.write_text(json.dumps({"problem": "Prove that 0 = 0."}) + "\n")
+    cfg = grpo.GrpoConfig(
+        base_model=str(tiny_base),
+        data=str(data),
+        output_dir=str(tmp_path / "run"),
+        **{**TINY_GRPO, "max_completion_length": 4},
+        eval_generations=3,
+        eval_batch_size=2,
+        device="cpu",
+    )
+    assert cfg.num_generations != 3
+    tokenizer, model = load_tokenizer(str(tiny_base)), load_causal_lm(str(tiny_base), torch.float32)
+    problems = ["Prove that 1 = 1.", "Compute 3 * 7.", "Compute 2 + 2."]
+    record = tmp_path / "held-out.jsonl"
+    grpo.held_out_reward(model, tokenizer, problems, cfg, lambda prompts, completions, **_: [0.0] * len(completions), lambda i: None, str(record))
+    kept = [json.loads(line)["problem"] for line in record.read_text().splitlines()]
+    assert kept == [p for p in problems for _ in range(3)]
+    with pytest.raises(grpo.ConfigError):
+        grpo.GrpoConfig(base_model=str(tiny_base), data=str(data), output_dir=str(tmp_path / "r"), eval_generations=-1, device="cpu")

@@ -65,6 +65,23 @@ def test_a_meta_verifier_that_rejects_the_self_analysis_removes_the_self_evaluat
     assert reward(["Prove it."], [output("0.5")]) == [pytest.approx(0.38)]
 
 
+def test_the_reward_keeps_what_its_judges_said_about_each_completion_of_the_last_call():
+    """The held-out record reads R_Y and R_meta from here: a grade must sit at its own completion,
+    unformatted completions and self-scores the meta-verifier was not asked about say None."""
+    grades = iter([0.25, 0.75])
+    reward = make_self_verification_reward(lambda problem, proof: next(grades), meta_verifier=lambda problem, proof, analysis: 0.5)
+    out = reward(["p"] * 3, [output("1"), "no format", output("0", solution="Another proof.")], problem=["a", "b", "c"])
+    assert reward.last_parts == [
+        {"format": 1, "r_y": 0.25, "self_score": 1.0, "r_meta": 0.5},
+        {"format": 0, "r_y": None, "self_score": None, "r_meta": None},
+        {"format": 1, "r_y": 0.75, "self_score": 0.0, "r_meta": 0.5},
+    ]
+    assert out[1] == 0.0 and out[0] == pytest.approx(0.76 * 0.25 + 0.24 * 0.25 * 0.5)
+    again = make_self_verification_reward(lambda problem, proof: 0.0, meta_verifier=lambda problem, proof, analysis: 1.0)
+    again(["p"], [output("1")])  # R_score = 1 − |1 − 0| = 0: the meta-verifier is not asked
+    assert again.last_parts == [{"format": 1, "r_y": 0.0, "self_score": 1.0, "r_meta": None}]
+
+
 def test_reward_uses_the_verifier_on_the_solution_section_only():
     seen = []
     reward = make_self_verification_reward(lambda problem, proof: seen.append(proof) or 0.0)

@@ -7,12 +7,16 @@ import { createModelBackend } from '../../core/model/factory';
 import type { ModelBackend } from '../../core/model/types';
 import { distribution, type PracticeSet } from '../../core/practice/loop';
 import { runPracticeRounds } from '../../core/practice/rounds';
+import { withWeakSolver } from '../../core/practice/weakSolver';
+import { retrainQuestionGenerator } from '../../core/trainer/retrainQuestionGenerator';
+import { findTrainerPython } from '../../core/trainer/python';
+import { findPackageRoot } from '../../core/resources';
 import { exportPracticeSet } from '../../core/practice/export';
 import { saveJsonAtomically } from '../../core/files';
 import { wholeFlag } from '../flags';
 import { PRACTICE_WEIGHTS, settingDefault } from '../../core/settings/schema';
 
-const USAGE = `stepwise practice generate [--topic TEXT] [--questions N] [--rounds R] [--weak-model-dir DIR] [--judge-passes K] [--pair-passes P] [--best-of N] [--seed S] [--out-dir DIR] [--json] ${MODEL_USAGE}
+const USAGE = `stepwise practice generate [--topic TEXT] [--questions N] [--rounds R] [--weak-model-dir DIR] [--retrain-generator BASE [--trainer-args "..."] [--python PATH]] [--judge-passes K] [--pair-passes P] [--best-of N] [--seed S] [--out-dir DIR] [--json] ${MODEL_USAGE}
        stepwise practice export FILE [--out-dir DIR]`;
 
 export const practiceCommand: CliCommand = {
@@ -35,6 +39,9 @@ export const practiceCommand: CliCommand = {
       questions: { type: 'string' },
       rounds: { type: 'string' },
       'weak-model-dir': { type: 'string' },
+      'retrain-generator': { type: 'string' },
+      'trainer-args': { type: 'string' },
+      python: { type: 'string' },
       'judge-passes': { type: 'string' },
       'pair-passes': { type: 'string' },
       'best-of': { type: 'string' },
@@ -46,15 +53,59 @@ export const practiceCommand: CliCommand = {
     const weakDir = values['weak-model-dir'];
     if (weakDir !== undefined && !fs.existsSync(weakDir))
       throw new UsageError(`--weak-model-dir ${weakDir} does not exist.`);
+    // --retrain-generator BASE: between rounds the question generator is trained on the round's R_G,
+    // starting from BASE (the trainer's form of the loop's model: 'smollm2', a GGUF or a Hugging
+    // Face folder), then from the last retrained one; the trainer is found before any round runs.
+    let retrainBase = values['retrain-generator'];
+    if (retrainBase === undefined && (values['trainer-args'] !== undefined || values.python !== undefined))
+      throw new UsageError('--trainer-args and --python go with --retrain-generator BASE.');
+    const python =
+      retrainBase === undefined
+        ? ''
+        : (values.python ?? (await findTrainerPython({ repositoryRoot: findPackageRoot() })));
+    const trainerArgs = (values['trainer-args'] ?? '--max-steps 20 --save-steps 20 --batch-size 4')
+      .split(/\s+/)
+      .filter(Boolean);
     const model = await openModel(values);
-    let weak: ModelBackend | undefined;
     try {
       // The weak-model regime: a smaller model (or an earlier checkpoint) answers greedily, so the
       // judge must tell its answers from the strong regimes' (R_sep) on more than sampling noise.
-      if (weakDir !== undefined)
-        weak = await createModelBackend(modelConfigFrom({ 'model-dir': weakDir, device: values.device }));
+      const openWeak = (dir: string) =>
+        createModelBackend(modelConfigFrom({ 'model-dir': dir, device: values.device }));
+      return await withWeakSolver(weakDir, openWeak, (weak) => practiceRounds(weak), '--weak-model-dir');
+    } finally {
+      await model.dispose();
+    }
+
+    async function practiceRounds(weak: ModelBackend | undefined): Promise<number> {
       const outDir = values['out-dir'] ?? path.join('.stepwise', 'practice');
       const summaries: Record<string, unknown>[] = [];
+      let rewards = '';
+      const retrain = async (round: number) => {
+        try {
+          const trained = await retrainQuestionGenerator({
+            python,
+            baseModel: retrainBase!,
+            rewards,
+            outDir: path.join(outDir, `question-generator-round-${round}`),
+            trainerArgs,
+            onLog: (line) => process.stderr.write(`[trainer] ${line}\n`),
+          });
+          retrainBase = trained.model;
+          summaries[round - 1]!.retrainedGenerator = trained.onnx;
+          return await createModelBackend(
+            modelConfigFrom({ 'model-dir': trained.onnx, device: values.device }),
+          );
+        } catch (e) {
+          // One round's failure (e.g. every question tied on R_G, so none has an advantage) leaves
+          // the next round with the generator it had; the summary says so.
+          summaries[round - 1]!.retrainError = (e as Error).message;
+          process.stderr.write(
+            `round ${round}: the question generator was not retrained: ${(e as Error).message}\n`,
+          );
+          return undefined;
+        }
+      };
       const sets = await runPracticeRounds({
         generator: model,
         weakSolver: weak,
@@ -80,10 +131,12 @@ export const practiceCommand: CliCommand = {
           const file = path.join(outDir, `${set.createdAt.replace(/[:.]/g, '-')}.json`);
           await saveJsonAtomically(file, set);
           const exported = exportPracticeSet(set, path.join(outDir, path.basename(file, '.json')));
+          rewards = exported.rewards;
           summaries.push(roundSummary(round, file, exported, set));
           if (rounds > 1)
             process.stderr.write(`round ${round}/${rounds}: ${JSON.stringify(summaries.at(-1))}\n`);
         },
+        nextGenerator: retrainBase === undefined ? undefined : (round) => retrain(round),
       });
       const summary = rounds === 1 ? summaries[0] : { rounds: summaries };
       process.stdout.write(
@@ -92,9 +145,6 @@ export const practiceCommand: CliCommand = {
           : `${JSON.stringify(summary, null, 2)}\n`,
       );
       return 0;
-    } finally {
-      await model.dispose();
-      await weak?.dispose();
     }
   },
 };

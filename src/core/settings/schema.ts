@@ -400,6 +400,28 @@ export const SETTINGS_SCHEMA = {
     .max(64)
     .default(4)
     .meta(meta({ scope: 'resource', description: 'Questions proposed per practice set.' })),
+  'practice.rounds': z
+    .int()
+    .min(1)
+    .max(16)
+    .default(1)
+    .meta(
+      meta({
+        scope: 'resource',
+        description:
+          "Rounds of the practice loop: each round's kept questions are shown to the next round's question generator as examples.",
+      }),
+    ),
+  'practice.weakModelPath': z
+    .string()
+    .default('')
+    .meta(
+      meta({
+        scope: 'machine-overridable',
+        description:
+          "ONNX model folder of a weaker solver (a smaller model or an earlier checkpoint): adds the weak-model regime, so R_sep compares the strong answers with a weaker model's. Empty: the high-temperature regime is the only weak one.",
+      }),
+    ),
   'practice.weights': weights(PRACTICE_WEIGHTS).meta(
     meta({
       scope: 'resource',

@@ -10,7 +10,7 @@ import { loadRuns } from '../prove/runStore';
 import { isDataRun } from '../runs/dataRun';
 import { runsDir } from '../runs/folder';
 
-export type TrainingJob = 'prm' | 'orm' | 'sft-format' | 'grpo' | 'dpo' | 'question-generator';
+export type TrainingJob = 'prm' | 'orm' | 'verifier' | 'sft-format' | 'grpo' | 'dpo' | 'question-generator';
 
 export interface PreparedData {
   /** Trainer flags that point at the data (e.g. `--data <file>`). */
@@ -75,6 +75,7 @@ export async function prepareTrainingData(
     ];
     return { args: ['--data', file], count: rows.length, skipped };
   }
+  if (job === 'verifier') return verifierData(workspace, stepwise, runDir);
   if (job === 'grpo') {
     const { runs, skipped } = await loadRuns(runsDir(workspace));
     // Cancelled runs are kept on disk but are no training data (see isDataRun).
@@ -123,6 +124,54 @@ export async function prepareTrainingData(
       'Choose the file when asked.',
     );
   return { args: ['--math-data', opts.mathData], count: 0, skipped: [] };
+}
+
+/**
+ * The verifier job's scored proofs: every candidate of a saved Prove run whose problem has a
+ * reference answer, labelled right or wrong by the extension's answer check, and every labelled
+ * solution with a step the user marked wrong (−1), labelled wrong. A proof the user labelled wins
+ * over the answer check of the same proof. A solution whose labelled steps are all right is left
+ * out: its labels may stop before its last step, so they do not say the whole proof is right.
+ */
+async function verifierData(workspace: string, stepwise: string, runDir: string): Promise<PreparedData> {
+  const rows = new Map<string, { problem: string; proof: string; label: boolean }>();
+  const add = (problem: string, proof: string, label: boolean) => {
+    if (problem.trim() && proof.trim()) rows.set(`${problem}\u0000${proof}`, { problem, proof, label });
+  };
+  const { runs, skipped: unreadable } = await loadRuns(runsDir(workspace));
+  for (const { run } of runs.filter((r) => isDataRun(r.run)))
+    for (const iteration of run.iterations)
+      for (const c of iteration.candidates)
+        if (c.answerCheck) add(run.problem.text, c.parsed.proof, c.answerCheck.matches);
+  const store = await new LabelStore(path.join(stepwise, 'labels')).read();
+  const { solutions } = exportableSolutions(store.records);
+  for (const s of solutions) {
+    const wrong = s.steps.findIndex((step) => step.rating === -1);
+    if (wrong >= 0)
+      add(
+        s.problemText,
+        s.steps
+          .slice(0, wrong + 1)
+          .map((step) => step.text)
+          .join('\n\n'),
+        false,
+      );
+  }
+  if (!rows.size)
+    throw new NoTrainingDataError(
+      'No scored proofs yet: the verifier learns from proofs known to be right or wrong.',
+      'Prove problems that carry a reference answer (an "Answer:" line or a dataset), or mark a wrong step with −1.',
+    );
+  const file = path.join(runDir, 'scored-proofs.jsonl');
+  writeJsonl(file, [...rows.values()]);
+  return {
+    args: ['--data', file],
+    count: rows.size,
+    skipped: [
+      ...unreadable.map((s) => `${s.file}: ${s.error}`),
+      ...store.corrupt.map((c) => `labels.jsonl line ${c.line}: ${c.reason}`),
+    ],
+  };
 }
 
 /** The JSON lines of `name` in every practice set's folder; lines that are not JSON are skipped and named. */

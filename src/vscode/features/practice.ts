@@ -3,7 +3,10 @@ import * as path from 'node:path';
 import type { StepwiseContext } from '../context';
 import { singletonPanel } from '../panels/panelHost';
 import { readSettings } from '../settings';
-import { generatePracticeSet, PRACTICE_MAX_TOKENS, type PracticeSet } from '../../core/practice/loop';
+import { PRACTICE_MAX_TOKENS, type PracticeSet } from '../../core/practice/loop';
+import { runPracticeRounds } from '../../core/practice/rounds';
+import { withWeakSolver } from '../../core/practice/weakSolver';
+import { createModelBackend } from '../../core/model/factory';
 import { saveJsonAtomically } from '../../core/files';
 import { exportPracticeSet } from '../../core/practice/export';
 import type { PracticeHost, PracticeView } from '../../shared/protocols/practice';
@@ -59,7 +62,24 @@ export function registerPractice(ctx: StepwiseContext): void {
     // The panel must not keep showing the previous set as if it were this one's result.
     current = { set: null };
     handle.rpc.emit('started', { topic: topic || null });
-    const set = await vscode.window.withProgress(
+    const rounds = s.practice.rounds;
+    let round = 1;
+    const saveRound = async (round: number, set: PracticeSet) => {
+      const file = root
+        ? path.join(root.fsPath, '.stepwise', 'practice', `${set.createdAt.replace(/[:.]/g, '-')}.json`)
+        : undefined;
+      if (file) await saveJsonAtomically(file, set);
+      current = { set, file };
+      // Every round is saved, exported and shown as it ends: a later round's failure loses nothing.
+      handle.rpc.emit('set', {
+        set,
+        file: file && vscode.workspace.asRelativePath(file),
+        partial: round < rounds,
+      });
+      if (file) exportCurrent();
+    };
+    const { variant, device } = s.model.onnx;
+    const sets = await vscode.window.withProgress(
       {
         location: vscode.ProgressLocation.Notification,
         title: 'Stepwise: generating a practice set',
@@ -67,40 +87,48 @@ export function registerPractice(ctx: StepwiseContext): void {
       },
       (progress, token) => {
         token.onCancellationRequested(() => abort.abort());
-        return ctx.model.use('generating practice set', (model) =>
-          generatePracticeSet({
-            generator: model,
-            questions: given.questions ?? s.practice.questions,
-            topic: topic || undefined,
-            judgePasses: s.practice.judgePasses,
-            pairPasses: 2,
-            bestOfN: 3,
-            // stepwise.model.maxOutputTokens caps every generation, as it does for Prove.
-            maxTokens: {
-              question: Math.min(s.model.maxOutputTokens, PRACTICE_MAX_TOKENS.question),
-              answer: Math.min(s.model.maxOutputTokens, PRACTICE_MAX_TOKENS.answer),
-              judge: Math.min(s.model.maxOutputTokens, PRACTICE_MAX_TOKENS.judge),
-            },
-            weights: s.practice.weights,
-            thresholds: s.practice.thresholds,
-            signal: abort.signal,
-            onEvent: (e) => {
-              if (e.type === 'phase') {
-                progress.report({ message: `question ${e.question} of ${e.of}: ${e.phase}` });
-                handle.rpc.emit('progress', { question: e.question, of: e.of, phase: e.phase });
-              }
-            },
-          }),
+        return withWeakSolver(
+          s.practice.weakModelPath,
+          (modelDir) => createModelBackend({ backend: 'onnx', modelDir, variant, device }),
+          (weak) =>
+            ctx.model.use('generating practice set', (model) =>
+              runPracticeRounds({
+                generator: model,
+                weakSolver: weak,
+                rounds,
+                questions: given.questions ?? s.practice.questions,
+                topic: topic || undefined,
+                judgePasses: s.practice.judgePasses,
+                pairPasses: 2,
+                bestOfN: 3,
+                // stepwise.model.maxOutputTokens caps every generation, as it does for Prove.
+                maxTokens: {
+                  question: Math.min(s.model.maxOutputTokens, PRACTICE_MAX_TOKENS.question),
+                  answer: Math.min(s.model.maxOutputTokens, PRACTICE_MAX_TOKENS.answer),
+                  judge: Math.min(s.model.maxOutputTokens, PRACTICE_MAX_TOKENS.judge),
+                },
+                weights: s.practice.weights,
+                thresholds: s.practice.thresholds,
+                signal: abort.signal,
+                onEvent: (e) => {
+                  if (e.type === 'phase') {
+                    const where = rounds > 1 ? `round ${round} of ${rounds}, ` : '';
+                    progress.report({ message: `${where}question ${e.question} of ${e.of}: ${e.phase}` });
+                    handle.rpc.emit('progress', { question: e.question, of: e.of, phase: e.phase });
+                  }
+                },
+                onRound: async (r, set) => {
+                  await saveRound(r, set);
+                  round = r + 1;
+                },
+              }),
+            ),
+          'stepwise.practice.weakModelPath:',
         );
       },
     );
-    const file = root
-      ? path.join(root.fsPath, '.stepwise', 'practice', `${set.createdAt.replace(/[:.]/g, '-')}.json`)
-      : undefined;
-    if (file) await saveJsonAtomically(file, set);
-    current = { set, file };
-    handle.rpc.emit('set', { set, file: file && vscode.workspace.asRelativePath(file), partial: false });
-    if (file) exportCurrent();
-    return { set, file };
+    const set = sets[sets.length - 1];
+    const file = current.file;
+    return { set, file, rounds: sets.length };
   });
 }

@@ -25,6 +25,12 @@ const JOBS: { job: TrainingJob; label: string; detail: string }[] = [
       'From your step labels, one label per solution: the baseline the process reward model is compared with.',
   },
   {
+    job: 'verifier',
+    label: 'Proof verifier (verifier)',
+    detail:
+      'From Prove runs checked against a reference answer and proofs with a step you marked wrong: the separate verifier that grades proofs (and GRPO).',
+  },
+  {
     job: 'sft-format',
     label: 'Output format (sft-format)',
     detail: 'Teaches the Solution / Self Evaluation / boxed-score format from a MATH-500-style file.',
@@ -230,7 +236,8 @@ function trackedRun(
  * After a successful run the trained model is exported to ONNX (the trainer checks it against
  * PyTorch) and, when the user agrees, put to use without a window reload: a generator becomes
  * `stepwise.model.onnx.path` (the model session unloads on that change); a process reward model
- * becomes `stepwise.prm.modelPath` (the PRM session reloads on its next use).
+ * becomes `stepwise.prm.modelPath` (the PRM session reloads on its next use); a verifier becomes
+ * `stepwise.verifier.modelPath` (the verifier session reloads on its next use).
  */
 async function offerNewModel(o: {
   ctx: StepwiseContext;
@@ -246,10 +253,14 @@ async function offerNewModel(o: {
   const metrics = Object.entries(done.metrics)
     .map(([k, v]) => `${k} ${v.toFixed(3)}`)
     .join(', ');
-  const prm = o.job === 'prm';
-  const accept = prm ? 'Use as Step Scorer' : 'Use the New Model';
+  // Where the trained model goes: a process reward model scores steps, a verifier grades proofs
+  // beside the generator, any other job's model becomes the generator.
+  const role = o.job === 'prm' ? 'prm' : o.job === 'verifier' ? 'verifier' : 'generator';
+  const accept = { prm: 'Use as Step Scorer', verifier: 'Use as Verifier', generator: 'Use the New Model' }[
+    role
+  ];
   if (o.ask) {
-    const what = prm ? 'the process reward model is trained' : `${o.job} finished`;
+    const what = role === 'prm' ? 'the process reward model is trained' : `${o.job} finished`;
     const choice = await vscode.window.showInformationMessage(
       `Stepwise: ${what} (${metrics}). ${accept} exports it to ONNX first.`,
       accept,
@@ -259,13 +270,20 @@ async function offerNewModel(o: {
   }
   const onnx = done.onnx ?? (await exportToOnnx(o.ctx, o.python, done.output, o.runDir, o.onEvent));
   await updateSettings(
-    prm ? { 'prm.modelPath': onnx } : { 'model.backend': 'onnx', 'model.onnx.path': onnx },
+    role === 'prm'
+      ? { 'prm.modelPath': onnx }
+      : role === 'verifier'
+        ? { 'verifier.modelPath': onnx }
+        : { 'model.backend': 'onnx', 'model.onnx.path': onnx },
     vscode.ConfigurationTarget.Workspace,
   );
+  const where = vscode.workspace.asRelativePath(onnx);
   void vscode.window.showInformationMessage(
-    prm
-      ? `Stepwise now scores steps with the PRM trained by this run: ${vscode.workspace.asRelativePath(onnx)}.`
-      : `Stepwise now uses the model trained by ${o.job}: ${vscode.workspace.asRelativePath(onnx)}.`,
+    {
+      prm: `Stepwise now scores steps with the PRM trained by this run: ${where}.`,
+      verifier: `Stepwise now grades proofs with the verifier trained by this run: ${where}.`,
+      generator: `Stepwise now uses the model trained by ${o.job}: ${where}.`,
+    }[role],
   );
 }
 

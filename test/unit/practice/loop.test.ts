@@ -124,3 +124,52 @@ test('practice rounds: each round runs the loop, and the next round is shown the
   assert.match(generatorPrompts[1], /Example 1: What is 2 \+ 3\?/);
   assert.match(generatorPrompts[1], /Example 2: What is 7 \* 6\?/);
 });
+
+test('rounds with a retrained question generator: it proposes the next round, the solver and judge stay, and what the loop was handed it disposes', async () => {
+  const model = consistentWorld();
+  let modelDisposed = 0;
+  model.dispose = async () => void modelDisposed++;
+  const disposed: string[] = [];
+  const retrained = (name: string, question: string) => {
+    const m = scriptedModel(
+      (prompt) =>
+        prompt.includes('practice problem')
+          ? [`Problem: ${question}`]
+          : 'the generator must not solve or judge',
+      name,
+    );
+    m.dispose = async () => void disposed.push(name);
+    return m;
+  };
+  const handed = [retrained('after-1', 'What is 9 - 4?'), retrained('after-2', 'What is 8 / 2?')];
+  const asked: { round: number; by: string; questions: number }[] = [];
+  const sets = await runPracticeRounds({
+    ...base,
+    generator: model,
+    rounds: 3,
+    nextGenerator: async (round, set, generator) => {
+      asked.push({ round, by: generator.info.name, questions: set.questions.length });
+      // Round 2's generator is still current when round 3's is made: it must not be disposed yet.
+      assert.deepEqual(disposed, []);
+      return handed[round - 1];
+    },
+  });
+  assert.deepEqual(asked, [
+    { round: 1, by: 'scripted', questions: 2 },
+    { round: 2, by: 'after-1', questions: 1 },
+  ]);
+  assert.deepEqual(
+    sets.map((s) => s.questions.map((q) => q.question)),
+    [['What is 2 + 3?', 'What is 7 * 6?'], ['What is 9 - 4?'], ['What is 8 / 2?']],
+  );
+  for (const m of handed)
+    assert.deepEqual(
+      m.calls.filter((c) => !c.prompt.includes('practice problem')),
+      [],
+      'a retrained generator only proposes',
+    );
+  // The given model solved and judged every round's questions, so they were kept as before.
+  assert.ok(sets.every((s) => s.questions.every((q) => q.kept)));
+  assert.deepEqual(disposed, ['after-1', 'after-2']);
+  assert.equal(modelDisposed, 0, "the caller's generator is the caller's to dispose");
+});

@@ -9,6 +9,10 @@ import {
   prepareTrainingData,
   trainingRunDir,
 } from '../../../src/core/trainingData/prepare';
+import { proveAndVerify } from '../../../src/core/prove/prove';
+import { saveRun } from '../../../src/core/prove/runStore';
+import { runsDir } from '../../../src/core/runs/folder';
+import { generatorOutput, ScriptedBackend } from '../prove/scriptedBackend';
 
 const workspace = () => fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-train-data-'));
 const readJsonl = (file: string) =>
@@ -51,6 +55,56 @@ test('prm and orm: step labels become TRL stepwise rows in the run folder', asyn
   // The outcome model reads the same rows (its job keeps one label per solution).
   const orm = await prepareTrainingData('orm', ws, trainingRunDir(ws, 'orm'));
   assert.deepEqual(readJsonl(orm.args[1]!), [row]);
+});
+
+test('verifier: answer-checked Prove candidates and proofs with a wrong step become scored proofs', async () => {
+  const ws = workspace();
+  for (const [proof, problem] of [
+    ['2 + 2 = 4, so $\\boxed{4}$.', 'What is 2 + 2?\n\nAnswer: 4'],
+    ['2 + 2 = 5, so $\\boxed{5}$.', 'What is 2 + 2?\n\nAnswer: 4'],
+    ['Trivially true.', 'Prove that 1 = 1.'], // no reference answer: no outcome label
+  ] as const) {
+    const backend = new ScriptedBackend(() => [generatorOutput(proof, '1')]);
+    const run = await proveAndVerify(
+      { problem, options: { maxIterations: 1, stepScores: false } },
+      { generator: backend },
+    );
+    await saveRun(run, runsDir(ws));
+  }
+  const store = new LabelStore(path.join(ws, '.stepwise', 'labels'));
+  const steps = ['x = 2', 'so x + 1 = 4', 'done'];
+  for (const [solutionId, ratings] of [
+    ['doc:wrong.md', [1, -1, 1]],
+    ['doc:right-so-far.md', [1, 1]],
+  ] as const)
+    for (const [stepIndex, rating] of ratings.entries())
+      await store.append({
+        problemId: 'p1',
+        problemText: 'Find x + 1 when x = 2.',
+        solutionId,
+        stepIndex,
+        stepHash: '0123456789abcdef',
+        stepText: steps[stepIndex]!,
+        rating,
+        source: 'cli',
+      });
+  const runDir = trainingRunDir(ws, 'verifier');
+  const data = await prepareTrainingData('verifier', ws, runDir);
+  assert.deepEqual(data.args, ['--data', path.join(runDir, 'scored-proofs.jsonl')]);
+  const rows = readJsonl(data.args[1]!);
+  assert.equal(data.count, rows.length);
+  const byLabel = (label: boolean) =>
+    rows.filter((r) => r.label === label).map((r) => [r.problem as string, r.proof as string] as const);
+  assert.equal(byLabel(true).length, 1);
+  assert.match(byLabel(true)[0]![1], /boxed\{4\}/);
+  assert.deepEqual(
+    byLabel(false).map(([problem, proof]) => [problem, proof.includes('boxed{5}') ? 'five' : proof]),
+    [
+      ['What is 2 + 2?', 'five'],
+      // The labelled proof stops at its wrong step; an all-right labelled prefix says nothing of the whole proof.
+      ['Find x + 1 when x = 2.', 'x = 2\n\nso x + 1 = 4'],
+    ],
+  );
 });
 
 test('dpo: pairs from every practice set are joined; a broken line is skipped and reported', async () => {
@@ -96,7 +150,7 @@ test('question-generator: the R_G rows of every practice set are joined', async 
 
 test('no data gives an error that says what to do, for each job', async () => {
   const ws = workspace();
-  for (const job of ['prm', 'orm', 'grpo', 'dpo', 'question-generator', 'sft-format'] as const)
+  for (const job of ['prm', 'orm', 'verifier', 'grpo', 'dpo', 'question-generator', 'sft-format'] as const)
     await assert.rejects(
       prepareTrainingData(job, ws, trainingRunDir(ws, job)),
       (err: unknown) => err instanceof NoTrainingDataError && err.hint.length > 0,

@@ -84,6 +84,20 @@ class GrpoConfig(CommonConfig):
     )
     verifier_batch_size: int = field(default=16, metadata={"help": "Proofs a local verifier grades together (left-padded); raise it on a GPU."})
     eval_batch_size: int = field(default=1, metadata={"help": "Held-out problems sampled together (left-padded); raise it on a GPU."})
+    held_out_before: str = field(
+        default="",
+        metadata={
+            "help": "A held-out-before.jsonl an earlier run recorded from the same --base-model, --eval-data, --seed and sampling settings "
+            "(the run this one resumes): its figures stand for the measurement before training instead of sampling them again."
+        },
+    )
+    eval_generations: int = field(
+        default=0,
+        metadata={
+            "help": "Completions sampled per held-out problem; 0: K (--num-generations). Fewer per problem buys more problems for the same time, "
+            "and a paired interval over problems narrows with problems."
+        },
+    )
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -109,6 +123,8 @@ class GrpoConfig(CommonConfig):
         )
         if self.eval_batch_size < 1 or self.verifier_batch_size < 1:
             raise ConfigError("eval_batch_size and verifier_batch_size must be at least 1.")
+        if self.eval_generations < 0:
+            raise ConfigError(f"eval_generations must be 0 (K) or more (got {self.eval_generations}).")
         if abs(self.alpha + self.beta - 1) > 1e-6:
             raise ConfigError(f"alpha + beta must be 1 (got {self.alpha} + {self.beta}).")
 
@@ -162,7 +178,10 @@ def run(cfg: GrpoConfig, events: EventWriter, extra_rewards: Sequence[RewardFunc
         os.makedirs(cfg.output_dir, exist_ok=True)
         return os.path.join(cfg.output_dir, f"held-out-{when}.jsonl")
 
-    before = held_out_reward(model, tokenizer, held_out, cfg, reward, measuring("before"), record("before")) if held_out else {}
+    if cfg.held_out_before and held_out:
+        before = recorded_held_out(cfg.held_out_before, held_out, cfg.eval_generations or cfg.num_generations, record("before"))
+    else:
+        before = held_out_reward(model, tokenizer, held_out, cfg, reward, measuring("before"), record("before")) if held_out else {}
     if before:
         events.metric(0, {f"before/{k}": v for k, v in {**before, **costs.take()}.items()})
     args = GRPOConfig(
@@ -218,15 +237,18 @@ def held_out_reward(
     on_problem: Callable[[int], None],
     record: str | None = None,
 ) -> dict[str, float]:
-    """Mean design reward and R_format rate of K completions per problem, sampled as in training (same
+    """Mean design reward and R_format rate of K completions per problem (--eval-generations), sampled as in training (same
     temperature and length) from --seed, so the before and after figures draw the same random stream.
     --eval-batch-size problems are sampled together; the batches are the same before and after.
     ``record`` names a JSONL file that keeps every completion with its reward, so a change can be
-    tested per problem (a paired interval) and checked against reference answers the reward never saw."""
+    tested per problem (a paired interval) and checked against reference answers the reward never saw;
+    with the design's reward it also keeps the verifier's grade R_Y and R_meta (None where not asked),
+    so the verifier's own discrimination can be measured on the same completions."""
     import torch
 
     model.eval()
     torch.manual_seed(cfg.seed)
+    per_problem = cfg.eval_generations or cfg.num_generations
     rewards: list[float] = []
     formats: list[float] = []
     kept: list[dict[str, Any]] = []
@@ -241,15 +263,20 @@ def held_out_reward(
                 do_sample=True,
                 temperature=cfg.temperature,
                 max_new_tokens=cfg.max_completion_length,
-                num_return_sequences=cfg.num_generations,
+                num_return_sequences=per_problem,
             )
-            # complete_batch keeps each prompt's K completions together, in prompt order.
-            repeated = [i for i in range(len(batch)) for _ in range(cfg.num_generations)]
+            # complete_batch keeps each prompt's completions together, in prompt order.
+            repeated = [i for i in range(len(batch)) for _ in range(per_problem)]
             completions = [[{"role": "assistant", "content": t}] for t in texts]
             their_prompts = [prompts[i] for i in repeated]
             scored = reward(their_prompts, completions, problem=[batch[i] for i in repeated])
+            # The design's reward keeps what its judges said (R_Y, R_meta); a plain reward function has none.
+            said = list(getattr(reward, "last_parts", None) or [{}] * len(texts))
             formatted = format_reward(their_prompts, completions)
-            kept += [{"problem": batch[i], "completion": t, "reward": r, "format": f} for i, t, r, f in zip(repeated, texts, scored, formatted, strict=True)]
+            kept += [
+                {"problem": batch[i], "completion": t, "reward": r, "format": f, **{k: v for k, v in parts.items() if k in ("r_y", "r_meta", "self_score")}}
+                for i, t, r, f, parts in zip(repeated, texts, scored, formatted, said, strict=True)
+            ]
             rewards += scored
             formats += formatted
     if record and not is_secondary_process():
@@ -257,6 +284,29 @@ def held_out_reward(
             f.writelines(json.dumps(k) + "\n" for k in kept)
     n = max(1, len(rewards))
     return {"heldout_reward": sum(rewards) / n, "heldout_format_rate": sum(formats) / n}
+
+
+def recorded_held_out(path: str, problems: list[str], per_problem: int, record: str) -> dict[str, float]:
+    """The figures of a held-out record an earlier run wrote (``held_out_reward``'s file), refused
+    unless it holds exactly ``per_problem`` completions of each held-out problem, in order: a record
+    of other problems or other settings is no measurement of this run's starting point. The record
+    is copied to ``record`` so this run's folder holds its before and after side by side."""
+    import shutil
+
+    rows = read_jsonl(path)
+    expected = [p for p in problems for _ in range(per_problem)]
+    if [r.get("problem") for r in rows] != expected:
+        raise ValueError(
+            f"{path} does not record {per_problem} completions of each of the {len(problems)} held-out problems in --eval-data, in order; "
+            "measure the held-out reward again (leave out --held-out-before)."
+        )
+    if os.path.abspath(path) != os.path.abspath(record) and not is_secondary_process():
+        os.makedirs(os.path.dirname(record) or ".", exist_ok=True)
+        shutil.copyfile(path, record)
+    return {
+        "heldout_reward": sum(float(r["reward"]) for r in rows) / len(rows),
+        "heldout_format_rate": sum(float(r["format"]) for r in rows) / len(rows),
+    }
 
 
 def problems_from_runs(paths: list[str]) -> list[dict[str, str]]:
