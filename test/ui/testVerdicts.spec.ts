@@ -112,7 +112,12 @@ export const tests: UiTest[] = [
 
         // The editor: the tests' states sit in the gutter of merge_intervals; none is a failure.
         // The whole editor part: the glyph margin's widgets are not all inside `.margin`.
-        const gutter = await testingIcons(wb, '.part.editor .monaco-editor');
+        // The Test Explorer's gutter marks render after the panel's figures: wait for them a while.
+        let gutter = await testingIcons(wb, '.part.editor .monaco-editor');
+        for (let waited = 0; gutter.length === 0 && waited < 15_000; waited += 500) {
+          await wb.page.waitForTimeout(500);
+          gutter = await testingIcons(wb, '.part.editor .monaco-editor');
+        }
         console.log(`    gutter testing icons: ${gutter.join(', ') || 'none'}`);
         if (gutter.length === 0)
           console.log(`    editor codicons: ${(await editorCodicons(wb)).join(' | ')}`);
