@@ -150,16 +150,24 @@ export interface TestsEvalContext {
   signal?: AbortSignal;
 }
 
-export async function evaluateCodeTask(task: CodeTask, ctx: TestsEvalContext): Promise<TestsItemResult> {
-  const { settings, signal } = ctx;
-  const target = await taskTarget(task);
-
-  const limits = {
+/** The sandbox limits every run of a task's code gets, from the evaluation's settings. */
+function sandboxLimits(
+  settings: Pick<TestsEvalSettings, 'perTestTimeoutMs' | 'memoryMb' | 'pythonPath'>,
+  signal: AbortSignal | undefined,
+) {
+  return {
     timeoutMs: settings.perTestTimeoutMs,
     memoryMb: settings.memoryMb,
     pythonPath: settings.pythonPath,
     signal,
   };
+}
+
+export async function evaluateCodeTask(task: CodeTask, ctx: TestsEvalContext): Promise<TestsItemResult> {
+  const { settings, signal } = ctx;
+  const target = await taskTarget(task);
+
+  const limits = sandboxLimits(settings, signal);
   let sandboxMs = 0;
   const timed = async <T>(work: () => Promise<T>): Promise<T> => {
     const t0 = Date.now();
@@ -411,12 +419,7 @@ export async function replayExampleRows(
   signal?: AbortSignal,
 ): Promise<{ knownWrong: number; examples: PassMatrix['examples'] | null }> {
   const target = await taskTarget(task);
-  const limits = {
-    timeoutMs: settings.perTestTimeoutMs,
-    memoryMb: settings.memoryMb,
-    pythonPath: settings.pythonPath,
-    signal,
-  };
+  const limits = sandboxLimits(settings, signal);
   const candidates = [task.referenceCode, ...mutants.map((m) => m.code)];
   const official = await runSuite({
     language: 'python',
