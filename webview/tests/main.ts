@@ -4,8 +4,8 @@ import { stageBadgeText, stageBadgeTitle } from '../../src/shared/stageBadge';
 import { testsFigures } from '../../src/shared/testsFigures';
 import type {
   ExpectationJudgement,
-  CodeReasoningHost,
-  CodeReasoningView,
+  TestsHost,
+  TestsView,
   CodeRunView,
   StageView,
   VerdictView,
@@ -41,7 +41,7 @@ button.secondary { color: var(--vscode-button-secondaryForeground); background: 
 .notice { border-left: 3px solid var(--vscode-editorWarning-foreground); padding: 6px 10px; background: var(--vscode-editorWidget-background); }
 `);
 
-const rpc = connect<CodeReasoningView, CodeReasoningHost>();
+const rpc = connect<TestsView, TestsHost>();
 const app = document.getElementById('app')!;
 let view: CodeRunView | null = loadState<CodeRunView>() ?? null;
 const open = new Set<number>();

@@ -69,7 +69,7 @@ export interface CodeRunView {
   totalMs?: number;
 }
 
-export interface CodeReasoningHost {
+export interface TestsHost {
   requests: {
     state: { params: null; result: CodeRunView | null };
     cancel: { params: null; result: null };
@@ -86,7 +86,7 @@ export interface CodeReasoningHost {
   };
 }
 
-export interface CodeReasoningView {
+export interface TestsView {
   requests: Record<string, never>;
   events: Record<string, never>;
 }

@@ -7,7 +7,7 @@ import { registerLadder } from './ladder';
 import { registerPractice } from './practice';
 import { registerTraining } from './train';
 import { registerProve } from './prove';
-import { registerCodeReasoning } from './tests/index';
+import { registerTests } from './tests/index';
 import { registerLabels } from './labels/index';
 import { registerStepScores } from './scoreSteps';
 import { EvalReportPanels, registerShowReport } from './evalReport';
@@ -33,7 +33,7 @@ export const features: { name: string; register(ctx: StepwiseContext): void }[] 
   },
   { name: 'prove', register: (ctx) => registerProve(ctx, () => labelling) },
   { name: 'step scores', register: registerStepScores },
-  { name: 'code reasoning', register: registerCodeReasoning },
+  { name: 'tests', register: registerTests },
   { name: 'practice', register: registerPractice },
   { name: 'training', register: registerTraining },
   {

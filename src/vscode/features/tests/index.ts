@@ -17,8 +17,8 @@ import { TestJudgementStore } from '../../../core/tests/expectationStore';
 import { saveJsonAtomically } from '../../../core/files';
 import type {
   ExpectationJudgement,
-  CodeReasoningHost,
-  CodeReasoningView,
+  TestsHost,
+  TestsView,
   CodeRunView,
 } from '../../../shared/protocols/tests';
 import { CODE_SELECTOR, FunctionIndex, ReasonCodeLensProvider } from './codeLens';
@@ -27,9 +27,11 @@ import { insertTests } from './insertTests';
 import { toView } from './runView';
 import { evidenceText } from '../../../core/tests/evidence';
 
+// The feature's old name stays as the view type: VS Code restores an open panel after a reload
+// by this id, so renaming it would drop panels that users had open across an update.
 const VIEW_TYPE = 'stepwise.codeReasoning';
 
-export function registerCodeReasoning(ctx: StepwiseContext): void {
+export function registerTests(ctx: StepwiseContext): void {
   const index = new FunctionIndex();
   ctx.own(vscode.languages.registerCodeLensProvider(CODE_SELECTOR, new ReasonCodeLensProvider(index)));
   ctx.own(vscode.workspace.onDidCloseTextDocument((d) => index.forget(d)));
@@ -122,7 +124,7 @@ export function registerCodeReasoning(ctx: StepwiseContext): void {
       return r;
     });
 
-  const panel = singletonPanel<CodeReasoningHost, CodeReasoningView>(ctx, {
+  const panel = singletonPanel<TestsHost, TestsView>(ctx, {
     viewType: VIEW_TYPE,
     bundle: 'tests',
     title: 'Stepwise: Reason & Generate Tests',
