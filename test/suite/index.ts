@@ -6,11 +6,22 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Mocha from 'mocha';
 
+// out/test/suite → the repository's test/suite, where each compiled test's source lives.
+const SOURCES = path.resolve(__dirname, '..', '..', '..', 'test', 'suite');
+
+/**
+ * The compiled tests whose source still exists: tsc never deletes out/, so a renamed or removed
+ * suite file would otherwise keep running from its stale .js under the old name.
+ */
 function findTests(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const p = path.join(dir, e.name);
     if (e.isDirectory()) return findTests(p);
-    return e.name.endsWith('.test.js') ? [p] : [];
+    if (!e.name.endsWith('.test.js')) return [];
+    const source = path.join(SOURCES, path.relative(__dirname, p)).replace(/\.js$/, '.ts');
+    if (fs.existsSync(source)) return [p];
+    console.log(`  (skipping ${path.relative(__dirname, p)}: its source ${source} is gone)`);
+    return [];
   });
 }
 
