@@ -6,7 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { findFunctions } from '../../../src/core/tests/functions';
-import { runFiveStages } from '../../../src/core/tests/pipeline';
+import { runFiveStages, type FiveStageOptions, type FiveStageRun } from '../../../src/core/tests/pipeline';
+import type { ModelBackend } from '../../../src/core/model/types';
 import { DEFAULT_CONFIRM_THRESHOLD } from '../../../src/core/tests/evidence';
 import { createSandboxSuiteRunner } from '../../../src/core/tests/sandboxRunner';
 import { asksForTests, scriptedModel } from '../helpers/scriptedModel';
@@ -30,14 +31,32 @@ const TESTS = [
   '```',
 ].join('\n');
 
-async function target() {
-  const [fn] = await findFunctions(USER, 'python');
-  return fn;
+/** The user's function with a docstring example in the "sums" order, above the given body. */
+const withExample = (body: string): string =>
+  [
+    'def test_sort_rows(rows):',
+    '    """Sort the rows by their sums.',
+    '',
+    '    >>> test_sort_rows([[3, 1], [2]])',
+    '    [[2], [3, 1]]',
+    '    """',
+    `    ${body}`,
+    '',
+  ].join('\n');
+
+/** Runs the five stages on the one function of `source` (USER by default) in the real sandbox. */
+async function fiveStages(
+  model: ModelBackend,
+  source = USER,
+  options: Partial<FiveStageOptions> = {},
+): Promise<FiveStageRun> {
+  const [fn] = await findFunctions(source, 'python');
+  return runFiveStages({ model, target: fn, fileSource: source, runSuite: runner, ...options });
 }
 
 test('identical tests are admitted once across all five stages, with the duplicates said', async () => {
   const model = scriptedModel((prompt) => (asksForTests(prompt) ? TESTS : RIGHT));
-  const run = await runFiveStages({ model, target: await target(), fileSource: USER, runSuite: runner });
+  const run = await fiveStages(model);
   assert.deepEqual(
     run.accumulatedSuite.map((t) => t.assertion?.line),
     [
@@ -56,7 +75,7 @@ test('identical tests are admitted once across all five stages, with the duplica
 
 test('a function named test_* is judged like any other (never collected as a test)', async () => {
   const model = scriptedModel((prompt) => (asksForTests(prompt) ? TESTS : RIGHT));
-  const run = await runFiveStages({ model, target: await target(), fileSource: USER, runSuite: runner });
+  const run = await fiveStages(model);
   assert.deepEqual(
     run.verdicts.map((v) => v.onUser),
     ['failed', 'passed', 'passed'],
@@ -66,7 +85,7 @@ test('a function named test_* is judged like any other (never collected as a tes
 
 test('by default the user function is the reference: tests failing on it are disagreements with evidence', async () => {
   const model = scriptedModel((prompt) => (asksForTests(prompt) ? TESTS : MISREAD));
-  const run = await runFiveStages({ model, target: await target(), fileSource: USER, runSuite: runner });
+  const run = await fiveStages(model);
   assert.equal(run.referenceMode, 'user');
   const s = run.scores!;
   assert.equal(s.reference, 'user');
@@ -85,7 +104,7 @@ test('a failure the independent implementations do not back is an unconfirmed ex
     if (asksForTests(prompt)) return TESTS;
     return (options.n ?? 1) > 1 ? [RIGHT, RIGHT] : MISREAD;
   });
-  const run = await runFiveStages({ model, target: await target(), fileSource: USER, runSuite: runner });
+  const run = await fiveStages(model);
   assert.deepEqual(
     run.verdicts.map((v) => v.verdict),
     ['unconfirmed', 'passes', 'passes'],
@@ -105,49 +124,25 @@ test('agreement mode trusts generated code only when the independent samples agr
     if ((options.n ?? 1) > 1) return [RIGHT, MISREAD];
     return MISREAD;
   });
-  const run = await runFiveStages({
-    model: split,
-    target: await target(),
-    fileSource: USER,
-    runSuite: runner,
-    referenceMode: 'agreement',
-    agreementSamples: 3,
-  });
+  const run = await fiveStages(split, USER, { referenceMode: 'agreement', agreementSamples: 3 });
   assert.equal(run.samples?.length, 2, 'two more implementations were sampled');
   assert.equal(run.scores!.reference, 'user');
   assert.match(run.scores!.referenceReason, /needs 3 independent implementations.*2 of 3 agree/);
   // Three samples that all misread the task the same way do make a consensus.
   const same = scriptedModel((prompt) => (asksForTests(prompt) ? TESTS : MISREAD));
-  const agreed = await runFiveStages({
-    model: same,
-    target: await target(),
-    fileSource: USER,
-    runSuite: runner,
-    referenceMode: 'agreement',
-    agreementSamples: 3,
-  });
+  const agreed = await fiveStages(same, USER, { referenceMode: 'agreement', agreementSamples: 3 });
   assert.equal(agreed.scores!.reference, 'generated');
   assert.equal(agreed.scores!.disagreements[0].samplesPassing, 3);
 });
 
 test("a docstring example the user's function fails is a confirmed failure, whatever the implementations say", async () => {
   // The user's function sorts each row, against its own example; every implementation agrees with it.
-  const user = [
-    'def test_sort_rows(rows):',
-    '    """Sort the rows by their sums.',
-    '',
-    '    >>> test_sort_rows([[3, 1], [2]])',
-    '    [[2], [3, 1]]',
-    '    """',
-    '    return [sorted(r) for r in rows]',
-    '',
-  ].join('\n');
-  const [fn] = await findFunctions(user, 'python');
+  const user = withExample('return [sorted(r) for r in rows]');
   const model = scriptedModel((prompt, options) => {
     if (asksForTests(prompt)) return TESTS;
     return (options.n ?? 1) > 1 ? [MISREAD, MISREAD] : MISREAD;
   });
-  const run = await runFiveStages({ model, target: fn, fileSource: user, runSuite: runner });
+  const run = await fiveStages(model, user);
   assert.deepEqual(run.examples?.tests, ['assert test_sort_rows([[3, 1], [2]]) == [[2], [3, 1]]']);
   assert.deepEqual(run.examples?.onUser, ['failed']);
   assert.deepEqual(run.examples?.failsConfirmed, [true]);
@@ -164,7 +159,7 @@ test("the last stage's answer ends at its code block's closing fence, and the bl
     // Where the stop sequence was asked for, the backend cuts it and what follows.
     return options.stop?.includes('\n```\n') ? RIGHT.slice(0, -'```'.length) : RIGHT;
   });
-  const run = await runFiveStages({ model, target: await target(), fileSource: USER, runSuite: runner });
+  const run = await fiveStages(model);
   const generatorCalls = model.calls.filter((c) => !asksForTests(c.prompt) && (c.options.n ?? 1) === 1);
   assert.deepEqual(
     generatorCalls.map((c) => c.options.stop ?? null),
@@ -175,17 +170,7 @@ test("the last stage's answer ends at its code block's closing fence, and the bl
 });
 
 test('when the examples set aside all but one implementation, they are sampled again shown the failed example', async () => {
-  const user = [
-    'def test_sort_rows(rows):',
-    '    """Sort the rows by their sums.',
-    '',
-    '    >>> test_sort_rows([[3, 1], [2]])',
-    '    [[2], [3, 1]]',
-    '    """',
-    '    return sorted(rows, key=sum)',
-    '',
-  ].join('\n');
-  const [fn] = await findFunctions(user, 'python');
+  const user = withExample('return sorted(rows, key=sum)');
   // A mutant-like test the user's function fails and a right implementation passes.
   const tests = ['```python', 'assert test_sort_rows([[9], [1, 1]]) == [[9], [1, 1]]', '```'].join('\n');
   const repairs: string[] = [];
@@ -197,7 +182,7 @@ test('when the examples set aside all but one implementation, they are sampled a
     }
     return (options.n ?? 1) > 1 ? [MISREAD, MISREAD] : MISREAD;
   });
-  const run = await runFiveStages({ model, target: fn, fileSource: user, runSuite: runner });
+  const run = await fiveStages(model, user);
   assert.equal(repairs.length, 1);
   assert.match(repairs[0], /assert test_sort_rows\(\[\[3, 1\], \[2\]\]\) == \[\[2\], \[3, 1\]\]/);
   assert.match(repairs[0], /the attempt: test_sort_rows\(\[\[3, 1\], \[2\]\]\) returned \[\[1, 3\], \[2\]\]/);
@@ -211,37 +196,16 @@ test('when the examples set aside all but one implementation, they are sampled a
 });
 
 test('no repair round when two implementations already pass the examples, or when it is turned off', async () => {
-  const user = [
-    'def test_sort_rows(rows):',
-    '    """Sort the rows by their sums.',
-    '',
-    '    >>> test_sort_rows([[3, 1], [2]])',
-    '    [[2], [3, 1]]',
-    '    """',
-    '    return sorted(rows, key=sum)',
-    '',
-  ].join('\n');
-  const [fn] = await findFunctions(user, 'python');
+  const user = withExample('return sorted(rows, key=sum)');
   const reply = (right: number) => (prompt: string, options: { n?: number }) => {
     if (asksForTests(prompt)) return TESTS;
     if (prompt.includes('An earlier attempt did not do what')) throw new Error('no repair expected');
     return (options.n ?? 1) > 1 ? [right > 1 ? RIGHT : MISREAD, MISREAD] : RIGHT;
   };
-  const two = await runFiveStages({
-    model: scriptedModel(reply(2)),
-    target: fn,
-    fileSource: user,
-    runSuite: runner,
-  });
+  const two = await fiveStages(scriptedModel(reply(2)), user);
   assert.equal(two.repair, undefined);
   assert.deepEqual(two.examples?.implementationsCounted, [true, true, false]);
-  const off = await runFiveStages({
-    model: scriptedModel(reply(1)),
-    target: fn,
-    fileSource: user,
-    runSuite: runner,
-    repairSetAside: false,
-  });
+  const off = await fiveStages(scriptedModel(reply(1)), user, { repairSetAside: false });
   assert.equal(off.repair, undefined);
   assert.equal(off.samples?.length, 2);
 });
