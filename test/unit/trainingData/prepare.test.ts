@@ -22,6 +22,30 @@ const readJsonl = (file: string) =>
     .filter(Boolean)
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 
+const STEPS = ['x = 2', 'so x + 1 = 4', 'done'];
+
+/** Labels the first steps of one solution to "Find x + 1 when x = 2." with `ratings`, in order. */
+async function labelSolution(ws: string, solutionId: string, ratings: readonly (1 | -1)[]): Promise<void> {
+  const store = new LabelStore(path.join(ws, '.stepwise', 'labels'));
+  for (const [stepIndex, rating] of ratings.entries())
+    await store.append({
+      problemId: 'p1',
+      problemText: 'Find x + 1 when x = 2.',
+      solutionId,
+      stepIndex,
+      stepHash: '0123456789abcdef',
+      stepText: STEPS[stepIndex]!,
+      rating,
+      source: 'cli',
+    });
+}
+
+/** Writes `text` as `file` of the practice set `name`, as a practice run leaves it. */
+function writePracticeFile(ws: string, name: string, file: string, text: string): void {
+  fs.mkdirSync(path.join(ws, '.stepwise', 'practice', name), { recursive: true });
+  fs.writeFileSync(path.join(ws, '.stepwise', 'practice', name, file), text);
+}
+
 test('the run folder is .stepwise/training/<timestamp>-<job>', () => {
   const dir = trainingRunDir('/ws', 'prm', new Date('2026-01-02T03:04:05.678Z'));
   assert.equal(dir, path.join('/ws', '.stepwise', 'training', '2026-01-02T03-04-05-678Z-prm'));
@@ -29,28 +53,13 @@ test('the run folder is .stepwise/training/<timestamp>-<job>', () => {
 
 test('prm and orm: step labels become TRL stepwise rows in the run folder', async () => {
   const ws = workspace();
-  const store = new LabelStore(path.join(ws, '.stepwise', 'labels'));
-  const steps = ['x = 2', 'so x + 1 = 4'];
-  for (const [stepIndex, rating] of [
-    [0, 1],
-    [1, -1],
-  ] as const)
-    await store.append({
-      problemId: 'p1',
-      problemText: 'Find x + 1 when x = 2.',
-      solutionId: 'doc:a.md',
-      stepIndex,
-      stepHash: '0123456789abcdef',
-      stepText: steps[stepIndex]!,
-      rating,
-      source: 'cli',
-    });
+  await labelSolution(ws, 'doc:a.md', [1, -1]);
   const runDir = trainingRunDir(ws, 'prm');
   const data = await prepareTrainingData('prm', ws, runDir);
   assert.equal(data.count, 1);
   assert.deepEqual(data.args, ['--data', path.join(runDir, 'labels.trl.jsonl')]);
   const [row] = readJsonl(data.args[1]!);
-  assert.deepEqual(row!.completions, steps);
+  assert.deepEqual(row!.completions, ['x = 2', 'so x + 1 = 4']);
   assert.deepEqual(row!.labels, [1, -1]);
   // The outcome model reads the same rows (its job keeps one label per solution).
   const orm = await prepareTrainingData('orm', ws, trainingRunDir(ws, 'orm'));
@@ -71,23 +80,8 @@ test('verifier: answer-checked Prove candidates and proofs with a wrong step bec
     );
     await saveRun(run, runsDir(ws));
   }
-  const store = new LabelStore(path.join(ws, '.stepwise', 'labels'));
-  const steps = ['x = 2', 'so x + 1 = 4', 'done'];
-  for (const [solutionId, ratings] of [
-    ['doc:wrong.md', [1, -1, 1]],
-    ['doc:right-so-far.md', [1, 1]],
-  ] as const)
-    for (const [stepIndex, rating] of ratings.entries())
-      await store.append({
-        problemId: 'p1',
-        problemText: 'Find x + 1 when x = 2.',
-        solutionId,
-        stepIndex,
-        stepHash: '0123456789abcdef',
-        stepText: steps[stepIndex]!,
-        rating,
-        source: 'cli',
-      });
+  await labelSolution(ws, 'doc:wrong.md', [1, -1, 1]);
+  await labelSolution(ws, 'doc:right-so-far.md', [1, 1]);
   const runDir = trainingRunDir(ws, 'verifier');
   const data = await prepareTrainingData('verifier', ws, runDir);
   assert.deepEqual(data.args, ['--data', path.join(runDir, 'scored-proofs.jsonl')]);
@@ -112,10 +106,8 @@ test('dpo: pairs from every practice set are joined; a broken line is skipped an
   for (const [name, text] of [
     ['a', '{"prompt":"p1","chosen":"c","rejected":"r"}\n'],
     ['b', '{"prompt":"p2","chosen":"c","rejected":"r"}\nnot json\n'],
-  ] as const) {
-    fs.mkdirSync(path.join(ws, '.stepwise', 'practice', name), { recursive: true });
-    fs.writeFileSync(path.join(ws, '.stepwise', 'practice', name, 'dpo-pairs.jsonl'), text);
-  }
+  ] as const)
+    writePracticeFile(ws, name, 'dpo-pairs.jsonl', text);
   const data = await prepareTrainingData('dpo', ws, trainingRunDir(ws, 'dpo'));
   assert.equal(data.count, 2);
   assert.deepEqual(
@@ -132,12 +124,8 @@ test('question-generator: the R_G rows of every practice set are joined', async 
     ['a', 0.9],
     ['b', 0.2],
   ] as const) {
-    fs.mkdirSync(path.join(ws, '.stepwise', 'practice', name), { recursive: true });
     const row = { prompt: 'Propose a problem.', completion: `Problem: ${name}`, reward, kept: reward > 0.5 };
-    fs.writeFileSync(
-      path.join(ws, '.stepwise', 'practice', name, 'generator-rewards.jsonl'),
-      JSON.stringify(row) + '\n',
-    );
+    writePracticeFile(ws, name, 'generator-rewards.jsonl', JSON.stringify(row) + '\n');
   }
   const runDir = trainingRunDir(ws, 'question-generator');
   const data = await prepareTrainingData('question-generator', ws, runDir);
