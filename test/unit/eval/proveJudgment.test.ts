@@ -4,6 +4,7 @@ import { pairedDifference, summarizeJudgment } from '../../../src/core/eval/prov
 import type { CandidateOutcome, ProveItemResult } from '../../../src/core/eval/proveEval';
 import { splitOf } from '../../../src/core/judgment/split';
 import { mulberry32 } from '../../../src/core/math/stats';
+import { oneRoundItem } from '../helpers/proveItem';
 
 /** Problems whose right candidates agree on the reference and score higher with the verifier. */
 function items(count: number): ProveItemResult[] {
@@ -21,17 +22,7 @@ function items(count: number): ProveItemResult[] {
         finishReason: random() < 0.2 ? 'length' : 'eos',
       };
     });
-    return {
-      id: `problem-${i}`,
-      reference: '7',
-      status: 'completed',
-      stopReason: 'max-iterations',
-      error: null,
-      rounds: [{ kind: 'initial', chosen: 0, candidates }],
-      final: null,
-      stepScorer: null,
-      ms: 0,
-    } as ProveItemResult;
+    return oneRoundItem(`problem-${i}`, '7', candidates);
   });
 }
 

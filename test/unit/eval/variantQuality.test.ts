@@ -10,6 +10,7 @@ import type { TestsItemResult } from '../../../src/core/eval/testsEval';
 import { loadCalibrator } from '../../../src/core/judgment/judge';
 import { splitOf } from '../../../src/core/judgment/split';
 import { mulberry32 } from '../../../src/core/math/stats';
+import { oneRoundItem } from '../helpers/proveItem';
 
 function candidate(correct: boolean, random: () => number): CandidateOutcome {
   return {
@@ -36,17 +37,9 @@ function proveItems(
   return Array.from({ length: count }, (_, i) => {
     const right = solved(i);
     const candidates = [candidate(right, random), candidate(right && random() < 0.5, random)];
-    const result = {
-      id: `problem-${i}`,
-      reference: '7',
-      status: 'completed',
-      stopReason: 'max-iterations',
-      error: null,
-      rounds: [{ kind: 'initial', chosen: 0, candidates }],
+    const result = oneRoundItem(`problem-${i}`, '7', candidates, {
       final: { round: 0, candidate: 0, answer: candidates[0].answer, correct: right },
-      stepScorer: null,
-      ms: 0,
-    } as ProveItemResult;
+    });
     return { index: i, id: result.id, result, ms: 40_000 };
   });
 }
