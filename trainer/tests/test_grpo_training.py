@@ -29,21 +29,33 @@ def _weights(folder: Path) -> dict[str, torch.Tensor]:
     return load_file(str(folder / "model.safetensors"))
 
 
-def test_grpo_updates_the_policy_when_rewards_differ_within_a_group(tmp_path, tiny_base):
+def _config(tmp_path: Path, tiny_base: Path, problems: list[str], **options) -> grpo.GrpoConfig:
+    """A tiny CPU grpo run over `problems` (written as its --data file), saved under tmp_path/run;
+    `options` set the config's other fields and may override TINY_GRPO's."""
     data = tmp_path / "problems.jsonl"
-    data.write_text("\n".join(json.dumps({"problem": f"Prove that {i} + 0 = {i}."}) for i in range(4)) + "\n")
-    cfg = grpo.GrpoConfig(
-        base_model=str(tiny_base),
-        data=str(data),
-        output_dir=str(tmp_path / "run"),
-        max_steps=2,
-        save_steps=2,
-        **TINY_GRPO,
-        device="cpu",
-    )
+    data.write_text("".join(json.dumps({"problem": p}) + "\n" for p in problems))
+    return grpo.GrpoConfig(base_model=str(tiny_base), data=str(data), output_dir=str(tmp_path / "run"), **{**TINY_GRPO, "device": "cpu", **options})
+
+
+def _train(cfg: grpo.GrpoConfig) -> list[dict]:
+    """Trains with the length reward beside the design's, and returns the events the job wrote."""
     out = io.StringIO()
     grpo.run(cfg, EventWriter("grpo", stream=out), extra_rewards=[completion_length])
-    events = [json.loads(line) for line in out.getvalue().splitlines()]
+    return [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+def _policy(tiny_base: Path):
+    """The tiny model's tokenizer and weights, as the held-out figures sample from them."""
+    from stepwise_trainer.models import load_causal_lm, load_tokenizer
+
+    return load_tokenizer(str(tiny_base)), load_causal_lm(str(tiny_base), torch.float32)
+
+
+SUMS = [f"Prove that {i} + 0 = {i}." for i in range(4)]
+
+
+def test_grpo_updates_the_policy_when_rewards_differ_within_a_group(tmp_path, tiny_base):
+    events = _train(_config(tmp_path, tiny_base, SUMS, max_steps=2, save_steps=2))
 
     logged = [e["data"] for e in events if e["type"] == "metric"]
     for name in ("self_verification", "format_reward", "completion_length"):  # the extra reward joins, never replaces
@@ -59,12 +71,8 @@ def test_the_trained_reward_is_the_design_reward_not_plus_the_format_reward(tmp_
     """R = R_format·(α·R_Y + β·R_Z) already holds R_format; format_reward runs beside it for the log
     only. With it forced to 1 for every completion, the reward GRPO trains on must not rise by 1."""
     monkeypatch.setattr(grpo, "format_reward", lambda prompts, completions, **_: [1.0] * len(completions))
-    data = tmp_path / "problems.jsonl"
-    data.write_text("\n".join(json.dumps({"problem": f"Prove that {i} + 0 = {i}."}) for i in range(4)) + "\n")
-    cfg = grpo.GrpoConfig(base_model=str(tiny_base), data=str(data), output_dir=str(tmp_path / "run"), max_steps=1, save_steps=1, **TINY_GRPO, device="cpu")
-    out = io.StringIO()
-    grpo.run(cfg, EventWriter("grpo", stream=out), extra_rewards=[completion_length])
-    logged = [json.loads(line)["data"] for line in out.getvalue().splitlines() if json.loads(line)["type"] == "metric"]
+    events = _train(_config(tmp_path, tiny_base, SUMS, max_steps=1, save_steps=1))
+    logged = [e["data"] for e in events if e["type"] == "metric"]
     step = next(m for m in logged if "reward" in m and "rewards/completion_length/mean" in m)
     assert step["rewards/<lambda>/mean"] == 1.0
     assert step["reward"] == pytest.approx(step["rewards/self_verification/mean"] + step["rewards/completion_length/mean"], abs=1e-4)
@@ -75,21 +83,10 @@ def test_held_out_problems_sampled_together_keep_each_completion_with_its_proble
     must be graded against that problem. At a near-zero temperature sampling is greedy, so every
     completion must equal its own prompt's greedy completion alone."""
     from stepwise_trainer.generation import complete_batch
-    from stepwise_trainer.models import load_causal_lm, load_tokenizer
     from stepwise_trainer.prompts import generator_prompt
 
-    data = tmp_path / "problems.jsonl"
-    data.write_text(json.dumps({"problem": "Prove that 0 = 0."}) + "\n")
-    cfg = grpo.GrpoConfig(
-        base_model=str(tiny_base),
-        data=str(data),
-        output_dir=str(tmp_path / "run"),
-        **{**TINY_GRPO, "max_completion_length": 6},
-        temperature=1e-6,
-        eval_batch_size=2,
-        device="cpu",
-    )
-    tokenizer, model = load_tokenizer(str(tiny_base)), load_causal_lm(str(tiny_base), torch.float32)
+    cfg = _config(tmp_path, tiny_base, ["Prove that 0 = 0."], max_completion_length=6, temperature=1e-6, eval_batch_size=2)
+    tokenizer, model = _policy(tiny_base)
     problems = ["Prove that 1 = 1.", "Let x be a real number with x^2 = 4 and x > 0. Find x.", "Compute 3 * 7."]
     seen: list[tuple[str, str]] = []
 
@@ -120,25 +117,13 @@ def test_held_out_problems_sampled_together_keep_each_completion_with_its_proble
 
 def test_eval_generations_sets_the_held_out_samples_per_problem_apart_from_k(tmp_path, tiny_base):
     """--eval-generations trades samples per held-out problem for problems; training's K stays."""
-    from stepwise_trainer.models import load_causal_lm, load_tokenizer
-
-    data = tmp_path / "problems.jsonl"
-    data.write_text(json.dumps({"problem": "Prove that 0 = 0."}) + "\n")
-    cfg = grpo.GrpoConfig(
-        base_model=str(tiny_base),
-        data=str(data),
-        output_dir=str(tmp_path / "run"),
-        **{**TINY_GRPO, "max_completion_length": 4},
-        eval_generations=3,
-        eval_batch_size=2,
-        device="cpu",
-    )
+    cfg = _config(tmp_path, tiny_base, ["Prove that 0 = 0."], max_completion_length=4, eval_generations=3, eval_batch_size=2)
     assert cfg.num_generations != 3
-    tokenizer, model = load_tokenizer(str(tiny_base)), load_causal_lm(str(tiny_base), torch.float32)
+    tokenizer, model = _policy(tiny_base)
     problems = ["Prove that 1 = 1.", "Compute 3 * 7.", "Compute 2 + 2."]
     record = tmp_path / "held-out.jsonl"
     grpo.held_out_reward(model, tokenizer, problems, cfg, lambda prompts, completions, **_: [0.0] * len(completions), lambda i: None, str(record))
     kept = [json.loads(line)["problem"] for line in record.read_text().splitlines()]
     assert kept == [p for p in problems for _ in range(3)]
     with pytest.raises(grpo.ConfigError):
-        grpo.GrpoConfig(base_model=str(tiny_base), data=str(data), output_dir=str(tmp_path / "r"), eval_generations=-1, device="cpu")
+        grpo.GrpoConfig(base_model=str(tiny_base), data=cfg.data, output_dir=str(tmp_path / "r"), eval_generations=-1, device="cpu")
