@@ -5,10 +5,21 @@ import { activateStepwise, waitFor, workspaceRoot } from './helpers';
 import type { FiveStageRun } from '../../src/core/tests/pipeline';
 import { createSandboxSuiteRunner } from '../../src/core/tests/sandboxRunner';
 
+/** The sample file whose functions the suite generates tests for. */
+const intervals = () => vscode.Uri.file(path.join(workspaceRoot(), 'code', 'intervals.py'));
+
+/** Runs the command a CodeLens runs on `name` of the sample file, with short answers. */
+async function generateTests(name: string): Promise<FiveStageRun> {
+  await activateStepwise();
+  return (await vscode.commands.executeCommand('stepwise.tests.generate', intervals(), name, {
+    maxTokens: 96,
+  })) as FiveStageRun;
+}
+
 suite('Reason & generate tests (default model)', () => {
   test('a CodeLens appears above each sample function', async () => {
     await activateStepwise();
-    const uri = vscode.Uri.file(path.join(workspaceRoot(), 'code', 'intervals.py'));
+    const uri = intervals();
     await vscode.window.showTextDocument(uri);
     const lenses = await waitFor('CodeLenses', async () => {
       const l =
@@ -31,11 +42,7 @@ suite('Reason & generate tests (default model)', () => {
 
   test('the command runs five stages, accumulates tests by stage, runs them and fills the Test Explorer', async function () {
     this.timeout(600_000);
-    await activateStepwise();
-    const uri = vscode.Uri.file(path.join(workspaceRoot(), 'code', 'intervals.py'));
-    const run = (await vscode.commands.executeCommand('stepwise.tests.generate', uri, 'is_palindrome', {
-      maxTokens: 96,
-    })) as FiveStageRun;
+    const run = await generateTests('is_palindrome');
     assert.ok(run, 'the command returned its run');
     assert.deepEqual(
       run.stages.map((s) => s.stage.id),
@@ -71,11 +78,7 @@ suite('Reason & generate tests (default model)', () => {
       suiteTimeoutMs: 60_000,
       memoryMb: 512,
     });
-    const source = (
-      await vscode.workspace.openTextDocument(
-        vscode.Uri.file(path.join(workspaceRoot(), 'code', 'intervals.py')),
-      )
-    ).getText();
+    const source = (await vscode.workspace.openTextDocument(intervals())).getText();
     const result = await runner({
       language: 'python',
       code: source,
@@ -100,11 +103,7 @@ suite('Reason & generate tests (default model)', () => {
 
   test('merge_intervals (correct): no failure is shown without evidence, and a judgement is stored', async function () {
     this.timeout(600_000);
-    await activateStepwise();
-    const uri = vscode.Uri.file(path.join(workspaceRoot(), 'code', 'intervals.py'));
-    const run = (await vscode.commands.executeCommand('stepwise.tests.generate', uri, 'merge_intervals', {
-      maxTokens: 96,
-    })) as FiveStageRun;
+    const run = await generateTests('merge_intervals');
     assert.ok(run?.scores, 'the suite was executed (the workspace is trusted)');
     assert.equal(run.samples?.length, 2, 'two independent implementations were sampled as evidence');
     // Calls with two arguments cannot match merge_intervals(intervals): they never run.
