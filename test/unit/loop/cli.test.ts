@@ -20,39 +20,35 @@ loopCommand.run(process.argv.slice(1)).then((code) => { process.exitCode = code;
 const loopCli = (...options: string[]) =>
   spawnSync(process.execPath, ['-e', RUNNER, '--', ...options], { encoding: 'utf8' });
 
-test('a wrong --progress is refused before any model or trainer is looked for', () => {
+/** A fresh workspace holding a problems file of these rows (by default one problem with its answer). */
+function workspaceWith(rows: object[] = [{ problem: 'What is $2+3$?', answer: '5' }]) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-loop-cli-'));
   const data = path.join(dir, 'problems.jsonl');
-  fs.writeFileSync(data, JSON.stringify({ problem: 'What is $2+3$?', answer: '5' }) + '\n');
-  const r = loopCli(
-    '--data',
-    data,
-    '--workspace',
-    dir,
-    '--progress',
-    'xml',
-    '--model-dir',
-    path.join(dir, 'none'),
-  );
+  fs.writeFileSync(data, rows.map((row) => JSON.stringify(row) + '\n').join(''));
+  return { dir, data };
+}
+
+/**
+ * `stepwise loop` on that workspace with these options and a model folder that does not exist: a
+ * run that gets past checking its options fails at looking for the model.
+ */
+const loopWithoutModel = ({ dir, data }: { dir: string; data: string }, ...options: string[]) =>
+  loopCli('--data', data, '--workspace', dir, ...options, '--model-dir', path.join(dir, 'none'));
+
+test('a wrong --progress is refused before any model or trainer is looked for', () => {
+  const ws = workspaceWith();
+  const r = loopWithoutModel(ws, '--progress', 'xml');
   assert.equal(r.status, 2, r.stderr);
   assert.match(r.stderr, /--progress must be text or json/);
-  assert.ok(!fs.existsSync(path.join(dir, '.stepwise')), 'nothing was written to the workspace');
+  assert.ok(!fs.existsSync(path.join(ws.dir, '.stepwise')), 'nothing was written to the workspace');
 });
 
 test('--levels keeps the problems of those MATH levels, and refuses levels the data lacks before any model loads', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-loop-cli-'));
-  const data = path.join(dir, 'problems.jsonl');
-  fs.writeFileSync(
-    data,
-    [
-      { problem: 'What is $2+3$?', answer: '5', level: 1 },
-      { problem: 'What is $2 \\cdot 3$?', answer: '6', level: 2 },
-    ]
-      .map((p) => JSON.stringify(p) + '\n')
-      .join(''),
-  );
-  const run = (levels: string) =>
-    loopCli('--data', data, '--workspace', dir, '--levels', levels, '--model-dir', path.join(dir, 'none'));
+  const ws = workspaceWith([
+    { problem: 'What is $2+3$?', answer: '5', level: 1 },
+    { problem: 'What is $2 \\cdot 3$?', answer: '6', level: 2 },
+  ]);
+  const run = (levels: string) => loopWithoutModel(ws, '--levels', levels);
   let r = run('5');
   assert.equal(r.status, 2, r.stderr);
   assert.match(r.stderr, /--levels 5: the data has no problem of those levels/);
@@ -66,40 +62,18 @@ test('--levels keeps the problems of those MATH levels, and refuses levels the d
 });
 
 test('a wrong --unsolved is refused with the two choices before any model loads', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-loop-cli-'));
-  const data = path.join(dir, 'problems.jsonl');
-  fs.writeFileSync(data, JSON.stringify({ problem: 'What is $2+3$?', answer: '5' }) + '\n');
-  const r = loopCli(
-    '--data',
-    data,
-    '--workspace',
-    dir,
-    '--unsolved',
-    'drop',
-    '--model-dir',
-    path.join(dir, 'none'),
-  );
+  const ws = workspaceWith();
+  const r = loopWithoutModel(ws, '--unsolved', 'drop');
   assert.equal(r.status, 2, r.stderr);
   assert.match(r.stderr, /--unsolved must be skip or label/);
-  assert.ok(!fs.existsSync(path.join(dir, '.stepwise')), 'nothing was written to the workspace');
+  assert.ok(!fs.existsSync(path.join(ws.dir, '.stepwise')), 'nothing was written to the workspace');
 });
 
 test('a --current-prm that is not an exported PRM is refused before any model loads', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-loop-cli-'));
-  const data = path.join(dir, 'problems.jsonl');
-  fs.writeFileSync(data, JSON.stringify({ problem: 'What is $2+3$?', answer: '5' }) + '\n');
+  const ws = workspaceWith();
+  const { dir } = ws;
   fs.mkdirSync(path.join(dir, 'not-a-prm'));
-  const withCurrentPrm = (folder: string) =>
-    loopCli(
-      '--data',
-      data,
-      '--workspace',
-      dir,
-      '--current-prm',
-      folder,
-      '--model-dir',
-      path.join(dir, 'none'),
-    );
+  const withCurrentPrm = (folder: string) => loopWithoutModel(ws, '--current-prm', folder);
   const r = withCurrentPrm(path.join(dir, 'not-a-prm'));
   assert.equal(r.status, 2, r.stderr);
   assert.match(
