@@ -23,21 +23,24 @@ function labels(...args: string[]) {
 
 test('labels add prints the saved record; check counts valid, superseded and corrupt lines', () => {
   const store = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-cli-'));
-  const added = labels(
-    'add',
-    '--store',
-    store,
-    '--problem',
-    'p1',
-    '--step-text',
-    'Let n = 2k.',
-    '--rating',
-    '1',
-    '--step-index',
-    '0',
-    '--solution-id',
-    's1',
-  );
+  // The first step of one solution, rated `rating`: adding it twice relabels the same step.
+  const rateFirstStep = (rating: string) =>
+    labels(
+      'add',
+      '--store',
+      store,
+      '--problem',
+      'p1',
+      '--step-text',
+      'Let n = 2k.',
+      '--rating',
+      rating,
+      '--step-index',
+      '0',
+      '--solution-id',
+      's1',
+    );
+  const added = rateFirstStep('1');
   assert.equal(added.code, 0, added.stderr);
   const record = JSON.parse(added.stdout);
   assert.equal(record.rating, 1);
@@ -52,23 +55,7 @@ test('labels add prints the saved record; check counts valid, superseded and cor
     2,
     'a bad rating is a usage error',
   );
-  const changed = JSON.parse(
-    labels(
-      'add',
-      '--store',
-      store,
-      '--problem',
-      'p1',
-      '--step-text',
-      'Let n = 2k.',
-      '--rating',
-      '-1',
-      '--step-index',
-      '0',
-      '--solution-id',
-      's1',
-    ).stdout,
-  );
+  const changed = JSON.parse(rateFirstStep('-1').stdout);
   assert.equal(changed.supersedes, record.id, 'relabelling a step supersedes the earlier label');
   fs.appendFileSync(path.join(store, 'labels.jsonl'), 'garbage\n');
   const check = labels('check', '--store', store);
