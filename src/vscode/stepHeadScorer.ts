@@ -19,13 +19,8 @@ export function configuredStepHead(
   generator: ModelBackend,
   log: vscode.LogOutputChannel,
 ): LearnedStepScorer | undefined {
-  const file = readSettings().prm.stepHeadPath.trim();
-  if (!file) return undefined;
   try {
-    const template = loadPrompt('generator');
-    return new LearnedStepScorer(generator, loadStepHead(file), (problem) => [
-      { role: 'user', content: renderPrompt(template, { problem }) },
-    ]);
+    return stepHeadOf(generator);
   } catch (e) {
     const message = `Step head not used (steps are scored by the verifier): ${(e as Error).message}`;
     log.error(message);
@@ -37,4 +32,22 @@ export function configuredStepHead(
     }
     return undefined;
   }
+}
+
+/**
+ * The head the setting names over `generator`, or undefined when the setting is empty; a head that
+ * cannot be used is an error saying why (for callers with no other scorer to fall back on).
+ */
+export function stepHeadOf(generator: ModelBackend): LearnedStepScorer | undefined {
+  const file = readSettings().prm.stepHeadPath.trim();
+  if (!file) return undefined;
+  const template = loadPrompt('generator');
+  return new LearnedStepScorer(generator, loadStepHead(file), (problem) => [
+    { role: 'user', content: renderPrompt(template, { problem }) },
+  ]);
+}
+
+/** Whether `stepwise.prm.stepHeadPath` names a head (read without loading it). */
+export function stepHeadConfigured(): boolean {
+  return readSettings().prm.stepHeadPath.trim() !== '';
 }

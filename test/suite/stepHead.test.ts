@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { activateStepwise, report, workspaceRoot } from './helpers';
 import type { StepwiseApi } from '../../src/vscode/extension';
+import type { ScoredSteps } from '../../src/vscode/features/scoreSteps';
 import { trainLearnedSteps } from '../../src/core/eval/learnedSteps';
 import type { LabelledSteps } from '../../src/core/eval/prmEval';
 import { LearnedStepScorer, solutionStepFeatures } from '../../src/core/judgment/learnedStepScorer';
@@ -156,6 +157,26 @@ suite('Learned step head in the editor (stepwise.prm.stepHeadPath)', () => {
       assert.equal(checkRun.status, 'completed', checkRun.error?.message);
       await assertScoredByHead(api, checkRun, checkRun.iterations[0].candidates[0], headFile);
       assert.equal(checkRun.iterations[0].candidates[0].stepScores!.steps.length, 4);
+
+      // Score Steps: with no PRM set, the same head scores the document's steps and is named.
+      await vscode.window.showTextDocument(vscode.Uri.file(proofFile));
+      const scored = (await vscode.commands.executeCommand('stepwise.scoreSteps.run')) as ScoredSteps;
+      assert.equal(scored.scorerKind, 'step-head');
+      assert.match(
+        scored.scorer,
+        /^learned step head on SmolLM2-135M-Instruct \(held-out step AUROC \d\.\d\d/,
+      );
+      assert.equal(scored.threshold, head.threshold);
+      // The same steps and head: the scores Check My Proof showed (to the last digits a cache may change).
+      const checked0 = checkRun.iterations[0].candidates[0].stepScores!.steps;
+      assert.equal(scored.steps.length, checked0.length);
+      scored.steps.forEach((s, i) =>
+        assert.ok(
+          Math.abs(clampStepProbability(s.score) - checked0[i].score) < 1e-3,
+          `step ${i + 1}: Score Steps ${s.score}, Check My Proof ${checked0[i].score}`,
+        ),
+      );
+      scored.steps.forEach((s) => assert.equal(s.flagged, s.score < head.threshold));
 
       // Prove: every judged candidate's steps scored by the head.
       const proved = (await vscode.commands.executeCommand('stepwise.prove', {

@@ -120,6 +120,12 @@ function summaryText(r: LearnedStepsResult): string {
     `held-out: ${h.problems} problems, ${h.solutions} solutions, ${h.steps} steps (${h.wrongSteps} wrong)\n` +
     `step head [${r.head.features.join(', ')}]  step AUROC ${f(roc.auroc)} [${f(roc.interval?.low)}, ${f(roc.interval?.high)}]` +
     `  first-error ${f(fe.value)} [${f(fe.low)}, ${f(fe.high)}]  ProcessBench F1 ${f(r.heldOut.firstError.f1)} (threshold ${r.head.threshold.toFixed(3)}, chosen by ${r.head.thresholdBy} on the fit side)\n` +
+    Object.entries(r.thresholdRules)
+      .map(
+        ([rule, t]) =>
+          `  threshold by ${rule.padEnd(15)} ${t.threshold.toFixed(3)}: held-out first-error ${f(t.heldOut.accuracy.value)}, F1 ${f(t.heldOut.f1)} (fit side out of fold: ${f(t.fit.firstError)}, F1 ${f(t.fit.f1)})\n`,
+      )
+      .join('') +
     Object.entries(r.featureAlone)
       .map(
         ([name, a]) =>

@@ -16,7 +16,9 @@ import { roc, type RocSummary } from '../math/stats';
 import { splitOf } from '../judgment/split';
 import { STEP_FEATURES, type StepFeatureName, type StepFeatures } from '../judgment/stepFeatures';
 import {
+  bestThreshold,
   fitStepHead,
+  outOfFoldStepScores,
   stepHeadScore,
   type StepHead,
   type StepSample,
@@ -28,8 +30,20 @@ export interface LearnedStepsResult {
   split: { fit: SideCount; heldOut: SideCount };
   /** The head on the held-out problems, at its own threshold. */
   heldOut: PrmMetrics;
+  /**
+   * The same head at the threshold each rule chooses out of fold on the fit side, and how each
+   * measures held out: the rules differ only in the threshold, so the step AUROC is the same.
+   */
+  thresholdRules: Record<ThresholdCriterion, ThresholdRuleResult>;
   /** Each feature alone on the held-out steps, oriented as the fit side says (higher = not wrong). */
   featureAlone: Record<StepFeatureName, { sign: 1 | -1; stepRoc: RocSummary }>;
+}
+
+export interface ThresholdRuleResult {
+  threshold: number;
+  /** Out of fold on the fit side, where the threshold was chosen. */
+  fit: { firstError: number; f1: number };
+  heldOut: PrmMetrics['firstError'];
 }
 
 interface SideCount {
@@ -57,14 +71,33 @@ export function trainLearnedSteps(
     source: options.source,
     thresholdBy: options.thresholdBy,
   });
-  const items: PrmItemResult[] = heldOut.map(({ solution, features }) =>
-    prmItemResult(
-      solution,
-      features.map((f) => stepHeadScore(head, f)),
-      head.threshold,
-    ),
-  );
-  const metrics = summarizePrm(items, head.threshold);
+  const heldOutAt = (threshold: number): PrmMetrics => {
+    const items: PrmItemResult[] = heldOut.map(({ solution, features }) =>
+      prmItemResult(
+        solution,
+        features.map((f) => stepHeadScore(head, f)),
+        threshold,
+      ),
+    );
+    return summarizePrm(items, threshold);
+  };
+  const metrics = heldOutAt(head.threshold);
+  // Both rules on the same out-of-fold scores the head's own threshold came from, so that the
+  // report can set the shipped rule beside the other without choosing anything on held-out items.
+  const oof = outOfFoldStepScores(samples, head.features, head.l2);
+  const thresholdRules = Object.fromEntries(
+    (['processbench-f1', 'first-error'] as const).map((rule) => {
+      const chosen = bestThreshold(samples, oof, rule);
+      return [
+        rule,
+        {
+          threshold: chosen.threshold,
+          fit: { firstError: chosen.firstError, f1: chosen.f1 },
+          heldOut: heldOutAt(chosen.threshold).firstError,
+        },
+      ];
+    }),
+  ) as LearnedStepsResult['thresholdRules'];
   const heldOutSide = count(heldOut);
   // The head carries its own held-out figures, so the editor can say how far to trust its scores.
   head.heldOut = {
@@ -87,6 +120,7 @@ export function trainLearnedSteps(
     head,
     split: { fit: count(fit), heldOut: heldOutSide },
     heldOut: metrics,
+    thresholdRules,
     featureAlone,
   };
 }

@@ -27,6 +27,11 @@ export class LearnedStepScorer implements StepScorer {
     this.info = { kind: 'step-head', name: stepHeadName(head) };
   }
 
+  /** A step scored below it is what the head calls wrong (chosen on its fit side). */
+  get threshold(): number {
+    return this.head.threshold;
+  }
+
   async scoreSteps(problem: string, steps: readonly string[], options?: { signal?: AbortSignal }) {
     const features = await solutionStepFeatures(
       this.model,

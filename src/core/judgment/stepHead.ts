@@ -211,7 +211,11 @@ export function processBenchF1(
 /** What the threshold is chosen to maximise, out of fold on the fit side. */
 export type ThresholdCriterion = 'processbench-f1' | 'first-error';
 
-function bestThreshold(
+/**
+ * The threshold that maximises `criterion` over out-of-fold scores of the rows it is fitted on, with
+ * the first-error accuracy and ProcessBench F1 there.
+ */
+export function bestThreshold(
   samples: readonly StepSample[],
   scores: readonly number[],
   criterion: ThresholdCriterion,

@@ -83,3 +83,50 @@ export function stepScorerText(scorer: StepScorer['info'] | null | undefined): s
   if (scorer.kind === 'prm') return `step scores: process reward model ${scorer.name}`;
   return `step scores: the verifier (${scorer.name}) asked about each step`;
 }
+
+export interface StepMarkText {
+  /** Written at the step's end: "PRM 0.83", "step head 0.21 · likely wrong". */
+  label: string;
+  /** What scored it and what the score means. */
+  hover: string;
+  /** Below the scorer's own threshold: the scorer calls this step wrong. */
+  flagged: boolean;
+}
+
+/**
+ * "Score Steps": what a step's mark says. A learned step head carries the threshold it was fitted
+ * with, so its marks can say which steps it calls wrong; a PRM or the verifier carry none, and
+ * their score is shown as it is.
+ */
+export function stepMarkText(
+  scorer: StepScorer['info'],
+  stepIndex: number,
+  score: number,
+  threshold?: number,
+): StepMarkText {
+  const flagged = threshold !== undefined && score < threshold;
+  const p = score.toFixed(2);
+  if (scorer.kind === 'step-head')
+    return {
+      label: `step head ${p}${flagged ? ' · likely wrong' : ''}`,
+      hover:
+        `The ${scorer.name}: P(step ${stepIndex + 1} is not wrong) = ${score.toFixed(3)}` +
+        (threshold === undefined
+          ? '.'
+          : flagged
+            ? `, below its threshold ${threshold.toFixed(2)}: likely wrong.`
+            : `, not below its threshold ${threshold.toFixed(2)}.`),
+      flagged,
+    };
+  if (scorer.kind === 'prm')
+    return {
+      label: `PRM ${p}`,
+      hover: `Process reward model ${scorer.name}: P(step ${stepIndex + 1} is correct) = ${score.toFixed(3)}`,
+      flagged,
+    };
+  return {
+    label: `verifier ${p}`,
+    hover: `The verifier (${scorer.name}) asked about step ${stepIndex + 1}: P(correct) = ${score.toFixed(3)}`,
+    flagged,
+  };
+}

@@ -195,7 +195,7 @@ export const SETTINGS_SCHEMA = {
       meta({
         scope: 'machine-overridable',
         description:
-          "Learned step head (a JSON file from `stepwise judgment train-steps`): Prove and Check My Proof score each step from the generator's own token log-probabilities, one pass per Solution. Used when no process reward model folder is set; a head fitted on another model is refused. Empty: steps are scored by the verifier model.",
+          'Learned step head (a JSON file from `stepwise judgment train-steps`): Prove, Check My Proof and "Score Steps" score each step from the generator\'s own token log-probabilities, one pass per Solution. Used when no process reward model folder is set; a head fitted on another model is refused. Empty: steps are scored by the verifier model.',
       }),
     ),
   'prove.maxIterations': prove.maxIterations.meta(

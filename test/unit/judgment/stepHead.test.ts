@@ -95,6 +95,25 @@ test('a head fitted on the fit side finds the surprising wrong step on held-out 
   assert.ok(result.featureAlone.numberMinLogprob.stepRoc.auroc! > 0.8);
 });
 
+test('the result sets both threshold rules side by side, each chosen on the fit side only', () => {
+  const rows = syntheticSolutions(80, 7);
+  const byF1 = trainLearnedSteps(rows, { model: 'synthetic' });
+  const byFirstError = trainLearnedSteps(rows, { model: 'synthetic', thresholdBy: 'first-error' });
+  // The rules change the threshold only: the same features and weights, so the same step AUROC.
+  assert.deepEqual(byFirstError.head.weights, byF1.head.weights);
+  assert.equal(byFirstError.heldOut.stepRoc.auroc, byF1.heldOut.stepRoc.auroc);
+  for (const r of [byF1, byFirstError]) {
+    const own = r.thresholdRules[r.head.thresholdBy!];
+    assert.equal(own.threshold, r.head.threshold);
+    assert.deepEqual(own.heldOut, r.heldOut.firstError);
+    assert.equal(own.fit.firstError, r.head.fit.cvFirstError);
+    assert.deepEqual(r.thresholdRules, byF1.thresholdRules);
+  }
+  // Each rule is best at its own criterion where it was chosen.
+  const { 'processbench-f1': f1Rule, 'first-error': feRule } = byF1.thresholdRules;
+  assert.ok(f1Rule.fit.f1 >= feRule.fit.f1 && feRule.fit.firstError >= f1Rule.fit.firstError);
+});
+
 test('a step head survives a save and load, and scores the same', () => {
   const { head } = trainLearnedSteps(syntheticSolutions(60, 3), { model: 'synthetic' });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'step-head-'));

@@ -13,7 +13,7 @@ import {
   type StepHead,
 } from '../../../src/core/judgment/stepHead';
 import type { ModelInput, ScoreResult } from '../../../src/core/model/types';
-import { stepScorerText } from '../../../src/core/judgment/verdictText';
+import { stepMarkText, stepScorerText } from '../../../src/core/judgment/verdictText';
 import { promptText, ScriptedBackend } from '../prove/scriptedBackend';
 
 /** P(step not wrong) rises with the least likely digit token's log-probability. */
@@ -110,11 +110,39 @@ test('the panel line says plainly which scorer produced the step scores', () => 
   );
 });
 
+test('Score Steps marks say which scorer scored a step, and the head flags the step below its threshold', async () => {
+  const scorer = new LearnedStepScorer(new SurprisedGenerator(), head(), (problem) => [
+    { role: 'user', content: problem },
+  ]);
+  assert.equal(scorer.threshold, 0.5);
+  const steps = PROOF.split('\n\n');
+  const scores = await scorer.scoreSteps('Compute 4 + 5 + 3.', steps);
+  const marks = scores.map((score, i) => stepMarkText(scorer.info, i, score, scorer.threshold));
+  // Step 2 holds the surprising "13": the head calls it wrong, and not the step before it.
+  assert.deepEqual(
+    marks.map((m) => m.flagged),
+    [false, true, true],
+  );
+  assert.match(marks[1].label, /^step head 0\.\d\d · likely wrong$/);
+  assert.match(
+    marks[1].hover,
+    /^The learned step head on scripted \(held-out step AUROC 0\.90, first error 68 %, 12 problems\): P\(step 2 is not wrong\) = 0\.\d{3}, below its threshold 0\.50: likely wrong\.$/,
+  );
+  assert.match(marks[0].hover, /not below its threshold 0\.50\.$/);
+  // A PRM carries no threshold: its score is shown as it is, nothing flagged.
+  const prm = stepMarkText({ kind: 'prm', name: 'prm-7' }, 0, 0.1);
+  assert.deepEqual(prm, {
+    label: 'PRM 0.10',
+    hover: 'Process reward model prm-7: P(step 1 is correct) = 0.100',
+    flagged: false,
+  });
+});
+
 test('a head keeps its held-out figures through a file; malformed ones are refused', () => {
   const shipped = loadStepHead(path.join(__dirname, '../../../../bench/runs/learned-steps/step-head.json'));
   assert.match(
     stepHeadName(shipped),
-    /^learned step head on Qwen2\.5-Coder-0\.5B-Instruct \(held-out step AUROC 0\.90, first error 68 %, 36 problems\)$/,
+    /^learned step head on Qwen2\.5-Coder-0\.5B-Instruct \(held-out step AUROC 0\.90, first error 69 %, 36 problems\)$/,
   );
   const bad = {
     ...head(),
