@@ -116,6 +116,77 @@ export function exampleConfirms(onUser: VerdictStatus | undefined, example: stri
   return onUser === 'failed' && !example.includes('...');
 }
 
+/** A docstring example's state in the Test Explorer (and so in the gutter), with its message. */
+export interface ExampleOutcome {
+  line: string;
+  outcome: 'passed' | 'failed' | 'errored' | 'skipped';
+  message: string;
+}
+
+/**
+ * How the Test Explorer shows one example of the function's own docstring that ran on the user's
+ * function with `status`. A plain failure is a failure whatever the implementations say: the
+ * docstring is the user's own evidence (exampleConfirms, the same rule as the panel and the CLI).
+ * An example that breaks on its own expected side, or holds a doctest ellipsis, was probably read
+ * wrongly and is not held against the function: skipped, with that reason, never a red mark.
+ * `implementations` ([passing, of]) adds what the generated implementations did on it.
+ */
+export function exampleOutcome(
+  line: string,
+  status: string,
+  output = '',
+  implementations?: [number, number],
+): ExampleOutcome {
+  const impl = implementations
+    ? ` ${implementations[0]} of ${implementations[1]} generated implementation${implementations[1] === 1 ? '' : 's'} pass it.`
+    : '';
+  const detail = output ? `\n${output}` : '';
+  if (status === 'passed') return { line, outcome: 'passed', message: `Passes: ${line}` };
+  if (exampleConfirms(status as VerdictStatus, line))
+    return {
+      line,
+      outcome: 'failed',
+      message: `Your function fails this example of its own docstring: ${line}. The docstring is the evidence; no generated implementation has to back it.${impl}${detail}`,
+    };
+  if (status === 'flaky')
+    return {
+      line,
+      outcome: 'errored',
+      message: `Flaky: the example passed and failed on two runs: ${line}${detail}`,
+    };
+  const why = line.includes('...')
+    ? 'it holds a doctest ellipsis, which Python would compare with Ellipsis'
+    : `it did not run as a plain comparison (${status}): its expected value was probably read wrongly from the docstring`;
+  return {
+    line,
+    outcome: 'skipped',
+    message: `Not held against your function: ${why}.${impl}${detail}`,
+  };
+}
+
+/** The Test Explorer's outcome of every docstring example of a run (none when the suite did not run). */
+export function exampleOutcomes(
+  examples:
+    | {
+        tests: string[];
+        onUser: string[];
+        onImplementations?: string[][];
+        userOutput?: (string | undefined)[];
+      }
+    | undefined,
+): ExampleOutcome[] {
+  if (!examples) return [];
+  return examples.tests.map((line, e) => {
+    const rows = examples.onImplementations;
+    return exampleOutcome(
+      line,
+      examples.onUser[e] ?? 'error',
+      examples.userOutput?.[e] ?? '',
+      rows?.length ? [rows.filter((r) => r[e] === 'passed').length, rows.length] : undefined,
+    );
+  });
+}
+
 /** The verdict shown on the user's function for one test, given its evidence. */
 export function userVerdict(onUser: VerdictStatus, evidence: TestEvidence, threshold: number): UserVerdict {
   if (onUser === 'passed') return 'passes';
