@@ -23,6 +23,12 @@ export interface TestEvidence {
   confidence: number;
   /** Implementations set aside because they fail an example of the specification (specExamples.ts). */
   setAside?: number;
+  /**
+   * The exception the user's function raised on this test's input, when no docstring example passes
+   * an input shaped like it (preconditions.ts): the input may lie outside what the function
+   * accepts, so the failure is not confirmed however many implementations return a value.
+   */
+  outsideExamples?: string;
 }
 
 export interface ConsensusSet {
@@ -192,6 +198,9 @@ export function userVerdict(onUser: VerdictStatus, evidence: TestEvidence, thres
   if (onUser === 'passed') return 'passes';
   if (onUser === 'flaky') return 'flaky';
   if (onUser === 'uncollectable') return 'broken';
+  // An input the user's function raises on, shaped unlike every example, may be outside its
+  // domain: the implementations returning a value there is their choice, not evidence.
+  if (evidence.outsideExamples) return 'unconfirmed';
   return confirms(evidence, threshold) ? 'fails-confirmed' : 'unconfirmed';
 }
 
@@ -221,7 +230,10 @@ export function evidenceText(e: TestEvidence): string {
     e.implementationsPassing > 0 && e.implementationsPassing < MIN_AGREEING_IMPLEMENTATIONS
       ? `; fewer than ${MIN_AGREEING_IMPLEMENTATIONS} implementations agreeing cannot confirm a failure`
       : '';
-  return `${agree}${set}${aside}${lone} (confidence ${e.confidence.toFixed(2)})`;
+  const outside = e.outsideExamples
+    ? `; your function raises ${e.outsideExamples} on an input shaped unlike every example of its docstring, which may be outside what it accepts: not confirmed without an example like it`
+    : '';
+  return `${agree}${set}${aside}${lone}${outside} (confidence ${e.confidence.toFixed(2)})`;
 }
 
 /** What a verdict means for the user, in words. */

@@ -25,6 +25,7 @@ import {
 } from './evidence';
 import { repairImplementations, sampleImplementations } from './implementationSamples';
 import { exampleTests } from './specExamples';
+import { inputsCovered, raisedOn } from './preconditions';
 import { functionPromptValues } from './functionPrompt';
 import type { ChatMessage, FinishReason, ModelBackend } from '../model/types';
 import { loadStageChain, StageConversation, type StageChain, type StageDefinition } from './stages';
@@ -389,6 +390,22 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
   }
   const matrix = [g, ...s].map((m) => statuses(m, accumulated));
   const evidence = testEvidence(matrix, accumulated.length, counted);
+  // A test the user's function raises on (expecting a value, not an exception), on an input shaped
+  // unlike every docstring example, is not blamed on the user: preconditions.ts.
+  const raised = accumulated.map((t) =>
+    t.assertion && t.assertion.check !== 'raises' && u.get(t.name)?.status === 'failed'
+      ? raisedOn(u.get(t.name)?.output ?? u.get(t.name)?.message)
+      : undefined,
+  );
+  const covered = await inputsCovered(
+    target.name,
+    target.language,
+    accumulated.map((t, i) => (raised[i] ? (t.assertion?.line ?? t.source) : '')),
+    exampleLines,
+  );
+  raised.forEach((type, i) => {
+    if (type && !covered[i]) evidence[i] = { ...evidence[i], outsideExamples: type };
+  });
   const threshold = opts.confirmThreshold ?? DEFAULT_CONFIRM_THRESHOLD;
   const verdicts = accumulated.map((t, i) => {
     const onGeneratedStatus = g.get(t.name)?.status ?? 'error';
