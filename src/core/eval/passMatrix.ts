@@ -40,8 +40,9 @@ export interface PassMatrix {
   /** Per test, R where the reference (and each mutant) raised on a test expecting a value. */
   raised?: { reference: string; mutants: string[] };
   /**
-   * Implementations (by row) the sandbox stopped running after they timed out on too many tests
-   * (IMPLEMENTATION_MAX_TIMEOUTS): their later tests read as timeouts.
+   * Per implementation row, the tests (examples included) it was not run on because it had timed
+   * out on IMPLEMENTATION_MAX_TIMEOUTS of them (pipeline.ts): they read as timeouts. Absent when
+   * none was stopped, and in older journals.
    */
   timeCapped?: number[];
 }

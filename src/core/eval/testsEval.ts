@@ -339,6 +339,7 @@ export async function evaluateCodeTask(task: CodeTask, ctx: TestsEvalContext): P
     tests: testLines.map((l) => truncate(l, 300)),
     covered: covered.map((c) => (c ? '1' : '0')).join(''),
     raised: { reference: raisedLetters(referenceRaised), mutants: mutantRaised },
+    ...(run.timeCapped ? { timeCapped: run.timeCapped } : {}),
     ...(run.examples?.tests.length
       ? {
           examples: {
