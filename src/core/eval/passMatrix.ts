@@ -33,6 +33,18 @@ export interface PassMatrix {
    * function. Absent in journals from before examples were kept.
    */
   examples?: { lines: string[]; implementations: string[]; reference: string; mutants: string[] };
+  /** The admitted tests as written (truncated), so that rules reading the calls can be replayed. */
+  tests?: string[];
+  /** Per test, 1 where its call is shaped like a docstring example's (preconditions.ts). */
+  covered?: string;
+  /** Per test, R where the reference (and each mutant) raised on a test expecting a value. */
+  raised?: { reference: string; mutants: string[] };
+  /**
+   * Per implementation row, the tests (examples included) it was not run on because it had timed
+   * out on IMPLEMENTATION_MAX_TIMEOUTS of them (pipeline.ts): they read as timeouts. Absent when
+   * none was stopped, and in older journals.
+   */
+  timeCapped?: number[];
 }
 
 export function encodeRow(row: readonly VerdictStatus[]): string {
@@ -58,6 +70,9 @@ export interface MatrixFail {
   confidence: number;
   implementationsPassing: number;
   referencePasses: boolean;
+  /** The user's function raised on it, and whether its call is shaped like an example's (absent: unknown). */
+  raised?: boolean;
+  covered?: boolean;
 }
 
 const fails = (s: VerdictStatus) => s === 'failed' || s === 'error' || s === 'timeout';
@@ -70,7 +85,7 @@ export function failEvidenceFromMatrix(m: PassMatrix): { reference: MatrixFail[]
   const rows = m.implementations.map(decodeRow);
   const reference = decodeRow(m.reference);
   const evidence = testEvidence(rows, reference.length, m.counted);
-  const failsOf = (user: VerdictStatus[]): MatrixFail[] =>
+  const failsOf = (user: VerdictStatus[], raised?: string): MatrixFail[] =>
     user.flatMap((s, t) =>
       fails(s)
         ? [
@@ -79,11 +94,17 @@ export function failEvidenceFromMatrix(m: PassMatrix): { reference: MatrixFail[]
               confidence: evidence[t]?.confidence ?? 0,
               implementationsPassing: evidence[t]?.implementationsPassing ?? 0,
               referencePasses: reference[t] === 'passed',
+              ...(raised !== undefined && m.covered !== undefined
+                ? { raised: raised[t] === 'R', covered: m.covered[t] === '1' }
+                : {}),
             },
           ]
         : [],
     );
-  return { reference: failsOf(reference), mutants: m.mutants.map((row) => failsOf(decodeRow(row))) };
+  return {
+    reference: failsOf(reference, m.raised?.reference),
+    mutants: m.mutants.map((row, k) => failsOf(decodeRow(row), m.raised?.mutants[k])),
+  };
 }
 
 /** Whether a user's function with these failures is shown failing under a rule. */
@@ -91,8 +112,11 @@ export function shownFailing(
   failures: readonly MatrixFail[],
   threshold: number,
   minAgreeing: number,
+  preconditions = true,
 ): boolean {
-  return failures.some((f) => confirms(f, threshold, minAgreeing));
+  return failures.some(
+    (f) => !(preconditions && f.raised && f.covered === false) && confirms(f, threshold, minAgreeing),
+  );
 }
 
 /**

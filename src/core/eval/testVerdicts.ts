@@ -31,8 +31,17 @@ export interface VerdictMetrics {
  * not set aside), which is exact where fewer than `minAgreeing` counted; without even that, only
  * the threshold counts.
  */
-const confirmed = (f: FailEvidence, t: number, minAgreeing: number, counted = Infinity) =>
-  f.confidence >= t && (f.implementationsPassing ?? counted) >= minAgreeing;
+const confirmed = (
+  f: FailEvidence,
+  t: number,
+  minAgreeing: number,
+  counted = Infinity,
+  preconditions = true,
+) =>
+  // A raise on an input shaped unlike every docstring example is never confirmed (preconditions.ts).
+  !(preconditions && f.raised && f.covered === false) &&
+  f.confidence >= t &&
+  (f.implementationsPassing ?? counted) >= minAgreeing;
 
 /** The implementations that counted as evidence for an item, where its journal says. */
 const countedOf = (r: TestsItemResult) =>
@@ -42,13 +51,14 @@ export function verdictMetrics(
   items: readonly TestsItemResult[],
   threshold: number,
   minAgreeing = MIN_AGREEING_IMPLEMENTATIONS,
-  options: { examples?: boolean } = {},
+  options: { examples?: boolean; preconditions?: boolean } = {},
 ): VerdictMetrics {
   // The docstring's examples count unless asked not to: what the generated tests alone achieve.
   const withExamples = options.examples ?? true;
+  const pre = options.preconditions ?? true;
   const exampleFails = (r: TestsItemResult) => (withExamples ? r.verdicts?.exampleFails : undefined);
   const shown = (fails: FailEvidence[], examples: readonly ExampleFail[], counted: number) =>
-    examples.length > 0 || fails.some((f) => confirmed(f, threshold, minAgreeing, counted));
+    examples.length > 0 || fails.some((f) => confirmed(f, threshold, minAgreeing, counted, pre));
   const withEvidence = items.filter((r) => r.verdicts);
   let alarms = 0;
   let detected = 0;
@@ -66,7 +76,7 @@ export function verdictMetrics(
     for (let k = 0; k < Math.max(v.mutantFails.length, ex?.mutants.length ?? 0); k++)
       if (shown(v.mutantFails[k] ?? [], ex?.mutants[k] ?? [], counted)) detected++;
     for (const f of [...v.referenceFails, ...v.mutantFails.flat()]) {
-      if (confirmed(f, threshold, minAgreeing, counted)) {
+      if (confirmed(f, threshold, minAgreeing, counted, pre)) {
         confirmedCount++;
         if (f.referencePasses) correct++;
       } else unconfirmed++;

@@ -19,6 +19,7 @@ import { findFunctions } from '../tests/functions';
 import { DEFAULT_EVIDENCE_SAMPLES } from '../tests/evidence';
 import { runFiveStages, type FiveStageRun, type SuiteRunner } from '../tests/pipeline';
 import { exampleTests } from '../tests/specExamples';
+import { inputsCovered, raisedOn } from '../tests/preconditions';
 import { alternativeRules } from './verdictRules';
 import { encodeRow, exampleFailsFromMatrix, type ExampleFail, type PassMatrix } from './passMatrix';
 export type { ExampleFail };
@@ -68,6 +69,13 @@ export interface FailEvidence {
    * and the counted implementations with the user's function added as one more.
    */
   alternatives?: { everyImplementation: number; withUser: number };
+  /**
+   * The user's function raised on the test's call (a test expecting a value), and whether the input
+   * is shaped like a docstring example's (preconditions.ts): a raise on an input unlike every
+   * example is not confirmed. Absent in older journals.
+   */
+  raised?: boolean;
+  covered?: boolean;
 }
 
 export interface TestsItemResult {
@@ -261,6 +269,14 @@ export async function evaluateCodeTask(task: CodeTask, ctx: TestsEvalContext): P
   const rules = alternativeRules(run);
   const referenceRow = run.verdicts.map((v) => v.onUser);
   const referenceWithUser = rules.withUser(referenceRow);
+  // The precondition rule's inputs (preconditions.ts): which tests expect a value, and which calls
+  // are shaped like a docstring example's.
+  const expectsValue = run.accumulatedSuite.map((t) => !!t.assertion && t.assertion.check !== 'raises');
+  const testLines = run.accumulatedSuite.map((t) => t.assertion?.line ?? t.source);
+  const covered = await inputsCovered(target.name, 'python', testLines, run.examples?.tests ?? []);
+  const raisedRow = (status: readonly TestStatus[], output: (k: number) => string | undefined) =>
+    status.map((st, k) => expectsValue[k] && st === 'failed' && !!raisedOn(output(k)));
+  const referenceRaised = raisedRow(referenceRow, (k) => run.verdicts[k]?.userOutput);
   const referenceFails: FailEvidence[] = run.verdicts.flatMap((v, t) =>
     fails(v.onUser)
       ? [
@@ -269,6 +285,8 @@ export async function evaluateCodeTask(task: CodeTask, ctx: TestsEvalContext): P
             implementationsPassing: v.evidence?.implementationsPassing ?? 0,
             referencePasses: false,
             alternatives: { everyImplementation: rules.every[t], withUser: referenceWithUser[t] },
+            raised: referenceRaised[t],
+            covered: covered[t],
           },
         ]
       : [],
@@ -283,14 +301,18 @@ export async function evaluateCodeTask(task: CodeTask, ctx: TestsEvalContext): P
   const mutantFails: FailEvidence[][] = [];
   const mutantRows: string[] = [];
   const mutantExampleRows: string[] = [];
+  const mutantRaised: string[] = [];
   for (const { m, i } of mutantSuite.length ? knownWrong : []) {
     signal?.throwIfAborted();
     const r = await suiteRunner({ language: 'python', code: m.code, tests: mutantSuite, signal });
     const status = new Map(r.verdicts.map((v) => [v.name, v.status]));
+    const outputs = new Map(r.verdicts.map((v) => [v.name, v.output ?? v.message]));
     mutantExampleRows.push(encodeRow(examples.map((t) => status.get(t.name) ?? ('error' as const))));
     if (valid.some((t) => status.get(t.name) !== 'passed')) killed.add(i);
     const row = run.accumulatedSuite.map((t) => status.get(t.name) ?? ('error' as const));
     const withUser = rules.withUser(row);
+    const raised = raisedRow(row, (k) => outputs.get(run.accumulatedSuite[k].name));
+    mutantRaised.push(raisedLetters(raised));
     mutantRows.push(encodeRow(row));
     mutantFails.push(
       run.accumulatedSuite.flatMap((t, k) =>
@@ -301,6 +323,8 @@ export async function evaluateCodeTask(task: CodeTask, ctx: TestsEvalContext): P
                 implementationsPassing: run.verdicts[k]?.evidence?.implementationsPassing ?? 0,
                 referencePasses: referencePasses(t.name),
                 alternatives: { everyImplementation: rules.every[k], withUser: withUser[k] },
+                raised: raised[k],
+                covered: covered[k],
               },
             ]
           : [],
@@ -312,6 +336,10 @@ export async function evaluateCodeTask(task: CodeTask, ctx: TestsEvalContext): P
     counted: run.examples?.implementationsCounted ?? rules.matrix.map(() => true),
     reference: encodeRow(referenceRow),
     mutants: mutantRows,
+    tests: testLines.map((l) => truncate(l, 300)),
+    covered: covered.map((c) => (c ? '1' : '0')).join(''),
+    raised: { reference: raisedLetters(referenceRaised), mutants: mutantRaised },
+    ...(run.timeCapped ? { timeCapped: run.timeCapped } : {}),
     ...(run.examples?.tests.length
       ? {
           examples: {
@@ -456,6 +484,9 @@ export async function replayExampleRows(
     },
   };
 }
+
+/** A row of raised flags as the journal keeps it: R where the function raised, . elsewhere. */
+const raisedLetters = (row: readonly boolean[]) => row.map((r) => (r ? 'R' : '.')).join('');
 
 /** The dataset function as the user's function: MBPP's references carry no docstring, so the task's text is its specification. */
 async function taskTarget(task: CodeTask) {

@@ -87,6 +87,8 @@ export interface SuiteResult {
   isolation: IsolationReport;
   /** Whether any verdict came from inside the process under test (see TestVerdict.inProcess). */
   inProcess: boolean;
+  /** Tests not run because the code ran out of time on too many (AssertionRequest.maxTimeouts). */
+  timeCapped?: number;
 }
 
 /** The sandbox itself could not run (not a test failing): e.g. pytest is missing. */

@@ -23,6 +23,12 @@ export interface TestEvidence {
   confidence: number;
   /** Implementations set aside because they fail an example of the specification (specExamples.ts). */
   setAside?: number;
+  /**
+   * The exception the user's function raised on this test's input, when no docstring example passes
+   * an input shaped like it (preconditions.ts): the input may lie outside what the function
+   * accepts, so the failure is not confirmed however many implementations return a value.
+   */
+  outsideExamples?: string;
 }
 
 export interface ConsensusSet {
@@ -116,11 +122,85 @@ export function exampleConfirms(onUser: VerdictStatus | undefined, example: stri
   return onUser === 'failed' && !example.includes('...');
 }
 
+/** A docstring example's state in the Test Explorer (and so in the gutter), with its message. */
+export interface ExampleOutcome {
+  line: string;
+  outcome: 'passed' | 'failed' | 'errored' | 'skipped';
+  message: string;
+}
+
+/**
+ * How the Test Explorer shows one example of the function's own docstring that ran on the user's
+ * function with `status`. A plain failure is a failure whatever the implementations say: the
+ * docstring is the user's own evidence (exampleConfirms, the same rule as the panel and the CLI).
+ * An example that breaks on its own expected side, or holds a doctest ellipsis, was probably read
+ * wrongly and is not held against the function: skipped, with that reason, never a red mark.
+ * `implementations` ([passing, of]) adds what the generated implementations did on it.
+ */
+export function exampleOutcome(
+  line: string,
+  status: string,
+  output = '',
+  implementations?: [number, number],
+): ExampleOutcome {
+  const impl = implementations
+    ? ` ${implementations[0]} of ${implementations[1]} generated implementation${implementations[1] === 1 ? '' : 's'} pass it.`
+    : '';
+  const detail = output ? `\n${output}` : '';
+  if (status === 'passed') return { line, outcome: 'passed', message: `Passes: ${line}` };
+  if (exampleConfirms(status as VerdictStatus, line))
+    return {
+      line,
+      outcome: 'failed',
+      message: `Your function fails this example of its own docstring: ${line}. The docstring is the evidence; no generated implementation has to back it.${impl}${detail}`,
+    };
+  if (status === 'flaky')
+    return {
+      line,
+      outcome: 'errored',
+      message: `Flaky: the example passed and failed on two runs: ${line}${detail}`,
+    };
+  const why = line.includes('...')
+    ? 'it holds a doctest ellipsis, which Python would compare with Ellipsis'
+    : `it did not run as a plain comparison (${status}): its expected value was probably read wrongly from the docstring`;
+  return {
+    line,
+    outcome: 'skipped',
+    message: `Not held against your function: ${why}.${impl}${detail}`,
+  };
+}
+
+/** The Test Explorer's outcome of every docstring example of a run (none when the suite did not run). */
+export function exampleOutcomes(
+  examples:
+    | {
+        tests: string[];
+        onUser: string[];
+        onImplementations?: string[][];
+        userOutput?: (string | undefined)[];
+      }
+    | undefined,
+): ExampleOutcome[] {
+  if (!examples) return [];
+  return examples.tests.map((line, e) => {
+    const rows = examples.onImplementations;
+    return exampleOutcome(
+      line,
+      examples.onUser[e] ?? 'error',
+      examples.userOutput?.[e] ?? '',
+      rows?.length ? [rows.filter((r) => r[e] === 'passed').length, rows.length] : undefined,
+    );
+  });
+}
+
 /** The verdict shown on the user's function for one test, given its evidence. */
 export function userVerdict(onUser: VerdictStatus, evidence: TestEvidence, threshold: number): UserVerdict {
   if (onUser === 'passed') return 'passes';
   if (onUser === 'flaky') return 'flaky';
   if (onUser === 'uncollectable') return 'broken';
+  // An input the user's function raises on, shaped unlike every example, may be outside its
+  // domain: the implementations returning a value there is their choice, not evidence.
+  if (evidence.outsideExamples) return 'unconfirmed';
   return confirms(evidence, threshold) ? 'fails-confirmed' : 'unconfirmed';
 }
 
@@ -150,7 +230,10 @@ export function evidenceText(e: TestEvidence): string {
     e.implementationsPassing > 0 && e.implementationsPassing < MIN_AGREEING_IMPLEMENTATIONS
       ? `; fewer than ${MIN_AGREEING_IMPLEMENTATIONS} implementations agreeing cannot confirm a failure`
       : '';
-  return `${agree}${set}${aside}${lone} (confidence ${e.confidence.toFixed(2)})`;
+  const outside = e.outsideExamples
+    ? `; your function raises ${e.outsideExamples} on an input shaped unlike every example of its docstring, which may be outside what it accepts: not confirmed without an example like it`
+    : '';
+  return `${agree}${set}${aside}${lone}${outside} (confidence ${e.confidence.toFixed(2)})`;
 }
 
 /** What a verdict means for the user, in words. */

@@ -25,6 +25,7 @@ import {
 } from './evidence';
 import { repairImplementations, sampleImplementations } from './implementationSamples';
 import { exampleTests } from './specExamples';
+import { inputsCovered, raisedOn } from './preconditions';
 import { functionPromptValues } from './functionPrompt';
 import type { ChatMessage, FinishReason, ModelBackend } from '../model/types';
 import { loadStageChain, StageConversation, type StageChain, type StageDefinition } from './stages';
@@ -36,9 +37,13 @@ export type SuiteRunner = (request: {
   code: string;
   tests: GeneratedTest[];
   signal?: AbortSignal;
+  /** Stop running the code after this many tests ran out of time (generated implementations only). */
+  maxTimeouts?: number;
 }) => Promise<{
   verdicts: { name: string; status: VerdictStatus; output?: string; message?: string; inProcess?: boolean }[];
   isolation?: string;
+  /** Tests not run because maxTimeouts was reached. */
+  timeCapped?: number;
 }>;
 
 export interface StageResult {
@@ -119,6 +124,12 @@ export interface FiveStageRun {
    * in `samples`), how many of those pass the examples, and the model's time for it.
    */
   repair?: { setAside: number; sampled: number; counted: number; ms: number };
+  /**
+   * Per implementation (the stage-5 code first, then the samples), the tests it was not run on
+   * because it had run out of time on IMPLEMENTATION_MAX_TIMEOUTS of them: they count as timeouts,
+   * so it agrees with none of them. Absent when no implementation was stopped.
+   */
+  timeCapped?: number[];
   /** Null when the suite was not executed. */
   scores: SuiteScores | null;
   referenceMode: ReferenceMode;
@@ -311,7 +322,22 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
   // The specification's own examples run with the suite, on the implementations and the user's
   // function alike; an implementation that fails one is set aside as evidence (evidence.ts).
   const examples = await exampleTests(target, taken);
-  const suite = [...accumulated, ...examples];
+  // Examples first: an implementation stopped for its timeouts (IMPLEMENTATION_MAX_TIMEOUTS) has
+  // then still been judged on them, and so is set aside or counted for what it does on them.
+  const suite = [...examples, ...accumulated];
+  // Per implementation (stage-5 code first), the tests not run after it ran out of time too often.
+  const capped: number[] = [];
+  const implementationRun = async (code: string) => {
+    const r = await opts.runSuite!({
+      language: target.language,
+      code,
+      tests: suite,
+      signal,
+      maxTimeouts: IMPLEMENTATION_MAX_TIMEOUTS,
+    });
+    capped.push(r.timeCapped ?? 0);
+    return r;
+  };
   emit({ type: 'running-suite', against: 'user', tests: accumulated.length });
   const onUser = await opts.runSuite({
     language: target.language,
@@ -320,21 +346,12 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
     signal,
   });
   emit({ type: 'running-suite', against: 'generated', tests: accumulated.length });
-  const onGenerated = await opts.runSuite({
-    language: target.language,
-    code: generatedCode,
-    tests: suite,
-    signal,
-  });
+  const onGenerated = await implementationRun(generatedCode);
   const onSamples = [];
   for (const code of samples) {
     signal?.throwIfAborted();
     // A sample without code passes nothing; there is nothing to run.
-    onSamples.push(
-      code
-        ? await opts.runSuite({ language: target.language, code, tests: suite, signal })
-        : { verdicts: [] },
-    );
+    onSamples.push(code ? await implementationRun(code) : (capped.push(0), { verdicts: [] }));
   }
   const byName = (list: typeof onUser.verdicts) => new Map(list.map((v) => [v.name, v]));
   const u = byName(onUser.verdicts);
@@ -371,9 +388,7 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
     for (const code of repaired) {
       signal?.throwIfAborted();
       const r0 = Date.now();
-      const r = code
-        ? await opts.runSuite({ language: target.language, code, tests: suite, signal })
-        : { verdicts: [] };
+      const r = code ? await implementationRun(code) : (capped.push(0), { verdicts: [] });
       sandboxMs += Date.now() - r0;
       samples.push(code);
       s.push(byName(r.verdicts));
@@ -389,6 +404,22 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
   }
   const matrix = [g, ...s].map((m) => statuses(m, accumulated));
   const evidence = testEvidence(matrix, accumulated.length, counted);
+  // A test the user's function raises on (expecting a value, not an exception), on an input shaped
+  // unlike every docstring example, is not blamed on the user: preconditions.ts.
+  const raised = accumulated.map((t) =>
+    t.assertion && t.assertion.check !== 'raises' && u.get(t.name)?.status === 'failed'
+      ? raisedOn(u.get(t.name)?.output ?? u.get(t.name)?.message)
+      : undefined,
+  );
+  const covered = await inputsCovered(
+    target.name,
+    target.language,
+    accumulated.map((t, i) => (raised[i] ? (t.assertion?.line ?? t.source) : '')),
+    exampleLines,
+  );
+  raised.forEach((type, i) => {
+    if (type && !covered[i]) evidence[i] = { ...evidence[i], outsideExamples: type };
+  });
   const threshold = opts.confirmThreshold ?? DEFAULT_CONFIRM_THRESHOLD;
   const verdicts = accumulated.map((t, i) => {
     const onGeneratedStatus = g.get(t.name)?.status ?? 'error';
@@ -425,6 +456,7 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
       ),
     },
     ...(repair ? { repair } : {}),
+    ...(capped.some((n) => n > 0) ? { timeCapped: capped } : {}),
     isolation: onUser.isolation,
     totalMs: Date.now() - started,
   };
@@ -450,6 +482,13 @@ async function complete(
   const first = result.completions[0];
   return { text: first?.text ?? '', tokens: first?.tokens.length ?? 0 };
 }
+
+/**
+ * Timeouts after which a generated implementation is run on no further test. A sample that loops
+ * on its input usually loops on every input (on HumanEval/20 one ran into the 5 s limit on 6 of 8
+ * tests, twice each: most of that function's 83 s in the sandbox); two tell a loop from one slow input.
+ */
+export const IMPLEMENTATION_MAX_TIMEOUTS = 2;
 
 /** Most implementations sampled again in a repair round (one batch). */
 export const MAX_REPAIRS = 3;

@@ -19,7 +19,7 @@ export interface SandboxSettings {
  * their verdicts say so.
  */
 export function createSandboxSuiteRunner(settings: SandboxSettings): SuiteRunner {
-  return async ({ language, code, tests, signal }) => {
+  return async ({ language, code, tests, signal, maxTimeouts }) => {
     const lang = language === 'tsx' ? 'typescript' : language;
     const limits = {
       timeoutMs: settings.perTestTimeoutMs,
@@ -33,22 +33,25 @@ export function createSandboxSuiteRunner(settings: SandboxSettings): SuiteRunner
     const functions = tests.filter((t) => !t.assertion);
     const verdicts: TestVerdict[] = [];
     let isolation = '';
+    let timeCapped: number | undefined;
     if (assertions.length) {
       const r = await runAssertions({
         language: lang,
         code,
         tests: assertions,
         runs: settings.runs,
+        maxTimeouts,
         ...limits,
       });
       verdicts.push(...r.verdicts);
       isolation = r.isolation.summary;
+      timeCapped = r.timeCapped;
     }
     if (functions.length) {
       const r = await runSuite({ language: lang, code, tests: functions, ...limits });
       verdicts.push(...r.verdicts);
       isolation = r.isolation.summary;
     }
-    return { verdicts, isolation };
+    return { verdicts, isolation, ...(timeCapped ? { timeCapped } : {}) };
   };
 }

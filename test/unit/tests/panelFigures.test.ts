@@ -10,6 +10,7 @@ import { runFiveStages, type FiveStageRun } from '../../../src/core/tests/pipeli
 import { createSandboxSuiteRunner } from '../../../src/core/tests/sandboxRunner';
 import { toView } from '../../../src/vscode/features/tests/runView';
 import { explorerOutcome, testsFigures } from '../../../src/shared/testsFigures';
+import { exampleOutcome, exampleOutcomes } from '../../../src/core/tests/evidence';
 import type { CodeRunView } from '../../../src/shared/protocols/tests';
 import { asksForTests, scriptedModel } from '../helpers/scriptedModel';
 
@@ -199,4 +200,32 @@ test("the panel lists the docstring examples the user's function fails, with wha
   assert.equal(view.failedExamples?.[0].example, 'assert sort_rows([[3, 1], [2]]) == [[2], [3, 1]]');
   assert.match(view.failedExamples?.[0].output ?? '', /returned \[\[1, 3\], \[2\]\]/);
   assert.deepEqual(contradictions(r), []);
+  // The Test Explorer (and so the gutter) marks the same example failed, with the example and what
+  // the function returned in its message, and the passing one passed: no red mark the panel lacks.
+  const outcomes = exampleOutcomes(r.examples);
+  assert.deepEqual(
+    outcomes.map((o) => o.outcome),
+    ['failed', 'passed'],
+  );
+  assert.deepEqual(
+    outcomes.filter((o) => o.outcome === 'failed').map((o) => o.line),
+    view.failedExamples?.map((x) => x.example),
+  );
+  assert.match(
+    outcomes[0].message,
+    /fails this example of its own docstring: assert sort_rows\(\[\[3, 1\], \[2\]\]\)/,
+  );
+  assert.match(outcomes[0].message, /returned \[\[1, 3\], \[2\]\]/);
+  // The implementations' part of the evidence: the stage-5 code and the samples all pass it.
+  assert.match(outcomes[0].message, /(\d+) of \1 generated implementations pass it/);
+});
+
+test('an example read wrongly, or holding an ellipsis, is never a red mark in the Test Explorer', () => {
+  const wrong = exampleOutcome('assert f(1) == [1, 2', 'error', 'SyntaxError');
+  assert.equal(wrong.outcome, 'skipped');
+  assert.match(wrong.message, /Not held against your function/);
+  assert.equal(exampleOutcome('assert f(1) == [1, ...]', 'failed').outcome, 'skipped');
+  assert.equal(exampleOutcome('assert f(1) == 2', 'failed').outcome, 'failed');
+  assert.equal(exampleOutcome('assert f(1) == 2', 'flaky').outcome, 'errored');
+  assert.deepEqual(exampleOutcomes(undefined), []);
 });

@@ -22,6 +22,8 @@ export interface ResumableResult {
   records: Map<number, ItemRecord>;
   failures: Map<number, ItemFailure>;
   output: string;
+  /** Items not run because maxTimeouts was reached; absent when it was not. */
+  cappedAfterTimeouts?: number;
 }
 
 export interface ResumableOptions {
@@ -36,6 +38,12 @@ export interface ResumableOptions {
   perItemMs: number;
   deadline: number;
   signal?: AbortSignal;
+  /**
+   * Stop after this many items ran out of time (a record saying so, or the watchdog): the items
+   * not yet run get a 'not-run' failure saying why. Code that loops on its input usually loops on
+   * the next one too, and every such item costs the whole per-item limit. Absent: no cap.
+   */
+  maxTimeouts?: number;
 }
 
 /** Time an item may take past its own limit before the host kills the process: start-up, encoding. */
@@ -58,6 +66,9 @@ export async function runResumable(opts: ResumableOptions): Promise<ResumableRes
   const outputs: string[] = [];
   const settled = (i: number) => records.has(i) || failures.has(i);
   let start = 0;
+  let timeouts = 0;
+  const capReached = () => opts.maxTimeouts !== undefined && timeouts >= opts.maxTimeouts;
+  let capped = 0;
   while (start < opts.count) {
     opts.signal?.throwIfAborted();
     const remainingMs = opts.deadline - Date.now();
@@ -78,6 +89,8 @@ export async function runResumable(opts: ResumableOptions): Promise<ResumableRes
       // Only the next item may start, and only the item in progress may answer (first answer wins).
       if (
         typeof rec.s === 'number' &&
+        // Once the cap is reached no further item starts: the process is being stopped.
+        !capReached() &&
         rec.s > current &&
         rec.s < opts.count &&
         (current === -1 ? rec.s === start : settled(current))
@@ -89,6 +102,11 @@ export async function runResumable(opts: ResumableOptions): Promise<ResumableRes
       } else if (typeof rec.i === 'number' && rec.i === current && !settled(current) && rec.s === undefined) {
         clearTimeout(watchdog);
         records.set(current, { record: rec, durationMs: Date.now() - startedAt });
+        if (rec.timeout === true) {
+          timeouts++;
+          // The rest of the list is not run: stop the process now rather than after its next item.
+          if (capReached()) kill();
+        }
       }
     };
     const end = await opts.launchAt(start, remainingMs, onLine, (k) => (kill = k));
@@ -112,14 +130,31 @@ export async function runResumable(opts: ResumableOptions): Promise<ResumableRes
     }
     if (!settled(current)) {
       const timedOut = end.killedFor === 'watchdog' || end.killedFor === 'timeout';
+      if (timedOut) timeouts++;
       failures.set(current, {
         kind: timedOut ? 'timeout' : 'crashed',
         detail: `No result: ${ending}.${end.output ? `\n${end.output.slice(-2000)}` : ''}`,
       });
     }
+    if (capReached()) {
+      for (let i = 0; i < opts.count; i++)
+        if (!settled(i)) {
+          capped++;
+          failures.set(i, {
+            kind: 'not-run',
+            detail: `Not run: this code had already run out of time on ${timeouts} calls, so the rest were not run.`,
+          });
+        }
+      break;
+    }
     let next = start;
     while (next < opts.count && settled(next)) next++;
     start = next;
   }
-  return { records, failures, output: outputs.join('\n') };
+  return {
+    records,
+    failures,
+    output: outputs.join('\n'),
+    ...(capped ? { cappedAfterTimeouts: capped } : {}),
+  };
 }

@@ -33,6 +33,12 @@ export interface AssertionRequest extends SandboxRun {
    * fresh sandbox; a test whose call completes with different verdicts is `flaky`. 1 turns it off.
    */
   runs?: number;
+  /**
+   * Stop running the code after this many calls ran out of time; the calls left are timeouts
+   * that say so (resumable.ts). For generated implementations, whose loops would otherwise cost
+   * the per-call limit on every test; never for the user's function. Absent: no cap.
+   */
+  maxTimeouts?: number;
 }
 
 /**
@@ -172,11 +178,12 @@ export async function runAssertions(req: AssertionRequest): Promise<SuiteResult>
     diskMb: req.diskMb ?? DEFAULT_DISK_MB,
   };
   const { calls, expected, expectedItems } = harnesses(req, timeoutMs, memoryMb);
-  const runHarness = async (h: Harness, count: number) => {
+  const runHarness = async (h: Harness, count: number, maxTimeouts?: number) => {
     const run = stageRun(h.files);
     try {
       return await runResumable({
         count,
+        maxTimeouts,
         perItemMs: timeoutMs,
         deadline,
         signal: req.signal,
@@ -203,9 +210,10 @@ export async function runAssertions(req: AssertionRequest): Promise<SuiteResult>
   // had before); the expected values' sandbox shares nothing with them and runs alongside.
   const runs = Math.max(1, Math.floor(req.runs ?? DEFAULT_CALL_RUNS));
   const runCalls = async () => {
-    const all = [await runHarness(calls, req.tests.length)];
-    while (all.length < runs && Date.now() < deadline && !req.signal?.aborted)
-      all.push(await runHarness(calls, req.tests.length));
+    const all = [await runHarness(calls, req.tests.length, req.maxTimeouts)];
+    // Code stopped for its timeouts is not run again: a second run would only repeat them.
+    while (all.length < runs && Date.now() < deadline && !req.signal?.aborted && !all[0].cappedAfterTimeouts)
+      all.push(await runHarness(calls, req.tests.length, req.maxTimeouts));
     return all;
   };
   const [callRuns, expectedRun] = await Promise.all([
@@ -253,5 +261,12 @@ export async function runAssertions(req: AssertionRequest): Promise<SuiteResult>
       inProcess: false,
     };
   });
-  return { verdicts, summary: summarize(verdicts, started), isolation: jail.report, inProcess: false };
+  const capped = callRuns[0].cappedAfterTimeouts;
+  return {
+    verdicts,
+    summary: summarize(verdicts, started),
+    isolation: jail.report,
+    inProcess: false,
+    ...(capped ? { timeCapped: capped } : {}),
+  };
 }

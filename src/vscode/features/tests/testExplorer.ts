@@ -2,7 +2,13 @@ import * as vscode from 'vscode';
 import type { GeneratedTest } from '../../../core/tests/extractTests';
 import type { FiveStageRun, SuiteRunner } from '../../../core/tests/pipeline';
 import type { CodeLanguage } from '../../../core/tests/functions';
-import { evidenceText, type UserVerdict } from '../../../core/tests/evidence';
+import {
+  evidenceText,
+  exampleOutcome,
+  exampleOutcomes,
+  type UserVerdict,
+} from '../../../core/tests/evidence';
+import { exampleTests } from '../../../core/tests/specExamples';
 import { explorerOutcome } from '../../../shared/testsFigures';
 
 interface SuiteRecord {
@@ -17,12 +23,19 @@ interface SuiteRecord {
    * confirm stays unconfirmed when re-run, never a failure on the user's code.
    */
   evidence: Map<string, { verdict?: UserVerdict; text?: string }>;
+  /**
+   * The docstring's examples as runnable tests, for re-runs from the Test Explorer: read again
+   * from the function's docstring as the pipeline read them (specExamples.ts), index for index.
+   */
+  examples: Promise<GeneratedTest[]>;
 }
 
 type ItemData =
   | { kind: 'suite'; key: string }
   | { kind: 'stage'; key: string; stage: number }
-  | { kind: 'test'; key: string; test: GeneratedTest };
+  | { kind: 'test'; key: string; test: GeneratedTest }
+  | { kind: 'examples'; key: string }
+  | { kind: 'example'; key: string; index: number; line: string };
 
 /**
  * The accumulated suites in the Test Explorer: one item per function, one per stage, one per
@@ -63,6 +76,7 @@ export class GeneratedTestsExplorer implements vscode.Disposable {
           { verdict: v.verdict, text: v.evidence ? evidenceText(v.evidence) : undefined },
         ]),
       ),
+      examples: exampleTests(run.function, new Set(run.accumulatedSuite.map((t) => t.name))).catch(() => []),
     });
     const suite = this.controller.createTestItem(
       key,
@@ -93,8 +107,26 @@ export class GeneratedTestsExplorer implements vscode.Disposable {
       }
       suite.children.add(stageItem);
     }
+    // The docstring's own examples, beside the generated tests: a plain failure of one is a failure
+    // of the user's function whatever the implementations say (the panel's and the CLI's rule), so
+    // it gets a red mark in the gutter like a confirmed failure, with the example as its evidence.
+    const exampleLines = run.examples?.tests ?? [];
+    const exampleItems: vscode.TestItem[] = [];
+    if (exampleLines.length) {
+      const group = this.controller.createTestItem(`${key}#examples`, 'Docstring examples', uri);
+      group.description = 'your own examples: no generated implementation has to back a failure';
+      this.data.set(group, { kind: 'examples', key });
+      exampleLines.forEach((line, index) => {
+        const item = this.controller.createTestItem(`${key}#example${index}`, line, uri);
+        item.range = location.range;
+        this.data.set(item, { kind: 'example', key, index, line });
+        group.children.add(item);
+        exampleItems.push(item);
+      });
+      suite.children.add(group);
+    }
     this.controller.items.add(suite);
-    if (run.verdicts.length) {
+    if (run.verdicts.length || exampleItems.length) {
       const testRun = this.controller.createTestRun(
         new vscode.TestRunRequest([suite]),
         `Reason & generate tests: ${run.function.qualifiedName}`,
@@ -104,6 +136,9 @@ export class GeneratedTestsExplorer implements vscode.Disposable {
         const item = this.find(suite, `${key}#${v.name}`);
         if (item) this.report(testRun, item, v.onUser, v.userOutput ?? '', location, key);
       }
+      exampleOutcomes(run.examples).forEach((o, e) =>
+        this.reportExample(testRun, exampleItems[e], o, location),
+      );
       testRun.end();
     }
     return suite;
@@ -120,7 +155,7 @@ export class GeneratedTestsExplorer implements vscode.Disposable {
 
   private collect(item: vscode.TestItem, out: vscode.TestItem[]): void {
     const d = this.data.get(item);
-    if (d?.kind === 'test') out.push(item);
+    if (d?.kind === 'test' || d?.kind === 'example') out.push(item);
     else item.children.forEach((c) => this.collect(c, out));
   }
 
@@ -132,7 +167,7 @@ export class GeneratedTestsExplorer implements vscode.Disposable {
     const excluded = new Set(request.exclude?.map((i) => i.id));
     const byKey = new Map<string, vscode.TestItem[]>();
     for (const item of items.filter((i) => !excluded.has(i.id))) {
-      const d = this.data.get(item) as Extract<ItemData, { kind: 'test' }>;
+      const d = this.data.get(item) as Extract<ItemData, { kind: 'test' | 'example' }>;
       byKey.set(d.key, [...(byKey.get(d.key) ?? []), item]);
     }
     const abort = new AbortController();
@@ -149,7 +184,13 @@ export class GeneratedTestsExplorer implements vscode.Disposable {
         }
         group.forEach((i) => testRun.started(i));
         const document = await vscode.workspace.openTextDocument(suite.uri);
-        const tests = group.map((i) => (this.data.get(i) as Extract<ItemData, { kind: 'test' }>).test);
+        const examples = await suite.examples;
+        // An example item whose example no longer reads from the docstring has nothing to run.
+        const testOf = (i: vscode.TestItem): GeneratedTest | undefined => {
+          const d = this.data.get(i);
+          return d?.kind === 'test' ? d.test : d?.kind === 'example' ? examples[d.index] : undefined;
+        };
+        const tests = group.flatMap((i) => testOf(i) ?? []);
         try {
           const result = await runSuite({
             language: suite.language,
@@ -159,8 +200,15 @@ export class GeneratedTestsExplorer implements vscode.Disposable {
           });
           const verdicts = new Map(result.verdicts.map((v) => [v.name, v]));
           for (const item of group) {
-            const test = (this.data.get(item) as Extract<ItemData, { kind: 'test' }>).test;
-            const v = verdicts.get(test.name);
+            const d = this.data.get(item);
+            const test = testOf(item);
+            const v = test && verdicts.get(test.name);
+            if (d?.kind === 'example') {
+              const o = exampleOutcome(d.line, v?.status ?? 'error', v?.output ?? v?.message ?? '');
+              this.reportExample(testRun, item, o, suite.location);
+              continue;
+            }
+            if (!test) continue;
             this.report(
               testRun,
               item,
@@ -186,6 +234,24 @@ export class GeneratedTestsExplorer implements vscode.Disposable {
     } finally {
       sub.dispose();
       testRun.end();
+    }
+  }
+
+  private reportExample(
+    testRun: vscode.TestRun,
+    item: vscode.TestItem | undefined,
+    o: { outcome: string; message: string },
+    location: vscode.Location,
+  ): void {
+    if (!item) return;
+    const message = Object.assign(new vscode.TestMessage(o.message.slice(0, 4000)), { location });
+    if (o.outcome === 'passed') testRun.passed(item);
+    else if (o.outcome === 'failed') testRun.failed(item, message);
+    else if (o.outcome === 'errored') testRun.errored(item, message);
+    else {
+      item.description = o.message.split('\n')[0];
+      testRun.appendOutput(`${item.label}: ${o.message.replace(/\n/g, '\r\n')}\r\n`, undefined, item);
+      testRun.skipped(item);
     }
   }
 

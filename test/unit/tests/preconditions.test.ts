@@ -1,0 +1,130 @@
+/**
+ * The precondition rule (preconditions.ts): a generated test on which the user's function raises,
+ * on an input shaped unlike every docstring example, is never a confirmed failure, however many
+ * implementations return a value there; a raise on an input like an example still is. Real runs:
+ * the five-stage pipeline with a scripted model, its tests in the real sandbox.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { findFunctions } from '../../../src/core/tests/functions';
+import { runFiveStages } from '../../../src/core/tests/pipeline';
+import { createSandboxSuiteRunner } from '../../../src/core/tests/sandboxRunner';
+import { evidenceText } from '../../../src/core/tests/evidence';
+import { inputsCovered, raisedOn } from '../../../src/core/tests/preconditions';
+import { verdictMetrics } from '../../../src/core/eval/testVerdicts';
+import type { TestsItemResult } from '../../../src/core/eval/testsEval';
+import { asksForTests, scriptedModel } from '../helpers/scriptedModel';
+
+const runner = createSandboxSuiteRunner({ perTestTimeoutMs: 5000, suiteTimeoutMs: 60_000, memoryMb: 512 });
+
+test('an input is covered when each argument has the kind and size of one an example passes there', async () => {
+  const examples = ['assert rescale([1.0, 2.0, 3.0]) == [0.0, 0.5, 1.0]', 'assert f(2, k=0) == 1'];
+  assert.deepEqual(
+    await inputsCovered(
+      'rescale',
+      'python',
+      [
+        'assert rescale([1.0]) == [0.0]', // one element: no example passes one
+        'assert rescale([]) == []', // empty
+        'assert rescale((4, 5)) == [0.0, 1.0]', // several, as the example (tuple or list alike)
+        'assert sorted(rescale([3.0, 1.0])) == [0.0, 1.0]', // the call inside a projection
+        'assert rescale(xs) == []', // not a literal: nothing known against it
+        "assert rescale('ab') == []", // another kind
+      ],
+      examples,
+    ),
+    [false, false, true, true, true, false],
+  );
+  assert.deepEqual(
+    await inputsCovered(
+      'f',
+      'python',
+      ['assert f(5, k=0) == 1', 'assert f(-1, k=0) == 1', 'assert f(0) == 1'],
+      examples,
+    ),
+    [true, false, false],
+  );
+  // Without examples nothing says what the function accepts.
+  assert.deepEqual(await inputsCovered('f', 'python', ['assert f(1) == 1'], []), [false]);
+  assert.equal(
+    raisedOn('rescale([1.0]) raised ZeroDivisionError: float division by zero'),
+    'ZeroDivisionError',
+  );
+  assert.equal(raisedOn('rescale([1.0]) returned [1.0]\nassert [1.0] == [0.0]'), undefined);
+});
+
+const USER = [
+  'def rescale(numbers):',
+  '    """Rescale a list of at least two numbers so that the smallest becomes 0 and the largest 1.',
+  '',
+  '    >>> rescale([1.0, 2.0, 3.0])',
+  '    [0.0, 0.5, 1.0]',
+  '    """',
+  '    lo, hi = min(numbers), max(numbers)',
+  '    return [(x - lo) / (hi - lo) for x in numbers]',
+  '',
+].join('\n');
+// The implementations agree on a value for one number, which the docstring leaves out.
+const LENIENT = [
+  '```python',
+  'def rescale(numbers):',
+  '    lo, hi = min(numbers), max(numbers)',
+  '    if hi == lo:',
+  '        return [0.0 for _ in numbers]',
+  '    return [(x - lo) / (hi - lo) for x in numbers]',
+  '```',
+].join('\n');
+const TESTS = [
+  '```python',
+  'assert rescale([1.0]) == [0.0]',
+  'assert rescale([2.0, 2.0, 4.0]) == [0.0, 0.0, 1.0]',
+  'assert rescale([5.0, 5.0]) == [0.0, 0.0]',
+  '```',
+].join('\n');
+
+test('a raise on an input unlike every example is an unconfirmed expectation, one like an example is confirmed', async () => {
+  const [target] = await findFunctions(USER, 'python');
+  const run = await runFiveStages({
+    model: scriptedModel((p) => (asksForTests(p) ? TESTS : LENIENT)),
+    target,
+    fileSource: USER,
+    runSuite: runner,
+  });
+  const byCall = new Map(run.verdicts.map((v) => [v.input, v]));
+  const one = byCall.get('rescale([1.0])')!;
+  const two = byCall.get('rescale([5.0, 5.0])')!;
+  // Both raise ZeroDivisionError on the user's function, and every implementation returns the value.
+  assert.equal(one.onUser, 'failed');
+  assert.equal(one.evidence?.implementationsPassing, 3);
+  assert.equal(one.verdict, 'unconfirmed');
+  assert.equal(one.evidence?.outsideExamples, 'ZeroDivisionError');
+  assert.match(
+    evidenceText(one.evidence!),
+    /raises ZeroDivisionError on an input shaped unlike every example/,
+  );
+  // Two numbers, as the example passes several: the same raise is a confirmed failure.
+  assert.equal(two.onUser, 'failed');
+  assert.equal(two.verdict, 'fails-confirmed');
+  assert.equal(two.evidence?.outsideExamples, undefined);
+  assert.equal(byCall.get('rescale([2.0, 2.0, 4.0])')?.verdict, 'passes');
+});
+
+test('the evaluation counts a raise outside the examples as no alarm, and can report without the rule', () => {
+  const item = {
+    mutants: { knownWrong: 1 },
+    verdicts: {
+      implementations: 3,
+      referenceFails: [
+        { confidence: 1, implementationsPassing: 3, referencePasses: false, raised: true, covered: false },
+      ],
+      mutantFails: [
+        [{ confidence: 1, implementationsPassing: 3, referencePasses: true, raised: false, covered: true }],
+      ],
+    },
+  } as unknown as TestsItemResult;
+  const withRule = verdictMetrics([item], 0.727);
+  assert.equal(withRule.falseAlarms.k, 0);
+  assert.equal(withRule.detections.k, 1);
+  const without = verdictMetrics([item], 0.727, undefined, { preconditions: false });
+  assert.equal(without.falseAlarms.k, 1);
+});
