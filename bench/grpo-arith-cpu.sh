@@ -8,7 +8,7 @@
 # same seed. bench/grpo-arith-summary.py writes bench/results/grpo-arith-cpu.json with paired 95 %
 # intervals over the held-out problems.
 #
-#   bash bench/grpo-arith-cpu.sh [sft|probe|grpo|more|auto]    (default auto)
+#   bash bench/grpo-arith-cpu.sh [sft|probe|grpo|more|auto|verifier]    (default auto)
 #
 # sft writes RUN/sft/final; probe runs one GRPO step on 2 held-out problems into RUN/probe to time
 # the phases; grpo trains from RUN/sft/final (STEPS steps, HELD_OUT problems) and writes the
@@ -32,7 +32,7 @@ SFT=(--base-model smollm2 --math-data "$RUN/data/train.jsonl" --output-dir "$RUN
 grpo_args() { # output dir, steps, held-out file
   echo --base-model "$RUN/sft/final" --data "$RUN/data/train.jsonl" --eval-data "$3" --output-dir "$1" --max-steps "$2"
   echo --save-steps 100 --num-generations 4 --problems-per-step 2 --batch-size 8 --max-completion-length 128
-  echo --learning-rate "${LR:-5e-5}" --verifier frozen --verifier-max-new-tokens "${VERIFY_TOKENS:-8}" --eval-batch-size 8 --eval-generations "${EVAL_K:-2}" --seed 0 --device cpu
+  echo --learning-rate "${LR:-5e-5}" --verifier "${VERIFIER:-frozen}" --verifier-max-new-tokens "${VERIFY_TOKENS:-8}" --eval-batch-size 8 --eval-generations "${EVAL_K:-2}" --seed 0 --device cpu
 }
 sft() {
   rm -rf "$RUN" && mkdir -p "$RUN"
@@ -82,6 +82,27 @@ more() {
     --sft-seconds "$(cat "$RUN/sft.seconds")" --command "bench/grpo-arith-cpu.sh: $(cat "$RUN/sft.command"); $(cat "$RUN/grpo.command"); then grpo $args" \
     >bench/results/grpo-arith-cpu.json
 }
+verifier() {
+  [ -d "$RUN/sft/final" ] || { echo "no $RUN/sft/final: run 'bash bench/grpo-arith-cpu.sh sft' first" >&2; exit 1; }
+  rm -rf "$RUN/verifier" && mkdir -p "$RUN/verifier"
+  local started args
+  started=$(date +%s)
+  "$PY" -W ignore bench/arith-scored-proofs.py "$RUN/sft/final" "$RUN/data/train.jsonl" "$RUN/verifier" --train-problems "${V_PROBLEMS:-64}" \
+    --eval-problems "${V_EVAL_PROBLEMS:-24}" --samples 4 --seed 0 >"$RUN/verifier/counts.json" 2>"$RUN/verifier/proofs.log"
+  echo $(($(date +%s) - started)) >"$RUN/verifier/proofs.seconds"
+  # Verdicts of 64 tokens: the shortest one in the format is about 35; the held-out grade is read
+  # after as many analysis tokens as grpo's judge writes, so the AUROC is the one grpo will get.
+  args="--base-model $RUN/sft/final --data $RUN/verifier/train.jsonl --eval-data $RUN/verifier/eval.jsonl --output-dir $RUN/verifier/model"
+  args="$args --max-steps ${V_STEPS:-12} --save-steps 100 --num-generations 4 --problems-per-step 4 --batch-size 8 --max-completion-length 64"
+  args="$args --learning-rate ${V_LR:-5e-5} --eval-max-new-tokens ${VERIFY_TOKENS:-8} --seed 0 --device cpu"
+  started=$(date +%s)
+  # shellcheck disable=SC2086
+  "$PY" -W ignore -m stepwise_trainer verifier $args >"$RUN/verifier.events.jsonl" 2>"$RUN/verifier.log"
+  echo $(($(date +%s) - started)) >"$RUN/verifier/train.seconds"
+  echo "verifier $args" >"$RUN/verifier.command"
+  "$PY" bench/grpo-arith-summary.py "$RUN" --verifier-only >"$RUN/verifier/summary.json"
+  cat "$RUN/verifier/summary.json"
+}
 auto() {
   local began sizes
   began=$(date +%s)
@@ -101,5 +122,6 @@ case "$STAGE" in
   grpo) grpo ;;
   more) more ;;
   auto) auto ;;
-  *) echo "usage: bash bench/grpo-arith-cpu.sh [sft|probe|grpo|more|auto]" >&2; exit 2 ;;
+  verifier) verifier ;;
+  *) echo "usage: bash bench/grpo-arith-cpu.sh [sft|probe|grpo|more|auto|verifier]" >&2; exit 2 ;;
 esac

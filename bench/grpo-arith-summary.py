@@ -4,13 +4,14 @@
     python bench/grpo-arith-summary.py --timing EVENTS.jsonl      (where a grpo run's time went)
     python bench/grpo-arith-summary.py --size TIMING.json --probe-seconds S --left S --held-out H
         (held-out problems and steps that fit in the seconds left, from a probe's timing: "H STEPS")
+    python bench/grpo-arith-summary.py RUN_DIR --verifier-only     (the verifier stage's figures)
 
 The held-out figures are paired: the grpo job samples the same problems from the same seed before
 and after training (RUN_DIR/grpo/held-out-{before,after}.jsonl), so each problem's change in mean
 reward, format rate and accuracy is one paired difference, and the 95 % interval is Student's t
 over the problems. Accuracy compares the Solution's last boxed answer with the reference answer in
 RUN_DIR/data/held-out.jsonl, which neither the reward nor the verifier sees; the same references
-measure the frozen verifier's own discrimination (AUROC of its grade R_Y for right against wrong
+measure the verifier's own discrimination (AUROC of its grade R_Y for right against wrong
 answers, over the completions in the format, the only ones it grades).
 """
 
@@ -112,6 +113,27 @@ def timing(grpo: list[dict]) -> dict[str, object]:
     }
 
 
+def verifier_summary(run: Path) -> dict[str, object]:
+    """The verifier stage's figures: its scored proofs, its held-out grade error and AUROC before and
+    after training (proofs of training problems it never trained on), its steps and its time."""
+    trained = events(run / "verifier.events.jsonl")
+    metrics = {k: v for e in trained if e["type"] == "metric" for k, v in e["data"].items()}
+    keep = ("loss", "reward", "reward_std", "kl", "frac_reward_zero_std", "completions/mean_length")
+    steps = [{"step": e["step"], **{k: e["data"][k] for k in keep if k in e["data"]}} for e in trained if e["type"] == "metric" and "reward" in e["data"]]
+    root = str(run.absolute().parents[2])
+    return {
+        "command": (run / "verifier.command").read_text(encoding="utf-8").strip().replace(root + "/", ""),
+        "proofs": json.loads((run / "verifier" / "counts.json").read_text(encoding="utf-8")),
+        "held_out": "every proof of training problems the verifier never trained on (disjoint from grpo's held-out problems too); "
+        "labels from the reference answers",
+        "heldout_auroc": {"before": metrics.get("before/heldout_auroc"), "after": metrics.get("after/heldout_auroc")},
+        "heldout_grade_error": {"before": metrics.get("before/heldout_grade_error"), "after": metrics.get("after/heldout_grade_error")},
+        "steps": steps,
+        "proofs_seconds": int((run / "verifier" / "proofs.seconds").read_text()),
+        "train_seconds": int((run / "verifier" / "train.seconds").read_text()),
+    }
+
+
 def size_run(probe: dict, probe_seconds: float, left: float, most_held_out: int) -> tuple[int, int]:
     """Held-out problems and GRPO steps for the seconds left, from a probe of one step on 2 held-out
     problems: everything the probe spent outside its measurements and its step (imports, loading two
@@ -146,7 +168,13 @@ def main() -> None:
     parser.add_argument("--grpo-seconds", type=int)
     parser.add_argument("--sft-seconds", type=int)
     parser.add_argument("--command")
+    parser.add_argument("--verifier-only", action="store_true", help="print the verifier stage's figures (RUN_DIR/verifier) and stop")
     args = parser.parse_args()
+    if args.verifier_only:
+        if args.run is None:
+            parser.error("--verifier-only needs RUN_DIR")
+        print(json.dumps(verifier_summary(args.run), indent=1))
+        return
     if args.timing:
         print(json.dumps(timing(events(args.timing)), indent=1))
         return
@@ -188,13 +216,28 @@ def main() -> None:
     sft_check = {k: v for e in sft if e["type"] == "metric" for k, v in e["data"].items() if k.startswith(("before/", "after/"))}
     root = str(args.run.absolute().parents[2])  # the checkout: .cache/bench/<run> lies under it
     k = len(rows_before) // max(1, len(problems))
+    # A verifier the verifier stage trained grades this run when its folder is the one grpo was given.
+    trained = (args.run / "verifier" / "summary.json").exists() and "verifier/model/final" in args.command
+    judge = (
+        "the verifier job's model (trained from the sft-format model on its own scored sums, bench/arith-scored-proofs.py), frozen,"
+        if trained
+        else "a frozen copy of the sft-format model"
+    )
     result = {
-        "benchmark": "issue 43: a GRPO learning curve on this 2-core CPU with a separate (frozen) verifier, on two-number sums and differences",
+        "benchmark": "issue 43: a GRPO learning curve on this 2-core CPU with a separate "
+        + ("trained" if trained else "(frozen)")
+        + " verifier, on two-number sums and differences",
         "command": args.command.replace(root + "/", "").replace(root, "."),
         "model": "SmolLM2-135M-Instruct (GGUF dequantised to fp32), full fine-tuning; one torch thread",
         "task": "bench/arith-problems.py, seed 0: 'Compute a ± b.' with a, b in 10..99; held-out problems disjoint from the training ones",
-        "reward": "R = R_format·(0.76·R_Y + 0.24·R_score·R_meta), R_Y and R_meta from a frozen copy of the sft-format model under prompts/prove/verifier.md "
-        "and meta-verifier.md; the reference answers reach neither the reward nor the verifier",
+        "reward": f"R = R_format·(0.76·R_Y + 0.24·R_score·R_meta), R_Y and R_meta from {judge} under prompts/prove/verifier.md "
+        "and meta-verifier.md; "
+        + (
+            "the reference answers of the verifier's training problems label its training proofs; the held-out problems' answers reach neither "
+            "the reward nor the verifier"
+            if trained
+            else "the reference answers reach neither the reward nor the verifier"
+        ),
         "held_out": f"{len(problems)} problems × {k} completions at temperature 1, the same seed before and after; intervals are paired t over problems",
         "machine": {
             "cpu": platform.processor() or platform.machine(),
@@ -209,6 +252,7 @@ def main() -> None:
         "heldout": figures,
         "heldout_after_step": {str(k): v for k, v in middle.items()},
         "rose_beyond_interval": {key: v["ci95_low"] > 0 for key, v in figures.items()},
+        **({"verifier_training": json.loads((args.run / "verifier" / "summary.json").read_text(encoding="utf-8"))} if trained else {}),
         "verifier_on_held_out": {"before": verifier_check(rows_before, answers), "after": verifier_check(rows_after, answers)},
         "steps": steps,
         "timing": [timing(part) for part in parts],

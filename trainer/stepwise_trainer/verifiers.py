@@ -86,17 +86,28 @@ GRADE_CUE = "\n\nBased on my evaluation, the final overall score should be: \\bo
 
 
 def choice_distribution(model: Any, prefix_ids: list[int], choice_ids: list[list[int]]) -> list[float]:
-    """P(choice | prefix), renormalised over the choices: each choice's token log-probabilities summed,
-    all choices teacher-forced in one right-padded batch (right padding leaves the real tokens' positions alone)."""
+    """P(choice | prefix), renormalised over the choices: each choice's token log-probabilities summed.
+    The prefix (the whole question and analysis, hundreds of tokens) runs through the model once;
+    each choice (two to four tokens) continues from a copy of its cached keys and values. Scoring the
+    three choices as three full rows made reading a grade cost three passes over the prompt, most
+    of what a judge spent per proof on a CPU."""
+    import copy
+
     import torch
 
-    n, longest = len(prefix_ids), max(len(c) for c in choice_ids)
-    rows = [prefix_ids + c + [0] * (longest - len(c)) for c in choice_ids]
-    mask = [[1] * (n + len(c)) + [0] * (longest - len(c)) for c in choice_ids]
-    logits = model(input_ids=torch.tensor(rows, device=model.device), attention_mask=torch.tensor(mask, device=model.device)).logits
-    logp = logits.float().log_softmax(-1)
-    totals = torch.stack([sum(logp[r, n - 1 + j, t] for j, t in enumerate(c)) for r, c in enumerate(choice_ids)])
-    return totals.softmax(0).tolist()
+    out = model(input_ids=torch.tensor([prefix_ids], device=model.device), use_cache=True)
+    first = out.logits[0, -1].float().log_softmax(-1)
+    totals = []
+    for k, choice in enumerate(choice_ids):
+        total = first[choice[0]]
+        if len(choice) > 1:
+            # The cache grows in place, so every choice but the last continues from a copy.
+            cache = out.past_key_values if k == len(choice_ids) - 1 else copy.deepcopy(out.past_key_values)
+            rest = model(input_ids=torch.tensor([choice[:-1]], device=model.device), past_key_values=cache, use_cache=True).logits
+            logp = rest[0].float().log_softmax(-1)
+            total = total + sum(logp[j, t] for j, t in enumerate(choice[1:]))
+        totals.append(total)
+    return torch.stack(totals).softmax(0).tolist()
 
 
 class LocalJudge:

@@ -13,11 +13,12 @@ def tiny(tiny_base):
 
 
 def test_choice_distribution_is_each_choice_teacher_forced_alone(tiny):
-    """The batched, right-padded scoring gives the same probabilities as scoring each choice on its own."""
+    """Scoring the choices from one pass over the prefix (its cache copied per choice) gives the same
+    probabilities as running prefix and choice through the model for each choice on its own."""
     model, tok = tiny
     prefix = tok("Grade: \\boxed{")["input_ids"]
     choices = [tok(c + "}", add_special_tokens=False)["input_ids"] for c in SCORE_CHOICES]
-    assert len({len(c) for c in choices}) > 1, "the choices should differ in length, or padding is not exercised"
+    assert len({len(c) for c in choices}) > 1, "the choices should differ in length, or continuing from the cache is not exercised"
     with torch.no_grad():
         batched = choice_distribution(model, prefix, choices)
         alone = []
