@@ -4,6 +4,7 @@
  * difference (fast − exact) and a 95 % paired bootstrap interval of that difference. Pure: it reads
  * journal entries and returns plain JSON, so a unit test can check it on hand-made items.
  */
+import { createHash } from 'node:crypto';
 import type { ProveItemResult } from '../src/core/eval/proveEval';
 import { labelledCandidates } from '../src/core/eval/proveJudgment';
 import type { TestsItemResult } from '../src/core/eval/testsEval';
@@ -21,6 +22,8 @@ export interface FinishedItem<R> {
   id: string;
   result: R;
   ms: number;
+  /** CPU milliseconds of the CLI process (model threads included, sandbox children not). */
+  cpuMs?: number;
 }
 
 export interface Pair<R> {
@@ -206,4 +209,74 @@ export function testsTable(pairs: readonly Pair<TestsItemResult>[]) {
           : null,
     })),
   };
+}
+
+/**
+ * What is left of a suite and how long it should take, from the journals' own per-item times:
+ * each variant's items still to do times that variant's mean wall seconds per finished item (the
+ * two variants differ: the fast graph decodes faster, but its answers can run longer). The range
+ * is a 95 % Student t interval of the mean per-pair time (exact + fast on one item) over the pairs
+ * done, scaled to the items left: it assumes the items done are a fair sample of the rest and the
+ * machine as loaded as it was, and leaves out the CLI's start per block (a few seconds).
+ */
+export function remainingEstimate<R>(
+  exact: readonly FinishedItem<R>[],
+  fast: readonly FinishedItem<R>[],
+  target: number,
+) {
+  const sides = { exact, fast };
+  const within = (items: readonly FinishedItem<R>[]) => items.filter((f) => f.index < target);
+  const perItem = (items: readonly FinishedItem<R>[], key: 'ms' | 'cpuMs') => {
+    const values = within(items)
+      .map((f) => f[key])
+      .filter((v): v is number => v !== undefined);
+    return values.length ? values.reduce((n, v) => n + v, 0) / values.length / 1000 : null;
+  };
+  const left = (v: Variant) => Math.max(0, target - within(sides[v]).length);
+  const wall = { exact: perItem(exact, 'ms'), fast: perItem(fast, 'ms') };
+  const seconds =
+    wall.exact === null || wall.fast === null ? null : left('exact') * wall.exact + left('fast') * wall.fast;
+  // Per-pair times, for the spread: items both variants finished.
+  const pairSeconds = pairItems(within(exact), within(fast)).map((p) => (p.exact.ms + p.fast.ms) / 1000);
+  let range: { low: number; high: number } | null = null;
+  if (seconds !== null && pairSeconds.length >= 2) {
+    const m = pairSeconds.reduce((n, v) => n + v, 0) / pairSeconds.length;
+    const sd = Math.sqrt(pairSeconds.reduce((n, v) => n + (v - m) ** 2, 0) / (pairSeconds.length - 1));
+    const relative = (studentT975(pairSeconds.length - 1) * sd) / Math.sqrt(pairSeconds.length) / m;
+    range = { low: Math.max(0, seconds * (1 - relative)), high: seconds * (1 + relative) };
+  }
+  return {
+    itemsLeft: { exact: left('exact'), fast: left('fast') },
+    secondsPerItem: wall,
+    cpuSecondsPerItem: { exact: perItem(exact, 'cpuMs'), fast: perItem(fast, 'cpuMs') },
+    seconds,
+    range95: range,
+    basis: `wall time of the ${pairSeconds.length} item(s) both variants finished; range: 95 % t interval of the mean per-pair time, scaled to the items left`,
+  };
+}
+
+/** The 97.5 % quantile of Student's t with `df` degrees of freedom (table to 30, then 1.96). */
+export function studentT975(df: number): number {
+  const table = [
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131,
+    2.12, 2.11, 2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042,
+  ];
+  if (!(df >= 1)) return NaN;
+  return df <= table.length ? table[Math.floor(df) - 1] : 1.96;
+}
+
+/**
+ * A digest of a bundled file (dist/cli.js, dist/modelWorker.js) that two builds of the same source
+ * share wherever they were built: the bundler writes node_modules' path relative to the build
+ * folder into comments and module keys, so that prefix is cut before hashing, and the source-map
+ * line is dropped. Journals made by one build resume only with a build of the same code: the CLI's
+ * own fingerprint holds settings and prompt digests, not the code that generates.
+ */
+export function buildDigest(text: string): string {
+  const normalised = text
+    .split('\n')
+    .filter((line) => !line.startsWith('//# sourceMappingURL='))
+    .join('\n')
+    .replace(/[^\s"'`]*node_modules\//g, 'node_modules/');
+  return createHash('sha256').update(normalised).digest('hex').slice(0, 16);
 }

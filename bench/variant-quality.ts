@@ -9,9 +9,13 @@
  *   npm run build && node out/bench/variant-quality.js [--suites prove,tests]
  *     [--prove-data MATH.jsonl] [--prove-limit 100] [--tests-data HumanEval.jsonl.gz] [--tests-limit 40]
  *     [--block 1] [--minutes M] [--model-dir DIR] [--calibrator FILE] [--runs DIR] [--out FILE]
- *     [--table-only]
+ *     [--dist DIR] [--table-only]
  *
- * The CLI it runs is dist/cli.js (`npm run build`), the one a user runs.
+ * The CLI it runs is dist/cli.js (`npm run build`), the one a user runs, or DIR/cli.js. Every slice
+ * of one table must run the same generation code: the CLI resumes a journal whenever its settings
+ * and prompts match, whatever the code, so the runs folder's build.json records a digest of the
+ * bundle that made the journals and a run with another bundle is refused (build that commit in a
+ * separate checkout and pass its dist with --dist, or start new journals with --runs).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -26,8 +30,10 @@ import { installedNameIn } from '../src/core/model/ladder/installRecord';
 import { variantDir } from '../src/core/model/ladder/variants';
 import { benchMachine, portablePath } from './machine';
 import {
+  buildDigest,
   pairItems,
   proveTable,
+  remainingEstimate,
   RESAMPLES,
   testsTable,
   VARIANTS,
@@ -63,6 +69,7 @@ const { values } = parseArgs({
     calibrator: { type: 'string' },
     runs: { type: 'string', default: path.join('bench', 'runs', 'variant-quality') },
     out: { type: 'string', default: path.join('bench', 'results', 'variant-quality.json') },
+    dist: { type: 'string' },
     'table-only': { type: 'boolean' },
   },
 });
@@ -89,6 +96,44 @@ const sharedData = (file: string) => path.join(ROOT, '..', 'shared', 'data', fil
 const exactDir = path.resolve(values['model-dir'] ?? defaultModelDir());
 const modelDirs: Record<Variant, string> = { exact: exactDir, fast: variantDir(exactDir, 'fast') };
 const calibratorFile = path.resolve(values.calibrator ?? path.join(ROOT, DEFAULT_CALIBRATOR_FILE));
+const distDir = path.resolve(values.dist ?? path.join(ROOT, 'dist'));
+/** The bundle that made the journals (see the header): written by the first run, checked after. */
+const buildFile = path.join(path.resolve(values.runs!), 'build.json');
+const BUNDLE_FILES = ['cli.js', 'modelWorker.js'] as const;
+
+interface BuildRecord {
+  /** The commit the bundle was built from, where someone established it (the bundle does not say). */
+  commit: string | null;
+  digests: Record<(typeof BUNDLE_FILES)[number], string>;
+  note?: string;
+}
+
+function bundleDigests(): BuildRecord['digests'] {
+  const read = (f: string) => fs.readFileSync(path.join(distDir, f), 'utf8');
+  return Object.fromEntries(BUNDLE_FILES.map((f) => [f, buildDigest(read(f))])) as BuildRecord['digests'];
+}
+
+function readBuildRecord(): BuildRecord | null {
+  return fs.existsSync(buildFile) ? (JSON.parse(fs.readFileSync(buildFile, 'utf8')) as BuildRecord) : null;
+}
+
+/** Refuses a bundle other than the journals' own; records it when the journals are new. */
+function checkBuild(): void {
+  const digests = bundleDigests();
+  const recorded = readBuildRecord();
+  if (!recorded) {
+    fs.mkdirSync(path.dirname(buildFile), { recursive: true });
+    fs.writeFileSync(buildFile, JSON.stringify({ commit: null, digests }, null, 2) + '\n');
+    return;
+  }
+  const differs = BUNDLE_FILES.filter((f) => recorded.digests[f] !== digests[f]);
+  if (differs.length)
+    fail(
+      `${portablePath(path.join(distDir, differs[0]))} is not the build that made the journals in ${portablePath(path.dirname(buildFile))} ` +
+        `(${portablePath(buildFile)}${recorded.commit ? `: commit ${recorded.commit}` : ''}). Build that commit in a separate checkout ` +
+        `(git worktree add DIR ${recorded.commit ?? 'COMMIT'}, then npm run build there) and pass --dist DIR/dist, or start new journals with --runs.`,
+    );
+}
 
 interface SuiteRun {
   suite: Suite;
@@ -139,14 +184,20 @@ function finishedItems<R>(journal: string): FinishedItem<R>[] {
   const latest = new Map<string, FinishedItem<R>>();
   for (const line of fs.readFileSync(journal, 'utf8').split('\n')) {
     if (!line.trim()) continue;
-    let entry: { type?: string; index: number; id: string; result?: R; ms: number };
+    let entry: { type?: string; index: number; id: string; result?: R; ms: number; cpuMs?: number };
     try {
       entry = JSON.parse(line);
     } catch {
       continue; // a line torn by a kill; the CLI cuts it off when it next opens the journal
     }
     if (entry.type === 'item' && entry.result !== undefined)
-      latest.set(entry.id, { index: entry.index, id: entry.id, result: entry.result, ms: entry.ms });
+      latest.set(entry.id, {
+        index: entry.index,
+        id: entry.id,
+        result: entry.result,
+        ms: entry.ms,
+        ...(entry.cpuMs === undefined ? {} : { cpuMs: entry.cpuMs }),
+      });
   }
   return [...latest.values()].sort((a, b) => a.index - b.index);
 }
@@ -211,7 +262,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const)
 function runVariant(r: SuiteRun, v: Variant, end: number): Promise<number> {
   relabelHeader(r.journal[v], r.data);
   const args = [
-    path.join(ROOT, 'dist', 'cli.js'),
+    path.join(distDir, 'cli.js'),
     'eval',
     r.suite,
     '--data',
@@ -224,6 +275,10 @@ function runVariant(r: SuiteRun, v: Variant, end: number): Promise<number> {
     exactDir,
     '--variant',
     v,
+    // Always the CPU: on a machine with CUDA, "auto" would switch device mid-table (journals do
+    // not record the device).
+    '--device',
+    'cpu',
     ...SETTINGS[r.suite],
   ];
   process.stderr.write(`\n[${r.suite} ${v}] items 1–${end}\n`);
@@ -248,7 +303,9 @@ function secondsPerItem(r: SuiteRun): number | null {
 const START_SECONDS = 15;
 
 async function run(): Promise<void> {
-  if (!fs.existsSync(path.join(ROOT, 'dist', 'cli.js'))) fail('build the CLI first: npm run build.');
+  if (!fs.existsSync(path.join(distDir, 'cli.js')))
+    fail(`no CLI at ${portablePath(path.join(distDir, 'cli.js'))}: build it first (npm run build).`);
+  checkBuild();
   for (const v of VARIANTS)
     if (!fs.existsSync(modelDirs[v]))
       fail(
@@ -323,11 +380,12 @@ function writeTable(): void {
       commands: Object.fromEntries(
         VARIANTS.map((v) => [
           v,
-          `stepwise eval ${r.suite} --data ${r.label} --limit ${r.target} --out ${portablePath(r.result[v])} --variant ${v} ${SETTINGS[r.suite].join(' ')}`,
+          `stepwise eval ${r.suite} --data ${r.label} --limit ${r.target} --out ${portablePath(r.result[v])} --variant ${v} --device cpu ${SETTINGS[r.suite].join(' ')}`,
         ]),
       ),
       journals: Object.fromEntries(VARIANTS.map((v) => [v, portablePath(r.journal[v])])),
       ...figures,
+      remaining: remainingEstimate(finished('exact'), finished('fast'), r.target),
     };
   }
   const out = path.resolve(values.out!);
@@ -344,6 +402,7 @@ function writeTable(): void {
       fast: { name: installedNameIn(modelDirs.fast) ?? null, dir: portablePath(modelDirs.fast) },
     },
     machine: benchMachine(),
+    build: readBuildRecord(),
     interval: `95 % percentile bootstrap of the difference, resampling items with both variants' results together (${RESAMPLES} resamples, seed 1); zeroInside: no difference found at this n`,
     calibrator: portablePath(calibratorFile),
     suites: suitesOut,

@@ -4,7 +4,15 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { pairItems, proveTable, testsTable, type FinishedItem } from '../../../bench/variant-quality-table';
+import {
+  buildDigest,
+  pairItems,
+  proveTable,
+  remainingEstimate,
+  studentT975,
+  testsTable,
+  type FinishedItem,
+} from '../../../bench/variant-quality-table';
 import type { CandidateOutcome, ProveItemResult } from '../../../src/core/eval/proveEval';
 import type { TestsItemResult } from '../../../src/core/eval/testsEval';
 import { loadCalibrator } from '../../../src/core/judgment/judge';
@@ -145,4 +153,47 @@ test('test validity and mutation score are pooled over functions, as eval tests 
   // A function where one side admitted no test has no per-function validity difference.
   assert.equal(t.items[2].validityDifference, null);
   assert.equal(t.cost.ratio, 1);
+});
+
+test("time left: each variant's items to do times its own mean seconds, with a t interval over the pairs", () => {
+  const item = (index: number, seconds: number, cpuSeconds?: number): FinishedItem<number> => ({
+    index,
+    id: `item-${index}`,
+    result: 0,
+    ms: seconds * 1000,
+    ...(cpuSeconds === undefined ? {} : { cpuMs: cpuSeconds * 1000 }),
+  });
+  // Exact: 3 items at 100, 200, 300 s; fast: 2 items at 50, 70 s; an item past the target is ignored.
+  const exact = [item(0, 100, 90), item(1, 200, 150), item(2, 300, 210), item(12, 9999)];
+  const fast = [item(0, 50), item(1, 70)];
+  const r = remainingEstimate(exact, fast, 10);
+  assert.deepEqual(r.itemsLeft, { exact: 7, fast: 8 });
+  assert.deepEqual(r.secondsPerItem, { exact: 200, fast: 60 });
+  assert.equal(r.cpuSecondsPerItem.exact, 150);
+  assert.equal(r.cpuSecondsPerItem.fast, null);
+  assert.equal(r.seconds, 7 * 200 + 8 * 60);
+  // Pairs 0 and 1 took 150 s and 270 s: mean 210, sd 84.85, t(1) = 12.706.
+  const relative = (12.706 * Math.sqrt(2 * 60 ** 2)) / Math.sqrt(2) / 210;
+  assert.ok(Math.abs(r.range95!.high - r.seconds! * (1 + relative)) < 1e-6);
+  assert.equal(r.range95!.low, 0);
+  // One pair has no spread to go by; a variant with nothing done has no estimate at all.
+  assert.equal(remainingEstimate(exact, [item(0, 50)], 10).range95, null);
+  assert.equal(remainingEstimate(exact, [], 10).seconds, null);
+  assert.deepEqual(remainingEstimate(exact, fast, 2).itemsLeft, { exact: 0, fast: 0 });
+  assert.equal(studentT975(4), 2.776);
+  assert.equal(studentT975(200), 1.96);
+});
+
+test("a bundle's digest ignores where it was built, not what it holds", () => {
+  const bundle = (root: string, body: string) =>
+    [
+      `// ${root}node_modules/@huggingface/jinja/dist/index.js`,
+      `var init = __esm({ "${root}node_modules/@huggingface/jinja/dist/index.js"() { ${body} } });`,
+      '//# sourceMappingURL=cli.js.map',
+    ].join('\n');
+  const here = buildDigest(bundle('../../main/', 'return 1;'));
+  assert.equal(buildDigest(bundle('../../work/main/', 'return 1;')), here);
+  assert.equal(buildDigest(bundle('', 'return 1;')), here);
+  assert.notEqual(buildDigest(bundle('../../main/', 'return 2;')), here);
+  assert.match(here, /^[0-9a-f]{16}$/);
 });
