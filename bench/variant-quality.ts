@@ -56,27 +56,49 @@ const SETTINGS: Record<Suite, string[]> = {
   tests: ['--seed', '1'],
 };
 
-const { values } = parseArgs({
-  options: {
-    suites: { type: 'string', default: 'prove,tests' },
-    'prove-data': { type: 'string' },
-    'prove-limit': { type: 'string', default: '100' },
-    'tests-data': { type: 'string' },
-    'tests-limit': { type: 'string', default: '40' },
-    block: { type: 'string', default: '1' },
-    minutes: { type: 'string' },
-    'model-dir': { type: 'string' },
-    calibrator: { type: 'string' },
-    runs: { type: 'string', default: path.join('bench', 'runs', 'variant-quality') },
-    out: { type: 'string', default: path.join('bench', 'results', 'variant-quality.json') },
-    dist: { type: 'string' },
-    'table-only': { type: 'boolean' },
-  },
-});
+const OPTIONS = {
+  suites: { type: 'string', default: 'prove,tests' },
+  'prove-data': { type: 'string' },
+  'prove-limit': { type: 'string', default: '100' },
+  'tests-data': { type: 'string' },
+  'tests-limit': { type: 'string', default: '40' },
+  block: { type: 'string', default: '1' },
+  minutes: { type: 'string' },
+  'model-dir': { type: 'string' },
+  calibrator: { type: 'string' },
+  runs: { type: 'string', default: path.join('bench', 'runs', 'variant-quality') },
+  out: { type: 'string', default: path.join('bench', 'results', 'variant-quality.json') },
+  dist: { type: 'string' },
+  'table-only': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+const USAGE = `usage: node out/bench/variant-quality.js [--suites prove,tests]
+  [--prove-data MATH.jsonl] [--prove-limit 100] [--tests-data HumanEval.jsonl.gz] [--tests-limit 40]
+  [--block 1] [--minutes M] [--model-dir DIR] [--calibrator FILE] [--runs DIR] [--out FILE]
+  [--dist DIR] [--table-only]
+Runs both variants of the default model on the same items and writes the paired table to --out.
+`;
 
 function fail(message: string): never {
   process.stderr.write(`variant-quality: ${message}\n`);
   process.exit(2);
+}
+
+/** Reads the flags; an unknown or malformed one ends with its reason and the usage, not a stack. */
+function parseOptions() {
+  try {
+    return parseArgs({ options: OPTIONS });
+  } catch (error) {
+    return fail(`${(error as Error).message}\n${USAGE}`);
+  }
+}
+
+const { values } = parseOptions();
+
+if (values.help) {
+  process.stdout.write(USAGE);
+  process.exit(0);
 }
 
 function whole(flag: string, value: string | undefined, min: number): number {

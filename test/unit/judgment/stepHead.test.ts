@@ -61,6 +61,15 @@ function syntheticSolutions(problems: number, seed: number) {
   return rows;
 }
 
+/** Scratch folders made by these tests, removed when the file's tests end. */
+const scratch: string[] = [];
+const scratchDir = (prefix: string): string => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  scratch.push(dir);
+  return dir;
+};
+test.after(() => scratch.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
+
 test('step features pool each step’s own tokens and read nothing after the step', () => {
   const steps = ['a = 1', 'b = 2', 'c = 3'];
   const tokens: GeneratedToken[] = [
@@ -116,7 +125,7 @@ test('the result sets both threshold rules side by side, each chosen on the fit 
 
 test('a step head survives a save and load, and scores the same', () => {
   const { head } = trainLearnedSteps(syntheticSolutions(60, 3), { model: 'synthetic' });
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'step-head-'));
+  const dir = scratchDir('step-head-');
   const file = path.join(dir, 'head.json');
   fs.writeFileSync(file, JSON.stringify(head));
   const loaded = loadStepHead(file);
@@ -127,7 +136,7 @@ test('a step head survives a save and load, and scores the same', () => {
 });
 
 test('a file that is not a step head is refused with the reason', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'step-head-'));
+  const dir = scratchDir('step-head-');
   const file = path.join(dir, 'bad.json');
   fs.writeFileSync(file, '{"schema":"stepwise.learned-scorer","version":1}');
   assert.throws(() => loadStepHead(file), /bad\.json: not a learned step head/);
@@ -141,7 +150,7 @@ test('a file that is not a step head is refused with the reason', () => {
 });
 
 test('a token journal gives back what was scored, for its model only, after a cut last line', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'token-journal-'));
+  const dir = scratchDir('token-journal-');
   const file = path.join(dir, 'tokens.jsonl');
   const journal = new TokenJournal(file, 'model-a');
   const key = TokenJournal.keyOf('prompt', 'a = 1');
