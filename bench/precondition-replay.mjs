@@ -20,7 +20,7 @@ import { itemsFileOf, journalItems } from './journal-items.mjs';
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { verdictMetrics } = require(path.join(root, 'out/src/core/eval/testVerdicts.js'));
-const { exampleFailsFromMatrix } = require(path.join(root, 'out/src/core/eval/passMatrix.js'));
+const { decodeRow, exampleFailsFromMatrix } = require(path.join(root, 'out/src/core/eval/passMatrix.js'));
 const { inputsCovered, raisedOn } = require(path.join(root, 'out/src/core/tests/preconditions.js'));
 const { DEFAULT_CONFIRM_THRESHOLD } = require(path.join(root, 'out/src/core/tests/evidence.js'));
 
@@ -53,8 +53,28 @@ async function readItem(r) {
     (examples ? exampleFailsFromMatrix({ mutants: examples.mutants, examples }) : undefined);
   const base = { ...r, verdicts: { ...r.verdicts, ...(exampleFails ? { exampleFails } : {}) } };
   const exampleLines = examples?.lines ?? [];
-  // Exact where the journal kept the rule's rows.
-  if (r.matrix?.raised && r.matrix?.covered) return { exact: true, base, low: base, high: base };
+  // Exact where the journal kept the rule's rows; which inputs are covered is recomputed from the
+  // kept test lines, so a journal written under an earlier version of the rule replays this one.
+  if (r.matrix?.raised && r.matrix?.covered) {
+    const tests = r.matrix.tests ?? [];
+    const covered = await inputsCovered(r.entryPoint, 'python', tests, exampleLines);
+    const recover = (row, fails_) => {
+      const failing = decodeRow(row).flatMap((s, t) => (fails(s) ? [t] : []));
+      if (failing.length !== fails_.length) throw new Error(`${r.id}: matrix and verdicts disagree`);
+      return fails_.map((f, i) => ({ ...f, covered: covered[failing[i]] ?? f.covered }));
+    };
+    const now = tests.length
+      ? {
+          ...base,
+          verdicts: {
+            ...base.verdicts,
+            referenceFails: recover(r.matrix.reference, base.verdicts.referenceFails),
+            mutantFails: base.verdicts.mutantFails.map((list, k) => recover(r.matrix.mutants[k], list)),
+          },
+        }
+      : base;
+    return { exact: true, base: now, low: now, high: now };
+  }
   // The tests the reference fails, in the order of referenceFails (both skip what is not a failure).
   const invalid = (r.tests.invalid ?? []).filter((t) => fails(t.status));
   if (invalid.length !== r.verdicts.referenceFails.length)

@@ -9,6 +9,12 @@
  * literal and the same size class (empty, one element, several; zero, negative, positive). A call
  * with an argument that is not a plain literal says nothing against it (that argument counts as
  * covered); without examples nothing is covered, since nothing says what the function accepts.
+ *
+ * Shapes alone miss a count passed beside its list, the C-style `min_coins(coins, m, V)` where m is
+ * the number of coins: `min_coins([1, 2, 3], 10, 15)` is shaped like the example and indexes past
+ * the end. So when every example that passes both a whole number and a literal sequence (or
+ * string) passes the number equal to that sequence's length, a call whose number differs from its
+ * sequence's length is outside the domain too.
  */
 import { parserFor, type CodeLanguage } from './functions';
 
@@ -69,21 +75,62 @@ function findCall(root: TsNode, fn: string): TsNode | undefined {
   ) as TsNode | undefined;
 }
 
-/** Each argument's slot (position, or keyword name) and shape; null when the call cannot be read. */
-function slots(root: TsNode, fn: string): Map<string, string | null> | null {
+/**
+ * A literal argument's size: a whole number's value, or a sequence's or string's length (as
+ * Python's len counts it for plain literals); nothing for anything else.
+ */
+function measure(node: TsNode): { count?: number; length?: number } {
+  if (node.type === 'parenthesized_expression') {
+    const inner = node.namedChildren.find((c) => c && c.type !== 'comment');
+    return inner ? measure(inner) : {};
+  }
+  if (node.type === 'integer' && /^\d[\d_]*$/.test(node.text))
+    return { count: Number(node.text.replace(/_/g, '')) };
+  if (/^(list|tuple|set)$/.test(node.type))
+    return { length: node.namedChildren.filter((c) => c && c.type !== 'comment').length };
+  if (node.type === 'string') {
+    const m = /^([rRuU]?)("""|'''|"|')([\s\S]*)\2$/.exec(node.text);
+    // An escape makes the literal's text longer than its value: measure only plain ones.
+    if (m && !m[3].includes('\\')) return { length: [...m[3]].length };
+  }
+  return {};
+}
+
+/** One argument of a call: its shape (null when not a plain literal) and its size when it has one. */
+type Slot = { shape: string | null; count?: number; length?: number };
+
+/** Each argument's slot (position, or keyword name); null when the call cannot be read. */
+function slots(root: TsNode, fn: string): Map<string, Slot> | null {
   const call = findCall(root, fn);
   const args = call?.childForFieldName('arguments')?.namedChildren.filter((a) => a && a.type !== 'comment');
   if (!args) return null;
   if (args.some((a) => /splat|generator_expression/.test(a!.type))) return null;
-  const out = new Map<string, string | null>();
+  const out = new Map<string, Slot>();
   let position = 0;
+  const slot = (node: TsNode | null): Slot =>
+    node ? { shape: shape(node), ...measure(node) } : { shape: null };
   for (const a of args as TsNode[]) {
-    if (a.type === 'keyword_argument') {
-      const value = a.childForFieldName('value');
-      out.set(`kw:${a.childForFieldName('name')?.text ?? ''}`, value ? shape(value) : null);
-    } else out.set(`pos:${position++}`, shape(a));
+    if (a.type === 'keyword_argument')
+      out.set(`kw:${a.childForFieldName('name')?.text ?? ''}`, slot(a.childForFieldName('value')));
+    else out.set(`pos:${position++}`, slot(a));
   }
   return out;
+}
+
+/**
+ * The (count slot, sequence slot) pairs whose number equals the sequence's length in every example
+ * that passes both as literals (at least one does).
+ */
+function lengthRelations(examples: readonly Map<string, Slot>[]): [string, string][] {
+  const held = new Map<string, boolean>();
+  for (const ex of examples)
+    for (const [countSlot, c] of ex)
+      for (const [seqSlot, q] of ex) {
+        if (c.count === undefined || q.length === undefined) continue;
+        const key = `${countSlot}|${seqSlot}`;
+        held.set(key, c.count === q.length && (held.get(key) ?? true));
+      }
+  return [...held].filter(([, ok]) => ok).map(([key]) => key.split('|') as [string, string]);
 }
 
 /**
@@ -111,19 +158,27 @@ export async function inputsCovered(
     };
     // The shapes the examples pass in each slot; a non-literal in an example leaves the slot open.
     const seen = new Map<string, Set<string | null>>();
-    for (const ex of examples)
-      for (const [slot, s] of read(ex) ?? []) {
+    const exampleSlots = examples.flatMap((ex) => read(ex) ?? []);
+    for (const ex of exampleSlots)
+      for (const [slot, { shape: s }] of ex) {
         const set = seen.get(slot) ?? new Set();
         set.add(s);
         seen.set(slot, set);
       }
+    const relations = lengthRelations(exampleSlots);
     return tests.map((line) => {
       const got = read(line);
       if (!got) return true;
-      return [...got].every(([slot, s]) => {
+      const shaped = [...got].every(([slot, { shape: s }]) => {
         const allowed = seen.get(slot);
         return s === null || (allowed !== undefined && (allowed.has(null) || allowed.has(s)));
       });
+      const counted = relations.every(([countSlot, seqSlot]) => {
+        const count = got.get(countSlot)?.count;
+        const length = got.get(seqSlot)?.length;
+        return count === undefined || length === undefined || count === length;
+      });
+      return shaped && counted;
     });
   } finally {
     parser.delete();

@@ -53,6 +53,44 @@ test('an input is covered when each argument has the kind and size of one an exa
   assert.equal(raisedOn('rescale([1.0]) returned [1.0]\nassert [1.0] == [0.0]'), undefined);
 });
 
+test('a count the examples always pass equal to a sequence length must equal it in the test too', async () => {
+  // MBPP's min_coins(coins, m, V): m is the number of coins in every example.
+  const examples = ['assert min_coins([9, 6, 5, 1], 4, 11) == 2', 'assert min_coins([1, 2, 3], 3, 4) == 2'];
+  assert.deepEqual(
+    await inputsCovered(
+      'min_coins',
+      'python',
+      [
+        'assert min_coins([1, 2, 3], 10, 15) == 3', // m past the end of coins
+        'assert min_coins([1, 2, 5], 3, 15) == 3', // m is the number of coins
+        'assert min_coins(coins, 10, 15) == 3', // coins not a literal: nothing known against it
+      ],
+      examples,
+    ),
+    [false, true, true],
+  );
+  // A number that equals a length in one example and not in another is no count of it.
+  assert.deepEqual(
+    await inputsCovered(
+      'f',
+      'python',
+      ["assert f('ab', 7) == 1"],
+      ["assert f('abc', 3) == 1", "assert f('ab', 5) == 0"],
+    ),
+    [true],
+  );
+  // A string's length is its characters' count, escapes aside.
+  assert.deepEqual(
+    await inputsCovered(
+      'g',
+      'python',
+      ["assert g('héllo', 5)", "assert g('hello', 4)"],
+      ["assert g('abc', 3)"],
+    ),
+    [true, false],
+  );
+});
+
 const USER = [
   'def rescale(numbers):',
   '    """Rescale a list of at least two numbers so that the smallest becomes 0 and the largest 1.',
