@@ -108,7 +108,10 @@ async function slice(spec, role) {
   );
   const items = [];
   for (const e of entries) items.push(await readItem(e.result));
-  const metrics = (list, preconditions) => verdictMetrics(list, threshold, undefined, { preconditions });
+  // Under the rules before it only (misreadMayConfirm): this replay isolates the precondition rule.
+  const only = { misreadMayConfirm: true };
+  const metrics = (list, preconditions) =>
+    verdictMetrics(list, threshold, undefined, { ...only, preconditions });
   const before = metrics(
     items.map((i) => i.base),
     false,
@@ -125,8 +128,8 @@ async function slice(spec, role) {
   const cleared = items
     .filter(
       (i) =>
-        verdictMetrics([i.base], threshold, undefined, { preconditions: false }).falseAlarms.k === 1 &&
-        verdictMetrics([i.high], threshold).falseAlarms.k === 0,
+        verdictMetrics([i.base], threshold, undefined, { ...only, preconditions: false }).falseAlarms.k ===
+          1 && verdictMetrics([i.high], threshold, undefined, only).falseAlarms.k === 0,
     )
     .map((i) => i.base.id);
   return {

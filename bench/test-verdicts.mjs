@@ -11,7 +11,8 @@
 // Besides the product's rule (implementations that fail an example of the specification set
 // aside), the rules recorded beside it are fitted and reported the same way: every implementation
 // counted, and the user's function counted as one more implementation (docs/test-verdicts.md);
-// and the product's rule before it needed two agreeing implementations to confirm a failure.
+// and the product's rule before it needed two agreeing implementations to confirm a failure; and
+// every slice under the rule before most implementations set aside stopped confirming (mostSetAside).
 // Run `npx tsc -p tsconfig.json` first: the fitting and the metrics are the product's own (out/).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -147,6 +148,9 @@ const report = (s) => ({
   atFittedThreshold: verdictMetrics(s.results, fit.threshold),
   // The same, the docstring examples' failures left out: what the generated tests alone show.
   generatedTestsOnly: verdictMetrics(s.results, fit.threshold, undefined, { examples: false }),
+  // The rule before mostSetAside (src/core/tests/evidence.ts): a consensus of the few
+  // implementations the examples left may confirm however many were set aside.
+  misreadMayConfirm: verdictMetrics(s.results, fit.threshold, undefined, { misreadMayConfirm: true }),
 });
 function byStage(results) {
   const rows = results.map((r) => r.ms.byStage).filter(Boolean);
@@ -215,6 +219,7 @@ for (const [rule, d] of Object.entries(byRule)) {
       ['every failure shown', r.everyFailureShown],
       [`threshold ${d.fittedThreshold.toFixed(3)}`, r.atFittedThreshold],
       [`threshold ${d.fittedThreshold.toFixed(3)}, generated tests only`, r.generatedTestsOnly],
+      [`threshold ${d.fittedThreshold.toFixed(3)}, misread consensus may confirm`, r.misreadMayConfirm],
     ])
       console.log(
         `  ${r.slice} (${name}): false alarms ${p(m.falseAlarms)}, detections ${p(m.detections)}, precision ${p(m.precision)}, ${r.secondsPerFunction?.toFixed(0)} s/function`,

@@ -69,6 +69,9 @@ export interface MatrixFail {
   test: number;
   confidence: number;
   implementationsPassing: number;
+  /** The implementations counted and those set aside by the examples (confirms: mostSetAside). */
+  implementations?: number;
+  setAside?: number;
   referencePasses: boolean;
   /** The user's function raised on it, and whether its call is shaped like an example's (absent: unknown). */
   raised?: boolean;
@@ -93,6 +96,8 @@ export function failEvidenceFromMatrix(m: PassMatrix): { reference: MatrixFail[]
               test: t,
               confidence: evidence[t]?.confidence ?? 0,
               implementationsPassing: evidence[t]?.implementationsPassing ?? 0,
+              implementations: evidence[t]?.implementations ?? 0,
+              setAside: evidence[t]?.setAside ?? 0,
               referencePasses: reference[t] === 'passed',
               ...(raised !== undefined && m.covered !== undefined
                 ? { raised: raised[t] === 'R', covered: m.covered[t] === '1' }

@@ -5,7 +5,7 @@
  * correct when it is on a mutant and the reference passes the same test. The threshold is fitted
  * on training items only (fitConfirmThreshold) and then applied unchanged to held-out items.
  */
-import { MIN_AGREEING_IMPLEMENTATIONS } from '../tests/evidence';
+import { MIN_AGREEING_IMPLEMENTATIONS, mostSetAside } from '../tests/evidence';
 import { wilson, type Proportion } from '../math/stats';
 import type { ExampleFail, FailEvidence, TestsItemResult } from './testsEval';
 
@@ -29,7 +29,7 @@ export interface VerdictMetrics {
  * Whether one failure is confirmed under the rule. Journals from before the count of agreeing
  * implementations was kept bound it by the implementations that counted (those the examples did
  * not set aside), which is exact where fewer than `minAgreeing` counted; without even that, only
- * the threshold counts.
+ * the threshold counts. `misread`: most implementations of the item were set aside (mostSetAside).
  */
 const confirmed = (
   f: FailEvidence,
@@ -37,7 +37,9 @@ const confirmed = (
   minAgreeing: number,
   counted = Infinity,
   preconditions = true,
+  misread = false,
 ) =>
+  !misread &&
   // A raise on an input shaped unlike every docstring example is never confirmed (preconditions.ts).
   !(preconditions && f.raised && f.covered === false) &&
   f.confidence >= t &&
@@ -47,18 +49,24 @@ const confirmed = (
 const countedOf = (r: TestsItemResult) =>
   r.verdicts && r.examples ? r.verdicts.implementations - r.examples.setAside : Infinity;
 
+/** Whether the examples set aside more of an item's implementations than they left (evidence.ts). */
+const misreadOf = (r: TestsItemResult) =>
+  !!r.examples && mostSetAside({ implementations: countedOf(r), setAside: r.examples.setAside });
+
 export function verdictMetrics(
   items: readonly TestsItemResult[],
   threshold: number,
   minAgreeing = MIN_AGREEING_IMPLEMENTATIONS,
-  options: { examples?: boolean; preconditions?: boolean } = {},
+  options: { examples?: boolean; preconditions?: boolean; misreadMayConfirm?: boolean } = {},
 ): VerdictMetrics {
   // The docstring's examples count unless asked not to: what the generated tests alone achieve.
   const withExamples = options.examples ?? true;
   const pre = options.preconditions ?? true;
+  // The rule before mostSetAside, for replays that compare the two.
+  const misread = (r: TestsItemResult) => !options.misreadMayConfirm && misreadOf(r);
   const exampleFails = (r: TestsItemResult) => (withExamples ? r.verdicts?.exampleFails : undefined);
-  const shown = (fails: FailEvidence[], examples: readonly ExampleFail[], counted: number) =>
-    examples.length > 0 || fails.some((f) => confirmed(f, threshold, minAgreeing, counted, pre));
+  const shown = (fails: FailEvidence[], examples: readonly ExampleFail[], counted: number, mis: boolean) =>
+    examples.length > 0 || fails.some((f) => confirmed(f, threshold, minAgreeing, counted, pre, mis));
   const withEvidence = items.filter((r) => r.verdicts);
   let alarms = 0;
   let detected = 0;
@@ -70,13 +78,14 @@ export function verdictMetrics(
     const v = r.verdicts!;
     const ex = exampleFails(r);
     const counted = countedOf(r);
-    if (shown(v.referenceFails, ex?.reference ?? [], counted)) alarms++;
+    const mis = misread(r);
+    if (shown(v.referenceFails, ex?.reference ?? [], counted, mis)) alarms++;
     mutants += r.mutants.knownWrong;
     // Mutants are listed in one order everywhere; one that failed no generated test may still fail an example.
     for (let k = 0; k < Math.max(v.mutantFails.length, ex?.mutants.length ?? 0); k++)
-      if (shown(v.mutantFails[k] ?? [], ex?.mutants[k] ?? [], counted)) detected++;
+      if (shown(v.mutantFails[k] ?? [], ex?.mutants[k] ?? [], counted, mis)) detected++;
     for (const f of [...v.referenceFails, ...v.mutantFails.flat()]) {
-      if (confirmed(f, threshold, minAgreeing, counted, pre)) {
+      if (confirmed(f, threshold, minAgreeing, counted, pre, mis)) {
         confirmedCount++;
         if (f.referencePasses) correct++;
       } else unconfirmed++;

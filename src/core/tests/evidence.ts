@@ -48,6 +48,16 @@ export const DEFAULT_CONFIRM_THRESHOLD = 0.727;
  * test). The consensus score alone cannot see this: a lone set holds the whole score.
  */
 export const MIN_AGREEING_IMPLEMENTATIONS = 2;
+/**
+ * Whether the implementations set aside for failing the specification's examples outnumber those
+ * left: most samples misread this task, so the few left agreeing is weak evidence (they often share
+ * one misreading the examples happen not to catch, and a repaired sample was shown the example it
+ * passes). Such a consensus cannot confirm a failure. On held-out MBPP/541 (`check_abundant`) two
+ * identical implementations, against three set aside, confirmed `check_abundant(28) == True`
+ * against a correct function; every repaired consensus so far confirmed with 2 of 5 counted.
+ */
+export const mostSetAside = (e: Pick<TestEvidence, 'implementations' | 'setAside'>): boolean =>
+  (e.setAside ?? 0) > e.implementations;
 /** Independently sampled implementations besides the stage-5 code (default kept small for time). */
 export const DEFAULT_EVIDENCE_SAMPLES = 2;
 
@@ -206,15 +216,20 @@ export function userVerdict(onUser: VerdictStatus, evidence: TestEvidence, thres
 
 /**
  * Whether the evidence is strong enough to call a failure of the user's function one: its
- * confidence reaches the threshold and at least MIN_AGREEING_IMPLEMENTATIONS implementations pass
- * the test.
+ * confidence reaches the threshold, at least MIN_AGREEING_IMPLEMENTATIONS implementations pass
+ * the test, and no more implementations were set aside by the examples than counted (mostSetAside;
+ * evidence without the counts, from before they were kept, is read without this condition).
  */
 export function confirms(
-  evidence: Pick<TestEvidence, 'confidence' | 'implementationsPassing'>,
+  evidence: Pick<TestEvidence, 'confidence' | 'implementationsPassing'> &
+    Partial<Pick<TestEvidence, 'implementations' | 'setAside'>>,
   threshold: number,
   minAgreeing = MIN_AGREEING_IMPLEMENTATIONS,
 ): boolean {
-  return evidence.confidence >= threshold && evidence.implementationsPassing >= minAgreeing;
+  const misread =
+    evidence.implementations !== undefined &&
+    mostSetAside({ implementations: evidence.implementations, setAside: evidence.setAside });
+  return !misread && evidence.confidence >= threshold && evidence.implementationsPassing >= minAgreeing;
 }
 
 /** The evidence in words, for the panel, the Test Explorer message and the CLI. */
@@ -230,10 +245,13 @@ export function evidenceText(e: TestEvidence): string {
     e.implementationsPassing > 0 && e.implementationsPassing < MIN_AGREEING_IMPLEMENTATIONS
       ? `; fewer than ${MIN_AGREEING_IMPLEMENTATIONS} implementations agreeing cannot confirm a failure`
       : '';
+  const misread = mostSetAside(e)
+    ? `; most implementations misread the task (${e.setAside} of ${e.setAside! + e.implementations} fail an example in the specification), so those left cannot confirm a failure`
+    : '';
   const outside = e.outsideExamples
     ? `; your function raises ${e.outsideExamples} on an input shaped unlike every example of its docstring, which may be outside what it accepts: not confirmed without an example like it`
     : '';
-  return `${agree}${set}${aside}${lone}${outside} (confidence ${e.confidence.toFixed(2)})`;
+  return `${agree}${set}${aside}${lone}${misread}${outside} (confidence ${e.confidence.toFixed(2)})`;
 }
 
 /** What a verdict means for the user, in words. */

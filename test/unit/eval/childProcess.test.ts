@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { runEvalInChild } from '../../../src/core/eval/childProcess';
 import type { EvalProgress } from '../../../src/core/eval/runner';
 import { tinyPrmDir } from '../model/tinyModel';
 import { writeLabels } from './labelsFixture';
+import { scratchDir } from '../scratchDir';
 
 const MAIN = path.join(__dirname, '..', '..', '..', 'src', 'cli', 'main.js');
 const SCRIPT = `require(${JSON.stringify(MAIN)}).main(process.argv.slice(1)).then((c) => { process.exitCode = c; });`;
@@ -15,7 +15,7 @@ test(
   'the editor path: a child evaluation reports progress, stops cleanly when cancelled, and continues later',
   { timeout: 120_000 },
   async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-eval-child-'));
+    const dir = scratchDir('stepwise-eval-child-');
     const labels = path.join(dir, 'labels.jsonl');
     writeLabels(labels, 600);
     const command = [

@@ -1,15 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import { DatasetError, readCodeTasks, readMathProblems } from '../../../src/core/eval/datasets';
 import { runSuite } from '../../../src/core/sandbox/index';
+import { scratchDir } from '../scratchDir';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..', '..');
 const MBPP = path.join(ROOT, 'test', 'fixtures', 'eval', 'mbpp-tiny.jsonl');
-const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-eval-data-'));
+const tmp = () => scratchDir('stepwise-eval-data-');
 
 test('an MBPP file is read as tasks: the function the first assertion calls, its reference and its own tests', async () => {
   const { items, format, problems } = readCodeTasks(MBPP);

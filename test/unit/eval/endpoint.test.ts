@@ -2,10 +2,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { runEvalInChild } from '../../../src/core/eval/childProcess';
 import { llamaServerUnavailable, startLlamaServer, type LlamaServer } from '../../servers/llama-server';
+import { scratchDir } from '../scratchDir';
 
 const MAIN = path.join(__dirname, '..', '..', '..', 'src', 'cli', 'main.js');
 const SCRIPT = `require(${JSON.stringify(MAIN)}).main(process.argv.slice(1)).then((c) => { process.exitCode = c; });`;
@@ -26,7 +26,7 @@ describe('eval against an endpoint', { skip: unavailable }, () => {
     'eval tests generates through the server, two functions at a time, and scores them in the sandbox',
     { timeout: 900_000 },
     async () => {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-eval-endpoint-'));
+      const dir = scratchDir('stepwise-eval-endpoint-');
       const done: number[] = [];
       const command = [
         process.execPath,
@@ -77,7 +77,7 @@ describe('eval against an endpoint', { skip: unavailable }, () => {
       timeout: 900_000,
     },
     async () => {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-eval-endpoint-'));
+      const dir = scratchDir('stepwise-eval-endpoint-');
       const data = path.join(dir, 'math.jsonl');
       fs.writeFileSync(
         data,

@@ -6,9 +6,9 @@ import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { EvalJournal, EvalSettingsError } from '../../../src/core/eval/journal';
 import { runItems } from '../../../src/core/eval/runner';
+import { scratchDir } from '../scratchDir';
 
-const journalFile = () =>
-  path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-journal-')), 'x.items.jsonl');
+const journalFile = () => path.join(scratchDir('stepwise-journal-'), 'x.items.jsonl');
 
 test('finished items survive a reopen; a failed item is retried; the latest line of an id wins', () => {
   const file = journalFile();

@@ -28,7 +28,14 @@ test('the verdicts of a journal are recomputed from its matrix under any rule, w
   const { reference, mutants } = failEvidenceFromMatrix(m);
   // The reference fails test 2, which only the set-aside implementation passes: no evidence.
   assert.deepEqual(reference, [
-    { test: 2, confidence: 0, implementationsPassing: 0, referencePasses: false },
+    {
+      test: 2,
+      confidence: 0,
+      implementationsPassing: 0,
+      implementations: 2,
+      setAside: 1,
+      referencePasses: false,
+    },
   ]);
   // Mutant 0 fails tests 0 and 2; test 0 is passed by both counted implementations.
   assert.deepEqual(
@@ -43,6 +50,13 @@ test('the verdicts of a journal are recomputed from its matrix under any rule, w
   // Mutant 1 fails test 1, backed by two implementations: detected with two, and with three not.
   assert.equal(shownFailing(mutants[1], 0.727, 2), true);
   assert.equal(shownFailing(mutants[1], 0.727, 3), false);
+  // Had the examples set aside three of five, the two agreeing would be outnumbered: not detected.
+  const misread = failEvidenceFromMatrix({
+    ...m,
+    implementations: [...m.implementations, 'PFP', 'PFP'],
+    counted: [true, true, false, false, false],
+  });
+  assert.equal(shownFailing(misread.mutants[1], 0.727, 2), false);
 });
 
 test('failed docstring examples are read from the matrix: plain failures only, each with whether the reference passes it', () => {

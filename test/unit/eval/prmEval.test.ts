@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { LabelStore } from '../../../src/core/labels/store';
 import { readStepLabels, summarizePrm, type PrmItemResult } from '../../../src/core/eval/prmEval';
@@ -9,8 +8,9 @@ import { evalPrm } from '../../../src/core/eval/suites';
 import { outputPaths } from '../../../src/core/eval/evaluation';
 import { OnnxPrmScorer } from '../../../src/core/model/onnx/prmScorer';
 import { tinyPrmDir } from '../model/tinyModel';
+import { scratchDir } from '../scratchDir';
 
-const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-prm-eval-'));
+const tmp = () => scratchDir('stepwise-prm-eval-');
 
 function prm800kLine(problem: string, steps: [string, number][], finish: string): string {
   return JSON.stringify({

@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawn } from 'node:child_process';
 import { writeLabels } from './labelsFixture';
 import { tinyPrmDir } from '../model/tinyModel';
 import { defaultModelDir } from '../../../src/core/model/defaults';
+import { scratchDir } from '../scratchDir';
 
 const MAIN = path.join(__dirname, '..', '..', '..', 'src', 'cli', 'main.js');
 const SOLUTIONS = 600;
@@ -53,7 +53,7 @@ test(
   'an evaluation killed midway and run again ends with the same totals as an uninterrupted run',
   { timeout: 300_000 },
   async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-eval-resume-'));
+    const dir = scratchDir('stepwise-eval-resume-');
     const labels = path.join(dir, 'labels.jsonl');
     writeLabels(labels, SOLUTIONS);
     const common = ['--labels', labels, '--prm-dir', tinyPrmDir()];
@@ -100,7 +100,7 @@ test(
       `no default model in ${defaultModel} (bash scripts/setup.sh installs it)`,
   },
   async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-eval-sigterm-'));
+    const dir = scratchDir('stepwise-eval-sigterm-');
     const labels = path.join(dir, 'labels.jsonl');
     writeLabels(labels, 40);
     const out = path.join(dir, 'prm.json');

@@ -117,3 +117,33 @@ test('a journal without the count of agreeing implementations is bounded by the 
     [1, 1],
   );
 });
+
+test('when the examples set aside most implementations, the agreeing rest confirm nothing (held-out MBPP/541)', () => {
+  // Five implementations, three set aside by the docstring's example; the two left agree with a
+  // wrong test the (correct) reference fails, and with a right one a mutant fails.
+  const misread = {
+    id: 'mbpp-541',
+    mutants: { knownWrong: 1 },
+    examples: { tests: 1, setAside: 3 },
+    verdicts: {
+      implementations: 5,
+      referenceFails: [{ confidence: 1, implementationsPassing: 2, referencePasses: false }],
+      mutantFails: [[{ confidence: 1, implementationsPassing: 2, referencePasses: true }]],
+    },
+  } as unknown as TestsItemResult;
+  const m = verdictMetrics([misread], 0.727);
+  assert.deepEqual([m.falseAlarms.k, m.detections.k, m.precision.n, m.unconfirmed], [0, 0, 0, 2]);
+  // The rule before: the false alarm and the detection both stand.
+  const before = verdictMetrics([misread], 0.727, undefined, { misreadMayConfirm: true });
+  assert.deepEqual([before.falseAlarms.k, before.detections.k], [1, 1]);
+  // As many counted as set aside (three of six): the consensus may confirm.
+  const half = {
+    ...misread,
+    examples: { tests: 1, setAside: 3 },
+    verdicts: { ...misread.verdicts!, implementations: 6 },
+  };
+  assert.deepEqual(
+    [verdictMetrics([half], 0.727).falseAlarms.k, verdictMetrics([half], 0.727).detections.k],
+    [1, 1],
+  );
+});

@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { readCodeTasks } from '../../../src/core/eval/datasets';
 import { outputPaths } from '../../../src/core/eval/evaluation';
@@ -12,6 +11,7 @@ import { loadStageChain, stagesDigest } from '../../../src/core/tests/stages';
 import { OnnxBackend } from '../../../src/core/model/onnx/index';
 import { asksForTests, scriptedModel } from '../helpers/scriptedModel';
 import { tinyModelDir } from '../model/tinyModel';
+import { scratchDir } from '../scratchDir';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..', '..');
 const MBPP = path.join(ROOT, 'test', 'fixtures', 'eval', 'mbpp-tiny.jsonl');
@@ -128,7 +128,7 @@ test("implementations that all share one misreading, which the specification's e
 });
 
 test('--offset picks a later slice: items keep their dataset positions in the journal', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-eval-offset-'));
+  const dir = scratchDir('stepwise-eval-offset-');
   const out = outputPaths(path.join(dir, 'tests.json'));
   const { result } = await evalTests({
     command: 'test',
@@ -155,7 +155,7 @@ test('--offset picks a later slice: items keep their dataset positions in the jo
 });
 
 test('the stage definitions given to an item are what the test writer is asked, and their digest differs from the shipped one', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-eval-stages-'));
+  const dir = scratchDir('stepwise-eval-stages-');
   const stages = JSON.parse(fs.readFileSync(path.join(ROOT, 'prompts', 'code', 'stages.json'), 'utf8'));
   stages.stages[0].testFocus = 'only inputs the specification allows';
   const stagesFile = path.join(dir, 'stages.json');
@@ -172,7 +172,7 @@ test('the stage definitions given to an item are what the test writer is asked, 
 });
 
 test('eval tests runs on a real (tiny) ONNX model over the MBPP fixture and writes its report', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-eval-tests-'));
+  const dir = scratchDir('stepwise-eval-tests-');
   const model = await OnnxBackend.load({
     modelDir: tinyModelDir(),
     variant: 'fp32',

@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
+import { scratchDir } from '../scratchDir';
 
 // Runs `stepwise labels ...` through the same module the CLI registers, in its own process, so
 // exit codes and stdout/stderr are what a user sees.
@@ -22,7 +22,7 @@ function labels(...args: string[]) {
 }
 
 test('labels add prints the saved record; check counts valid, superseded and corrupt lines', () => {
-  const store = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-cli-'));
+  const store = scratchDir('stepwise-cli-');
   // The first step of one solution, rated `rating`: adding it twice relabels the same step.
   const rateFirstStep = (rating: string) =>
     labels(
@@ -71,7 +71,7 @@ test('labels add prints the saved record; check counts valid, superseded and cor
 });
 
 test('labels check --document counts stale and moved labels of that document', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-cli-'));
+  const dir = scratchDir('stepwise-cli-');
   const store = path.join(dir, 'labels');
   const doc = path.join(dir, 'proof.md');
   for (const [i, text] of ['Let x = 1.', 'Then x + 1 = 2.'].entries()) {
@@ -103,7 +103,7 @@ test('labels check --document counts stale and moved labels of that document', (
 });
 
 test('labels export to TRL and PRM800K, and import back', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-cli-'));
+  const dir = scratchDir('stepwise-cli-');
   const store = path.join(dir, 'labels');
   const steps: [string, string][] = [
     ['a', '1'],

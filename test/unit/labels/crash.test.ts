@@ -2,9 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { LabelStore } from '../../../src/core/labels/index';
+import { scratchDir } from '../scratchDir';
 
 // A writer process: appends labels one by one and prints each id only after `append` resolved,
 // i.e. after the record was fsynced — exactly what the editor shows as "saved".
@@ -38,7 +38,7 @@ function writer(dir: string, count: number, tag: string) {
 }
 
 test('SIGKILL in the middle of thousands of appends loses no acknowledged label and corrupts no line', async (t) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-crash-'));
+  const dir = scratchDir('stepwise-crash-');
   const w = writer(dir, 5000, 'a');
   const deadline = Date.now() + 60_000;
   while (w.acknowledged.length < 1000 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
@@ -71,7 +71,7 @@ test('SIGKILL in the middle of thousands of appends loses no acknowledged label 
 });
 
 test('two concurrent writers produce only valid lines, with every acknowledged label', async (t) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-concurrent-'));
+  const dir = scratchDir('stepwise-concurrent-');
   const a = writer(dir, 400, 'a');
   const b = writer(dir, 400, 'b');
   await Promise.all([a.exited, b.exited]);

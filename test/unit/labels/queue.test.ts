@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { finalAnswerOf, nextToLabel } from '../../../src/core/labels/queue';
 import { readRunDocuments } from '../../../src/core/runs/folder';
 import { solutionIdOf } from '../../../src/core/steps/document';
+import { scratchDir } from '../scratchDir';
 
 // The flat shape another tool may save: candidates with a proof, step scores and a verifier score.
 const flatRun = {
@@ -122,7 +122,7 @@ test('the final answer comes from the last \\boxed{} or a closing "# Answer" sec
 });
 
 test('run files are read from the runs folder; a file that is not JSON is reported, not fatal', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-runs-'));
+  const dir = scratchDir('stepwise-runs-');
   fs.writeFileSync(path.join(dir, 'a.json'), JSON.stringify(flatRun));
   fs.writeFileSync(path.join(dir, 'b.json'), '{ broken');
   const { runs, skipped } = await readRunDocuments(dir);

@@ -1,8 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import {
   LabelStore,
   currentLabels,
@@ -15,8 +13,9 @@ import {
 } from '../../../src/core/labels/index';
 import { stepHash } from '../../../src/core/steps/split';
 import { parseProofDocument } from '../../../src/core/steps/document';
+import { scratchDir } from '../scratchDir';
 
-const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-labels-'));
+const tmp = () => scratchDir('stepwise-labels-');
 const label = (stepIndex: number, text: string, rating: -1 | 0 | 1 | null, solutionId = 'doc:a.md') => ({
   problemId: 'p1',
   problemText: 'Show that 2 + 2 = 4.',

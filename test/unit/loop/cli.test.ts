@@ -2,9 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { builtTestModelDir } from '../../testModel';
+import { scratchDir } from '../scratchDir';
 
 // `stepwise loop` through the module the CLI registers, in its own process, as a user runs it.
 const RUNNER = `
@@ -22,7 +22,7 @@ const loopCli = (...options: string[]) =>
 
 /** A fresh workspace holding a problems file of these rows (by default one problem with its answer). */
 function workspaceWith(rows: object[] = [{ problem: 'What is $2+3$?', answer: '5' }]) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-loop-cli-'));
+  const dir = scratchDir('stepwise-loop-cli-');
   const data = path.join(dir, 'problems.jsonl');
   fs.writeFileSync(data, rows.map((row) => JSON.stringify(row) + '\n').join(''));
   return { dir, data };
@@ -99,7 +99,7 @@ test('a --current-prm that is not an exported PRM is refused before any model lo
 test('--label-only samples and labels with the model, needs no trainer, and a rerun without it goes on to train', async () => {
   const model = builtTestModelDir();
   if (!model) return assert.fail('the test model is not built: run bash scripts/setup.sh');
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-loop-label-only-'));
+  const dir = scratchDir('stepwise-loop-label-only-');
   const data = path.join(dir, 'problems.jsonl');
   fs.writeFileSync(
     data,

@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { loopFolder } from '../../../src/core/loop/folders';
+import { scratchDir } from '../scratchDir';
 
 test('a stopped loop continues in its folder; after a finished one, a new loop starts beside it', () => {
-  const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-loops-'));
+  const workspace = scratchDir('stepwise-loops-');
   const base = path.join(workspace, '.stepwise', 'loop');
   const first = loopFolder(workspace, new Date('2026-11-24T10:00:00.000Z'));
   assert.equal(

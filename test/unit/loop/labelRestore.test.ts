@@ -1,8 +1,5 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import type { MathProblem } from '../../../src/core/eval/datasets';
 import { completionLabels, type StepSearch } from '../../../src/core/autoLabels/completion';
 import { LabelStore } from '../../../src/core/labels/store';
@@ -14,6 +11,7 @@ import {
   type SampledSolution,
 } from '../../../src/core/loop/solutions';
 import { splitSteps } from '../../../src/core/steps/split';
+import { scratchDir } from '../scratchDir';
 
 const PROBLEM: MathProblem = { id: 'p1', problem: 'What is (2 + 2) * 3 - 1?', answer: '11' };
 const TEXT = 'First, 2 + 2 = 4.\n\nThen 4 * 3 = 12.\n\nNext 12 - 2 = 10.\n\nSo the answer is \\boxed{10}.';
@@ -127,7 +125,7 @@ test('a solution that no longer splits into the counted steps is not restored', 
 });
 
 test('restored labels fill the store so that nothing is missing any more', async () => {
-  const store = new LabelStore(fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-label-restore-')));
+  const store = new LabelStore(scratchDir('stepwise-label-restore-'));
   const s = solution(false);
   const { summary } = await labelled(s, 'first-error', 2);
   assert.deepEqual(labelsMissingFromStore([summary], (await store.read()).records), [s.solutionId]);

@@ -1,7 +1,5 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import type { MathProblem } from '../../../src/core/eval/datasets';
 import { EvalJournal, EvalSettingsError } from '../../../src/core/eval/journal';
@@ -9,6 +7,7 @@ import { LabelStore } from '../../../src/core/labels/store';
 import { stepHash } from '../../../src/core/steps/split';
 import { labellingFingerprint, labelsMissingFromStore, problemsToLabel } from '../../../src/core/loop/loop';
 import type { LabellingSettings, SampledSolution } from '../../../src/core/loop/solutions';
+import { scratchDir } from '../scratchDir';
 
 const problem = (id: string): MathProblem => ({ id, problem: `Problem ${id}`, answer: '1' });
 const sample = (id: string, correct: boolean): SampledSolution => ({
@@ -69,7 +68,7 @@ test('the limit counts labelled problems, so held-out labels cover as many probl
 });
 
 test('a label journal written before the policy existed resumes with label and is refused with skip', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-label-policy-'));
+  const dir = scratchDir('stepwise-label-policy-');
   const file = path.join(dir, 'label-train.jsonl');
   const settings = {
     samplesPerStep: 4,
@@ -96,7 +95,7 @@ test('a label journal written before the policy existed resumes with label and i
 });
 
 test('solutions the journal counts as labelled but the store lacks are reported, so a resumed loop cannot train on less', async () => {
-  const store = new LabelStore(fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-label-missing-')));
+  const store = new LabelStore(scratchDir('stepwise-label-missing-'));
   const text = 'Step one.';
   await store.append({
     problemId: 'a',

@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { readLoopState, type LoopState } from '../../../src/core/loop/loop';
+import { scratchDir } from '../scratchDir';
 
 test('a loop folder carried to another machine without its models trains and exports again', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-loop-state-'));
+  const dir = scratchDir('stepwise-loop-state-');
   const file = path.join(dir, 'loop.json');
   const finalDir = path.join(dir, 'prm', 'final');
   const onnxDir = path.join(dir, 'prm-onnx');
@@ -29,7 +29,7 @@ test('a loop folder carried to another machine without its models trains and exp
 });
 
 test('an unreadable loop.json is refused with a way out, not started over silently', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-loop-state-'));
+  const dir = scratchDir('stepwise-loop-state-');
   const file = path.join(dir, 'loop.json');
   fs.writeFileSync(file, '{"version": 1, "train":');
   assert.throws(() => readLoopState(file), /cannot be read.*/);

@@ -9,6 +9,7 @@ import { problemFromDocument } from '../../../src/core/steps/document';
 import { proveAndVerify } from '../../../src/core/prove/prove';
 import { saveRun } from '../../../src/core/prove/runStore';
 import { generatorOutput, judgeOutput, promptText, ScriptedBackend } from './scriptedBackend';
+import { scratchDir } from '../scratchDir';
 
 /**
  * Runs the CLI in a child process: capturing process.stdout in this process would also swallow the
@@ -59,7 +60,7 @@ test('prove refuses bad options before loading any model', async () => {
 });
 
 test('prove and eval prove refuse a prompts folder that would change nothing, before loading any model', async () => {
-  const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-prompts-'));
+  const empty = scratchDir('stepwise-prompts-');
   let r = await capture([
     'prove',
     example('sqrt-two-irrational.md'),
@@ -76,7 +77,7 @@ test('prove and eval prove refuse a prompts folder that would change nothing, be
 });
 
 test('eval tests refuses a stages file it cannot use, before loading any model', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-stages-'));
+  const dir = scratchDir('stepwise-stages-');
   const data = path.join(dir, 'mbpp.jsonl');
   fs.writeFileSync(
     data,
@@ -111,7 +112,7 @@ test('prove with a model folder that does not exist fails with a message, not a 
     '--model-dir',
     missing,
     '--save-dir',
-    fs.mkdtempSync(path.join(os.tmpdir(), 'sw-')),
+    scratchDir('sw-'),
   ]);
   assert.equal(r.code, 1);
   assert.ok(r.stderr.includes(missing), r.stderr);
@@ -129,7 +130,7 @@ test('the problem of a proof document is its ## Problem section; a plain file is
 });
 
 test('calibration summarises the saved runs of a folder: reliability, ECE and AUROC against the answers', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sw-cal-'));
+  const dir = scratchDir('sw-cal-');
   const backend = new ScriptedBackend(({ input }) =>
     promptText(input).includes('You are grading a proof')
       ? [judgeOutput('0.5')]
@@ -159,7 +160,7 @@ test('calibration summarises the saved runs of a folder: reliability, ECE and AU
 });
 
 test('prove and check refuse a bad --step-scorer, or one beside --prm-dir, before a model loads', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'step-scorer-flag-'));
+  const dir = scratchDir('step-scorer-flag-');
   const notHead = path.join(dir, 'not-a-head.json');
   fs.writeFileSync(notHead, '{"schema":"stepwise.learned-scorer","version":1}');
   const head = path.join(findPackageRoot(), 'bench', 'runs', 'learned-steps', 'step-head.json');

@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import {
   defaultPromptDir,
@@ -12,6 +11,7 @@ import {
   promptsDigest,
   renderPrompt,
 } from '../../../src/core/prove/prompts';
+import { scratchDir } from '../scratchDir';
 
 test('every shipped prompt loads from the package root, not from the compiled folder', () => {
   assert.equal(defaultPromptDir().endsWith(path.join('prompts', 'prove')), true);
@@ -37,7 +37,7 @@ test('the verifier rubrics declare their scale in front matter', () => {
 });
 
 test('a prompt in the override folder wins; the others still come from the package', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-prompts-'));
+  const dir = scratchDir('stepwise-prompts-');
   fs.writeFileSync(path.join(dir, 'generator.md'), '---\nrole: mine\n---\nProve: {{problem}}\n');
   assert.equal(renderPrompt(loadPrompt('generator', dir), { problem: 'x > 0' }), 'Prove: x > 0');
   assert.equal(loadPrompt('generator', dir).meta.role, 'mine');
@@ -51,7 +51,7 @@ test('rendering fills placeholders (even with $ signs) and names a placeholder i
 });
 
 test('the prompts digest changes with any prompt an evaluation uses, and only with those', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-prompts-'));
+  const dir = scratchDir('stepwise-prompts-');
   const shipped = promptsDigest(['generator', 'verifier']);
   assert.equal(promptsDigest(['generator', 'verifier'], dir), shipped, 'an empty override folder');
   fs.writeFileSync(path.join(dir, 'refine.md'), 'Refine: {{problem}}\n');
@@ -61,7 +61,7 @@ test('the prompts digest changes with any prompt an evaluation uses, and only wi
 });
 
 test('a prompt folder that is missing or overrides nothing is refused; one that overrides says which', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-prompts-'));
+  const dir = scratchDir('stepwise-prompts-');
   assert.throws(() => promptOverrides(path.join(dir, 'nope')), /does not exist/);
   fs.writeFileSync(path.join(dir, 'notes.md'), 'not a prompt\n');
   assert.throws(() => promptOverrides(dir), /holds none of the prove prompts \(generator\.md, refine\.md/);

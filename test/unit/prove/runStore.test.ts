@@ -9,6 +9,7 @@ import { runsDir } from '../../../src/core/runs/folder';
 import { proveRunJsonSchema } from '../../../src/core/prove/runSchema';
 import { openModelFolder } from '../../../src/core/model/onnx/modelFolder';
 import { generatorOutput, ScriptedBackend } from './scriptedBackend';
+import { scratchDir } from '../scratchDir';
 
 test('slugs are short, lower-case and file-name safe', () => {
   assert.equal(problemSlug('Prove that $\\sqrt{2}$ is irrational!'), 'prove-that-2-is-irrational');
@@ -19,7 +20,7 @@ test('slugs are short, lower-case and file-name safe', () => {
 });
 
 test('a run is saved under .stepwise/runs/<timestamp>-<slug>.json and read back valid', async () => {
-  const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-runs-'));
+  const workspace = scratchDir('stepwise-runs-');
   const backend = new ScriptedBackend(() => [generatorOutput('Trivial.', '1')]);
   const run = await proveAndVerify(
     { problem: 'Prove that 1 = 1.', options: { stepScores: false } },
@@ -54,7 +55,7 @@ test('a run is saved under .stepwise/runs/<timestamp>-<slug>.json and read back 
 });
 
 test('a run that failed on a missing model keeps the error kind, so the editor can offer Select Model', async () => {
-  const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-runs-'));
+  const workspace = scratchDir('stepwise-runs-');
   const missing = path.join(workspace, 'no-model-here');
   const backend = new ScriptedBackend(() => {
     openModelFolder(missing, 'fp32');

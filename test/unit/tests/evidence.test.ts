@@ -6,6 +6,7 @@ import {
   consensusSets,
   evidenceText,
   exampleConfirms,
+  mostSetAside,
   testEvidence,
   userVerdict,
 } from '../../../src/core/tests/evidence';
@@ -116,6 +117,21 @@ test('a lone implementation cannot confirm a failure, whatever its consensus sco
   assert.equal(confirms({ confidence: 1, implementationsPassing: 2 }, 0.727), true);
   assert.equal(confirms({ confidence: 0.7, implementationsPassing: 3 }, 0.727), false);
   assert.match(evidenceText(e), /fewer than 2 implementations agreeing cannot confirm a failure/);
+});
+
+test('implementations that mostly fail the examples cannot confirm, however many of those left agree (MBPP/541)', () => {
+  // Three of five implementations fail the example; the two left agree on a test the user's fails.
+  const counted = agreesWithExamples([[P], [F], [F], [F], [P]], [P]);
+  const [e] = testEvidence([[P], [F], [F], [F], [P]], 1, counted);
+  assert.deepEqual([e.implementations, e.setAside, e.implementationsPassing, e.confidence], [2, 3, 2, 1]);
+  assert.equal(mostSetAside(e), true);
+  assert.equal(userVerdict(F, e, 0.727), 'unconfirmed');
+  assert.match(evidenceText(e), /most implementations misread the task \(3 of 5 fail an example/);
+  // Three left against two set aside: the same agreement confirms.
+  const [more] = testEvidence([[P], [F], [F], [P], [P]], 1, [true, false, false, true, true]);
+  assert.equal(mostSetAside(more), false);
+  assert.equal(userVerdict(F, more, 0.727), 'fails-confirmed');
+  assert.doesNotMatch(evidenceText(more), /misread/);
 });
 
 test("a docstring example counts against the user's function only as a plain failure, never with a doctest ellipsis", () => {

@@ -1,13 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import {
   TestJudgementStore,
   judgementTrainingRows,
   type NewJudgement,
 } from '../../../src/core/tests/expectationStore';
+import { scratchDir } from '../scratchDir';
 
 const judgement = (j: 'accept' | 'reject', source: string): NewJudgement => ({
   judgement: j,
@@ -25,7 +25,7 @@ const judgement = (j: 'accept' | 'reject', source: string): NewJudgement => ({
 });
 
 test('judgements are appended as whole lines and read back; the latest judgement of a test wins in the export', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-judgements-'));
+  const dir = scratchDir('stepwise-judgements-');
   const store = new TestJudgementStore(path.join(dir, '.stepwise'));
   await store.append(judgement('accept', 'assert merge_intervals([(1, 3), (4, 5)]) == [(1, 5)]'));
   await store.append(judgement('reject', 'assert merge_intervals([(1, 3), (4, 5)]) == [(1, 5)]'));
@@ -52,7 +52,7 @@ test('judgements are appended as whole lines and read back; the latest judgement
 });
 
 test('a line cut short by a crash is counted, never thrown on, and the next judgement starts on its own line', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-judgements-'));
+  const dir = scratchDir('stepwise-judgements-');
   const store = new TestJudgementStore(dir);
   await store.append(judgement('accept', 'assert merge_intervals([]) == []'));
   fs.appendFileSync(store.file, '{"schemaVersion":1,"id":"x","judg');
@@ -66,7 +66,7 @@ test('a line cut short by a crash is counted, never thrown on, and the next judg
 });
 
 test('a judgements file linked out of the store is refused, and the file it points to is left as it was', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-judgements-'));
+  const dir = scratchDir('stepwise-judgements-');
   const outside = path.join(dir, 'outside.txt');
   fs.writeFileSync(outside, 'not yours\n');
   const store = new TestJudgementStore(path.join(dir, '.stepwise'));

@@ -1,17 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadStageChain, stagesDigest } from '../../../src/core/tests/stages';
 import { resourcePath } from '../../../src/core/resources';
+import { scratchDir } from '../scratchDir';
 
 function copyWith(
   change: (chain: Record<string, unknown> & { stages: Record<string, unknown>[] }) => void,
 ): string {
   const chain = JSON.parse(fs.readFileSync(resourcePath('prompts', 'code', 'stages.json'), 'utf8'));
   change(chain);
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-stages-')), 'stages.json');
+  const file = path.join(scratchDir('stepwise-stages-'), 'stages.json');
   fs.writeFileSync(file, JSON.stringify(chain));
   return file;
 }

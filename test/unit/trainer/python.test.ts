@@ -1,13 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { findTrainerPython, missingModules, TrainerSetupError } from '../../../src/core/trainer/python';
+import { scratchDir } from '../scratchDir';
 
 /** A fake interpreter: a shell script that runs the system Python with extra modules on its path. */
 function interpreterWith(modules: string[]): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-python-'));
+  const dir = scratchDir('stepwise-python-');
   for (const m of modules) {
     fs.mkdirSync(path.join(dir, 'lib', m), { recursive: true });
     fs.writeFileSync(path.join(dir, 'lib', m, '__init__.py'), '');

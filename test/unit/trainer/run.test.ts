@@ -1,13 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { runTrainer } from '../../../src/core/trainer/run';
+import { scratchDir } from '../scratchDir';
 
 /** A real Python package named stepwise_trainer that behaves like the trainer in one way each. */
 function fakeTrainerDir(body: string): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-trainer-proto-'));
+  const dir = scratchDir('stepwise-trainer-proto-');
   fs.mkdirSync(path.join(dir, 'stepwise_trainer'));
   fs.writeFileSync(path.join(dir, 'stepwise_trainer', '__init__.py'), '');
   fs.writeFileSync(path.join(dir, 'stepwise_trainer', '__main__.py'), `import json, sys, time, signal\ndef ev(**e):\n    print(json.dumps({"job": "prm", "time": time.time(), **e}), flush=True)\n${body}\n`);

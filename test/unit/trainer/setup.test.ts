@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { setUpTrainerEnvironment } from '../../../src/core/trainer/setup';
 import { TrainerSetupError } from '../../../src/core/trainer/python';
+import { scratchDir } from '../scratchDir';
 
-const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-setup-'));
+const tmp = () => scratchDir('stepwise-setup-');
 
 test('a missing trainer package is a clear error before anything is created', async () => {
   const venvDir = path.join(tmp(), 'venv');

@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { LabelStore } from '../../../src/core/labels/index';
 import {
@@ -13,8 +12,9 @@ import { proveAndVerify } from '../../../src/core/prove/prove';
 import { saveRun } from '../../../src/core/prove/runStore';
 import { runsDir } from '../../../src/core/runs/folder';
 import { generatorOutput, ScriptedBackend } from '../prove/scriptedBackend';
+import { scratchDir } from '../scratchDir';
 
-const workspace = () => fs.mkdtempSync(path.join(os.tmpdir(), 'stepwise-train-data-'));
+const workspace = () => scratchDir('stepwise-train-data-');
 const readJsonl = (file: string) =>
   fs
     .readFileSync(file, 'utf8')
