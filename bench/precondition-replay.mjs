@@ -10,6 +10,8 @@
 // under the rule are given as bounds: "at least" takes every such failure as a raise on an input
 // unlike the examples (dropped), "at most" takes none as one (kept). Journals that keep the
 // matrix's `raised` and `covered` rows (eval tests from this rule on) are exact on both sides.
+// Each slice also gives the product's figures under every rule (`everyRule`: mostSetAside too, at the
+// upper bound of detections).
 // Run `npx tsc -p tsconfig.json` first: the rule and the metrics are the product's own (out/).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -124,6 +126,11 @@ async function slice(spec, role) {
     items.map((i) => i.high),
     true,
   );
+  // The product's figures: every rule, the one after it (mostSetAside) too, at the upper bound.
+  const product = verdictMetrics(
+    items.map((i) => i.high),
+    threshold,
+  );
   // The functions whose false alarm the rule removes, and the tests it turns unconfirmed.
   const cleared = items
     .filter(
@@ -149,6 +156,11 @@ async function slice(spec, role) {
       precision: { ofAtLeast: low.precision, ofAtMost: high.precision },
     },
     falseAlarmsCleared: cleared,
+    everyRule: {
+      falseAlarms: product.falseAlarms,
+      detections: product.detections,
+      precision: product.precision,
+    },
   };
 }
 
@@ -166,6 +178,6 @@ fs.writeFileSync(out, JSON.stringify(doc, null, 2) + '\n');
 const p = (x) => `${x.k}/${x.n}`;
 for (const s of slices)
   console.log(
-    `${s.role} ${s.slice}: false alarms ${p(s.withoutRule.falseAlarms)} -> ${p(s.withRule.falseAlarms)} (cleared ${s.falseAlarmsCleared.join(', ') || 'none'}); detections ${p(s.withoutRule.detections)} -> between ${p(s.withRule.detections.atLeast)} and ${p(s.withRule.detections.atMost)}; precision ${p(s.withoutRule.precision)} -> ${p(s.withRule.precision.ofAtLeast)} .. ${p(s.withRule.precision.ofAtMost)}${s.exact ? ` (${s.exact} exact)` : ''}`,
+    `${s.role} ${s.slice}: false alarms ${p(s.withoutRule.falseAlarms)} -> ${p(s.withRule.falseAlarms)} (cleared ${s.falseAlarmsCleared.join(', ') || 'none'}); detections ${p(s.withoutRule.detections)} -> between ${p(s.withRule.detections.atLeast)} and ${p(s.withRule.detections.atMost)}; precision ${p(s.withoutRule.precision)} -> ${p(s.withRule.precision.ofAtLeast)} .. ${p(s.withRule.precision.ofAtMost)}${s.exact ? ` (${s.exact} exact)` : ''}; every rule: false alarms ${p(s.everyRule.falseAlarms)}, detections ${p(s.everyRule.detections)}, precision ${p(s.everyRule.precision)}`,
   );
 console.log(`written to ${out}`);
