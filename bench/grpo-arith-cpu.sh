@@ -84,17 +84,25 @@ more() {
 }
 verifier() {
   [ -d "$RUN/sft/final" ] || { echo "no $RUN/sft/final: run 'bash bench/grpo-arith-cpu.sh sft' first" >&2; exit 1; }
-  rm -rf "$RUN/verifier" && mkdir -p "$RUN/verifier"
   local started args
-  started=$(date +%s)
-  "$PY" -W ignore bench/arith-scored-proofs.py "$RUN/sft/final" "$RUN/data/train.jsonl" "$RUN/verifier" --train-problems "${V_PROBLEMS:-64}" \
-    --eval-problems "${V_EVAL_PROBLEMS:-24}" --samples 4 --seed 0 >"$RUN/verifier/counts.json" 2>"$RUN/verifier/proofs.log"
-  echo $(($(date +%s) - started)) >"$RUN/verifier/proofs.seconds"
+  # KEEP_PROOFS=1 trains on the scored proofs of an earlier run (sampling them takes 8 minutes).
+  if [ "${KEEP_PROOFS:-0}" = 1 ] && [ -f "$RUN/verifier/train.jsonl" ]; then
+    rm -rf "$RUN/verifier/model"
+  else
+    rm -rf "$RUN/verifier" && mkdir -p "$RUN/verifier"
+    started=$(date +%s)
+    "$PY" -W ignore bench/arith-scored-proofs.py "$RUN/sft/final" "$RUN/data/train.jsonl" "$RUN/verifier" --train-problems "${V_PROBLEMS:-64}" \
+      --eval-problems "${V_EVAL_PROBLEMS:-24}" --samples 4 --seed 0 >"$RUN/verifier/counts.json" 2>"$RUN/verifier/proofs.log"
+    echo $(($(date +%s) - started)) >"$RUN/verifier/proofs.seconds"
+  fi
   # Verdicts of 64 tokens: the shortest one in the format is about 35; the held-out grade is read
   # after as many analysis tokens as grpo's judge writes, so the AUROC is the one grpo will get.
   args="--base-model $RUN/sft/final --data $RUN/verifier/train.jsonl --eval-data $RUN/verifier/eval.jsonl --output-dir $RUN/verifier/model"
   args="$args --max-steps ${V_STEPS:-12} --save-steps 100 --num-generations 4 --problems-per-step 4 --batch-size 8 --max-completion-length 64"
   args="$args --learning-rate ${V_LR:-5e-5} --eval-max-new-tokens ${VERIFY_TOKENS:-8} --seed 0 --device cpu"
+  # The format phase first (V_FORMAT_STEPS=0 turns it off): the sft model wrote 0 of 12 sampled
+  # verdicts in the verifier format at 64 tokens, so every GRPO group was rewarded 0.
+  args="$args --format-steps ${V_FORMAT_STEPS:-8} --format-check 16"
   started=$(date +%s)
   # shellcheck disable=SC2086
   "$PY" -W ignore -m stepwise_trainer verifier $args >"$RUN/verifier.events.jsonl" 2>"$RUN/verifier.log"

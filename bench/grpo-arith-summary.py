@@ -118,6 +118,7 @@ def verifier_summary(run: Path) -> dict[str, object]:
     after training (proofs of training problems it never trained on), its steps and its time."""
     trained = events(run / "verifier.events.jsonl")
     metrics = {k: v for e in trained if e["type"] == "metric" for k, v in e["data"].items()}
+    metrics.update(next((e["metrics"] for e in trained if e["type"] == "done"), {}))
     keep = ("loss", "reward", "reward_std", "kl", "frac_reward_zero_std", "completions/mean_length")
     steps = [{"step": e["step"], **{k: e["data"][k] for k in keep if k in e["data"]}} for e in trained if e["type"] == "metric" and "reward" in e["data"]]
     root = str(run.absolute().parents[2])
@@ -126,8 +127,10 @@ def verifier_summary(run: Path) -> dict[str, object]:
         "proofs": json.loads((run / "verifier" / "counts.json").read_text(encoding="utf-8")),
         "held_out": "every proof of training problems the verifier never trained on (disjoint from grpo's held-out problems too); "
         "labels from the reference answers",
-        "heldout_auroc": {"before": metrics.get("before/heldout_auroc"), "after": metrics.get("after/heldout_auroc")},
-        "heldout_grade_error": {"before": metrics.get("before/heldout_grade_error"), "after": metrics.get("after/heldout_grade_error")},
+        # base: the model before the format phase (absent without one); before: what GRPO starts from.
+        "heldout_auroc": {w: metrics.get(f"{w}/heldout_auroc") for w in ("base", "before", "after")},
+        "heldout_grade_error": {w: metrics.get(f"{w}/heldout_grade_error") for w in ("base", "before", "after")},
+        "format_phase": {k.removeprefix("format/"): v for k, v in metrics.items() if k.startswith("format/")},
         "steps": steps,
         "proofs_seconds": int((run / "verifier" / "proofs.seconds").read_text()),
         "train_seconds": int((run / "verifier" / "train.seconds").read_text()),

@@ -54,3 +54,28 @@ def test_verifier_trains_and_grpo_grades_with_what_it_saved(tmp_path, tiny_base)
     )
     assert code == 0, stderr[-3000:]
     assert any(f"verifier: {done['output']};" in e.get("message", "") for e in events)
+
+
+def test_format_phase_teaches_the_verdict_format_before_grpo_and_a_resumed_job_reuses_it(tmp_path, tiny_base):
+    from stepwise_trainer.jobs.verifier import format_verdict
+    from stepwise_trainer.rewards import parse_verdict
+
+    # What the phase trains on is what the GRPO reward and the product read.
+    assert [parse_verdict(format_verdict(s)) for s in (0.0, 0.5, 1.0)] == [0.0, 0.5, 1.0]
+    data = tmp_path / "scored.jsonl"
+    data.write_text("\n".join(json.dumps(r) for r in _rows(4)) + "\n")
+    out = tmp_path / "verifier"
+    options = dict(base_model=tiny_base, data=data, output_dir=out, max_steps=1, save_steps=1, format_steps=2, format_check=2, **TINY_GRPO)
+    code, events, stderr = run_job("verifier", *flags(**options))
+    assert code == 0, stderr[-3000:]
+    done = events[-1]
+    # A random tiny model writes no verdict in the format; the figures say so rather than guess.
+    assert done["metrics"]["format/rate_before"] == 0.0 and 0 <= done["metrics"]["format/rate_after"] <= 1
+    assert done["metrics"]["format/train_loss"] > 0
+    assert (out / "format" / "final" / "config.json").exists()
+    assert "rewards/verifier_training_reward/mean" in {k for e in events if e["type"] == "metric" for k in e["data"]}
+    # Resumed, the job continues GRPO from the saved format model instead of training it again.
+    code, events, stderr = run_job("verifier", *flags(**{**options, "max_steps": 2}), "--resume")
+    assert code == 0, stderr[-3000:]
+    assert any("format phase already done" in e.get("message", "") for e in events), events[:3]
+    assert "format/rate_before" not in events[-1]["metrics"]

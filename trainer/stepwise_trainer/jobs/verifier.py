@@ -11,22 +11,43 @@ for keeping the verdict format and for boxing the proof's label s*. Labels come 
 With ``--eval-data`` (rows in the same forms), the verifier's expected grade on each held-out proof
 is measured before and after training: the mean absolute error against the labels, and the AUROC
 of the grade for telling proofs labelled 1 from those labelled 0.
+
+``--format-steps N`` first fine-tunes N supervised steps on verdicts written in the format for each
+proof's label (format_verdict), as sft-format does for the generator: a small model that never
+writes the verdict format earns R_format = 0 on every one of its K verdicts, and GRPO then has no
+reward differences to learn from (SmolLM2-135M: 0 of 12 sampled verdicts in the format at 64 tokens).
+The format-correctness rate of sampled verdicts is measured before and after that phase, and with
+``--eval-data`` the base model's held-out grade (``base/``) beside the one GRPO starts from (``before/``).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..algorithms import auroc
 from ..config import CommonConfig, ConfigError
 from ..events import EventWriter
+from ..generation import chunks, complete_batch
 from ..models import TRAINED_DTYPE, load_causal_lm, load_tokenizer, pick_device
 from ..prompts import verifier_prompt
-from ..rewards import SELF_SCORES, _boxed, _score_value, verifier_training_reward
+from ..rewards import CLOSING, OPENING, SELF_SCORES, _boxed, _score_value, parse_verdict, verifier_training_reward
 from ..verifiers import local_verifier
-from .common import finish, group_accumulation_steps, lora_for, merge_lora_for_generation, progress_callbacks, read_jsonl, run_training, trainer_arguments
+from .common import (
+    finish,
+    group_accumulation_steps,
+    lora_for,
+    merge_lora_for_generation,
+    progress_callbacks,
+    read_jsonl,
+    run_training,
+    save_final,
+    trainer_arguments,
+)
 from .grpo import KL_COEF
 from .sft_format import same_answer
 
@@ -45,6 +66,10 @@ class VerifierConfig(CommonConfig):
     temperature: float = field(default=1.0, metadata={"help": "Sampling temperature of the K verdicts."})
     eval_data: str = field(default="", metadata={"help": "JSONL of held-out scored proofs: the grade's error and AUROC before and after training."})
     eval_max_new_tokens: int = field(default=128, metadata={"help": "Tokens of analysis before the held-out grade is read."})
+    format_steps: int = field(
+        default=0, metadata={"help": "Supervised steps on verdicts in the verifier format before GRPO (0: none); for a model that never writes the format."}
+    )
+    format_check: int = field(default=8, metadata={"help": "Proofs whose sampled verdicts measure the format rate before and after --format-steps."})
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -54,6 +79,8 @@ class VerifierConfig(CommonConfig):
             raise ConfigError(f"num_generations (K) must be at least 2 (got {self.num_generations}).")
         if self.problems_per_step < 1 or self.kl_coef < 0:
             raise ConfigError("problems_per_step must be at least 1 and kl_coef 0 or more.")
+        if self.format_steps < 0 or self.format_check < 0:
+            raise ConfigError("format_steps and format_check must be 0 or more.")
         self.gradient_accumulation_steps = group_accumulation_steps(
             self.num_generations, self.problems_per_step, self.batch_size, self.gradient_accumulation_steps
         )
@@ -107,6 +134,87 @@ def held_out_figures(model: Any, tokenizer: Any, rows: list[dict[str, Any]], max
     return figures
 
 
+VERDICT_ANALYSIS = {
+    1.0: "each step follows from the one before, and the final answer is justified; I found no issue.",
+    0.5: "the final answer is right, but a step is asserted without the reasoning that justifies it.",
+    0.0: "the final answer does not follow from the work: a step is wrong, so the proof fails.",
+}
+
+
+def format_verdict(score: float) -> str:
+    """A verdict in the product's verifier format for a proof labelled ``score``: what the format
+    phase trains on. The analysis is generic; its job is the format and the grade, not the critique.
+
+    >>> from stepwise_trainer.rewards import parse_verdict
+    >>> [parse_verdict(format_verdict(s)) for s in (0.0, 0.5, 1.0)]
+    [0.0, 0.5, 1.0]
+    """
+    return f"{OPENING} {VERDICT_ANALYSIS[score]}\n\n{CLOSING} \\boxed{{{score:g}}}"
+
+
+def format_examples(tokenizer: Any, rows: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """Prompt/completion texts of the format phase; the loss falls on the verdict only."""
+    out = []
+    for r in rows:
+        prompt = [{"role": "user", "content": verifier_prompt(r["problem"], r["proof"])}]
+        head = tokenizer.apply_chat_template(prompt, tokenize=False, add_generation_prompt=True)
+        full = tokenizer.apply_chat_template(prompt + [{"role": "assistant", "content": format_verdict(r["score"])}], tokenize=False)
+        if not full.startswith(head):
+            raise ValueError("the chat template renders the conversation differently from its prompt; the loss cannot be split")
+        out.append({"prompt": head, "completion": full[len(head) :].rstrip("\n")})
+    return out
+
+
+def format_rate(model: Any, tokenizer: Any, rows: list[dict[str, Any]], max_new_tokens: int, batch_size: int) -> float:
+    """Share of verdicts sampled at temperature 1 (as GRPO samples them) that parse_verdict reads."""
+    import torch
+
+    model.eval()
+    prompts = [
+        tokenizer.apply_chat_template([{"role": "user", "content": verifier_prompt(r["problem"], r["proof"])}], tokenize=False, add_generation_prompt=True)
+        for r in rows
+    ]
+    outputs: list[str] = []
+    with torch.no_grad():
+        for batch in chunks(prompts, batch_size):
+            outputs += complete_batch(model, tokenizer, batch, max_new_tokens=max_new_tokens, do_sample=True, temperature=1.0)
+    return sum(parse_verdict(o) is not None for o in outputs) / max(1, len(outputs))
+
+
+def train_format(cfg: VerifierConfig, model: Any, tokenizer: Any, rows: list[dict[str, Any]], events: EventWriter, device: str) -> tuple[Any, dict[str, float]]:
+    """The format phase: ``cfg.format_steps`` supervised steps on format_verdict, saved to
+    OUT/format/final; returns that model (LoRA merged) and the format rate before and after. A
+    resumed job loads the saved model instead: GRPO's checkpoints continue from it."""
+    from datasets import Dataset
+    from trl import SFTConfig, SFTTrainer
+
+    phase = dataclasses.replace(cfg, max_steps=cfg.format_steps, output_dir=os.path.join(cfg.output_dir, "format"), resume=False)
+    saved = Path(phase.output_dir) / "final"
+    if cfg.resume and (saved / "config.json").exists():
+        events.progress(0, cfg.max_steps, f"format phase already done: continuing from {saved}")
+        return load_causal_lm(str(saved), TRAINED_DTYPE).to(device), {}
+    check = rows[: cfg.format_check]
+    figures: dict[str, float] = {}
+    if check:
+        figures["format/rate_before"] = format_rate(model, tokenizer, check, cfg.max_completion_length, cfg.batch_size)
+        events.metric(0, figures)
+    trainer = SFTTrainer(
+        model=model,
+        args=SFTConfig(**trainer_arguments(phase, device), max_length=cfg.max_length, completion_only_loss=True),
+        train_dataset=Dataset.from_list(format_examples(tokenizer, rows)),
+        processing_class=tokenizer,
+        peft_config=lora_for(cfg),
+        callbacks=progress_callbacks(events, phase, f"{JOB} (format)"),
+    )
+    figures["format/train_loss"] = run_training(trainer, phase)
+    model = trainer.model.merge_and_unload() if hasattr(trainer.model, "merge_and_unload") else trainer.model
+    save_final(model, tokenizer, phase)
+    if check:
+        figures["format/rate_after"] = format_rate(model, tokenizer, check, cfg.max_completion_length, cfg.batch_size)
+    events.metric(0, figures)
+    return model, figures
+
+
 def run(cfg: VerifierConfig, events: EventWriter, extra_rewards: Sequence[Any] = ()) -> dict[str, float]:
     from datasets import Dataset
     from trl import GRPOConfig, GRPOTrainer
@@ -123,6 +231,14 @@ def run(cfg: VerifierConfig, events: EventWriter, extra_rewards: Sequence[Any] =
     )
     dataset = Dataset.from_list([{"prompt": [{"role": "user", "content": verifier_prompt(r["problem"], r["proof"])}], "score": r["score"]} for r in rows])
     model = load_causal_lm(cfg.base_model, TRAINED_DTYPE).to(device)
+    formatting: dict[str, float] = {}
+    if cfg.format_steps:
+        # The base model's held-out grade too, so the format phase's own effect on it is seen.
+        if held_out and not cfg.resume:
+            formatting = {f"base/{k}": v for k, v in held_out_figures(model, tokenizer, held_out, cfg.eval_max_new_tokens).items()}
+            events.metric(0, formatting)
+        model, trained = train_format(cfg, model, tokenizer, rows, events, device)
+        formatting.update(trained)
     before = held_out_figures(model, tokenizer, held_out, cfg.eval_max_new_tokens) if held_out else {}
     if before:
         events.metric(0, {f"before/{k}": v for k, v in before.items()})
@@ -143,7 +259,7 @@ def run(cfg: VerifierConfig, events: EventWriter, extra_rewards: Sequence[Any] =
         peft_config=lora_for(cfg),
         callbacks=progress_callbacks(events, cfg, JOB),
     )
-    metrics = {"train_loss": run_training(trainer, cfg), **{f"before/{k}": v for k, v in before.items()}}
+    metrics = {"train_loss": run_training(trainer, cfg), **formatting, **{f"before/{k}": v for k, v in before.items()}}
     if held_out:
         merge_lora_for_generation(trainer.model)
         after = held_out_figures(trainer.model, tokenizer, held_out, cfg.eval_max_new_tokens)
