@@ -220,9 +220,13 @@ def main() -> None:
     root = str(args.run.absolute().parents[2])  # the checkout: .cache/bench/<run> lies under it
     k = len(rows_before) // max(1, len(problems))
     # A verifier the verifier stage trained grades this run when its folder is the one grpo was given.
-    trained = (args.run / "verifier" / "summary.json").exists() and "verifier/model/final" in args.command
+    trained = (args.run / "verifier" / "summary.json").exists() and "verifier/model/" in args.command
     judge = (
-        "the verifier job's model (trained from the sft-format model on its own scored sums, bench/arith-scored-proofs.py), frozen,"
+        (
+            "the verifier job's format-phase model (format_verdict steps on the sft-format model's own scored sums), frozen,"
+            if "verifier/model/format/final" in args.command
+            else "the verifier job's model (trained from the sft-format model on its own scored sums, bench/arith-scored-proofs.py), frozen,"
+        )
         if trained
         else "a frozen copy of the sft-format model"
     )
