@@ -49,7 +49,7 @@ from .common import (
     trainer_arguments,
 )
 from .grpo import KL_COEF
-from .sft_format import same_answer
+from .sft_format import same_answer, training_text
 
 JOB = "verifier"
 
@@ -153,16 +153,19 @@ def format_verdict(score: float) -> str:
 
 
 def format_examples(tokenizer: Any, rows: list[dict[str, Any]]) -> list[dict[str, str]]:
-    """Prompt/completion texts of the format phase; the loss falls on the verdict only."""
-    out = []
-    for r in rows:
-        prompt = [{"role": "user", "content": verifier_prompt(r["problem"], r["proof"])}]
-        head = tokenizer.apply_chat_template(prompt, tokenize=False, add_generation_prompt=True)
-        full = tokenizer.apply_chat_template(prompt + [{"role": "assistant", "content": format_verdict(r["score"])}], tokenize=False)
-        if not full.startswith(head):
-            raise ValueError("the chat template renders the conversation differently from its prompt; the loss cannot be split")
-        out.append({"prompt": head, "completion": full[len(head) :].rstrip("\n")})
-    return out
+    """Prompt/completion texts of the format phase, split as sft-format splits its honest-correct
+    examples (training_text): the loss falls on the whole verdict only."""
+    return [
+        training_text(
+            tokenizer,
+            {
+                "prompt": [{"role": "user", "content": verifier_prompt(r["problem"], r["proof"])}],
+                "completion": [{"role": "assistant", "content": format_verdict(r["score"])}],
+                "correct": True,
+            },
+        )
+        for r in rows
+    ]
 
 
 def format_rate(model: Any, tokenizer: Any, rows: list[dict[str, Any]], max_new_tokens: int, batch_size: int) -> float:
