@@ -10,8 +10,9 @@
 // under the rule are given as bounds: "at least" takes every such failure as a raise on an input
 // unlike the examples (dropped), "at most" takes none as one (kept). Journals that keep the
 // matrix's `raised` and `covered` rows (eval tests from this rule on) are exact on both sides.
-// Each slice also gives the product's figures under every rule (`everyRule`: mostSetAside too, at the
-// upper bound of detections).
+// Each slice also gives the product's figures under every rule (`everyRule`: mostSetAside and values
+// on inputs unlike every example too, at the upper bound of detections), beside the same without the
+// last rule (`everyRuleValuesMayConfirm`) and the false alarms that rule clears.
 // Run `npx tsc -p tsconfig.json` first: the rule and the metrics are the product's own (out/).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -95,8 +96,10 @@ async function readItem(r) {
       invalid[i].status === 'failed' && !/raises/.test(invalid[i].test) && !!raisedOn(invalid[i].output),
     covered: covered[i],
   }));
+  // At least: every mutant failure a raise on an uncovered input (dropped by both rules); at most:
+  // none on an uncovered input (kept by both).
   const mutantsAs = (raised) =>
-    r.verdicts.mutantFails.map((list) => list.map((f) => ({ ...f, raised, covered: false })));
+    r.verdicts.mutantFails.map((list) => list.map((f) => ({ ...f, raised, covered: !raised })));
   const with_ = (mutantFails) => ({ ...base, verdicts: { ...base.verdicts, referenceFails, mutantFails } });
   return { exact: false, base, low: with_(mutantsAs(true)), high: with_(mutantsAs(false)) };
 }
@@ -110,8 +113,9 @@ async function slice(spec, role) {
   );
   const items = [];
   for (const e of entries) items.push(await readItem(e.result));
-  // Under the rules before it only (misreadMayConfirm): this replay isolates the precondition rule.
-  const only = { misreadMayConfirm: true };
+  // Under the rules before it only (misreadMayConfirm, values on uncovered inputs confirming): this
+  // replay isolates the precondition rule on raises.
+  const only = { misreadMayConfirm: true, valuesOutsideExamplesMayConfirm: true };
   const metrics = (list, preconditions) =>
     verdictMetrics(list, threshold, undefined, { ...only, preconditions });
   const before = metrics(
@@ -126,11 +130,25 @@ async function slice(spec, role) {
     items.map((i) => i.high),
     true,
   );
-  // The product's figures: every rule, the one after it (mostSetAside) too, at the upper bound.
+  // The product's figures: every rule, the ones after it (mostSetAside, values on inputs unlike
+  // every example) too, at the upper bound; and every rule but the last, which it is compared with.
   const product = verdictMetrics(
     items.map((i) => i.high),
     threshold,
   );
+  const beforeValues = verdictMetrics(
+    items.map((i) => i.high),
+    threshold,
+    undefined,
+    { valuesOutsideExamplesMayConfirm: true },
+  );
+  const valuesCleared = items
+    .filter(
+      (i) =>
+        verdictMetrics([i.high], threshold, undefined, { valuesOutsideExamplesMayConfirm: true }).falseAlarms
+          .k === 1 && verdictMetrics([i.high], threshold).falseAlarms.k === 0,
+    )
+    .map((i) => i.base.id);
   // The functions whose false alarm the rule removes, and the tests it turns unconfirmed.
   const cleared = items
     .filter(
@@ -161,6 +179,12 @@ async function slice(spec, role) {
       detections: product.detections,
       precision: product.precision,
     },
+    everyRuleValuesMayConfirm: {
+      falseAlarms: beforeValues.falseAlarms,
+      detections: beforeValues.detections,
+      precision: beforeValues.precision,
+    },
+    falseAlarmsClearedByValues: valuesCleared,
   };
 }
 
@@ -178,6 +202,6 @@ fs.writeFileSync(out, JSON.stringify(doc, null, 2) + '\n');
 const p = (x) => `${x.k}/${x.n}`;
 for (const s of slices)
   console.log(
-    `${s.role} ${s.slice}: false alarms ${p(s.withoutRule.falseAlarms)} -> ${p(s.withRule.falseAlarms)} (cleared ${s.falseAlarmsCleared.join(', ') || 'none'}); detections ${p(s.withoutRule.detections)} -> between ${p(s.withRule.detections.atLeast)} and ${p(s.withRule.detections.atMost)}; precision ${p(s.withoutRule.precision)} -> ${p(s.withRule.precision.ofAtLeast)} .. ${p(s.withRule.precision.ofAtMost)}${s.exact ? ` (${s.exact} exact)` : ''}; every rule: false alarms ${p(s.everyRule.falseAlarms)}, detections ${p(s.everyRule.detections)}, precision ${p(s.everyRule.precision)}`,
+    `${s.role} ${s.slice}: false alarms ${p(s.withoutRule.falseAlarms)} -> ${p(s.withRule.falseAlarms)} (cleared ${s.falseAlarmsCleared.join(', ') || 'none'}); detections ${p(s.withoutRule.detections)} -> between ${p(s.withRule.detections.atLeast)} and ${p(s.withRule.detections.atMost)}; precision ${p(s.withoutRule.precision)} -> ${p(s.withRule.precision.ofAtLeast)} .. ${p(s.withRule.precision.ofAtMost)}${s.exact ? ` (${s.exact} exact)` : ''}; every rule: false alarms ${p(s.everyRule.falseAlarms)}, detections ${p(s.everyRule.detections)}, precision ${p(s.everyRule.precision)} (values on unlike inputs confirming: ${p(s.everyRuleValuesMayConfirm.falseAlarms)}, ${p(s.everyRuleValuesMayConfirm.detections)}, ${p(s.everyRuleValuesMayConfirm.precision)}; cleared ${s.falseAlarmsClearedByValues.join(', ') || 'none'})`,
   );
 console.log(`written to ${out}`);

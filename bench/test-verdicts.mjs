@@ -151,6 +151,11 @@ const report = (s) => ({
   // The rule before mostSetAside (src/core/tests/evidence.ts): a consensus of the few
   // implementations the examples left may confirm however many were set aside.
   misreadMayConfirm: verdictMetrics(s.results, fit.threshold, undefined, { misreadMayConfirm: true }),
+  // The rule before values were held to outsideExamplesRule: another value on an input shaped unlike
+  // every docstring example may confirm (only a raise there may not).
+  valuesOutsideExamplesMayConfirm: verdictMetrics(s.results, fit.threshold, undefined, {
+    valuesOutsideExamplesMayConfirm: true,
+  }),
 });
 function byStage(results) {
   const rows = results.map((r) => r.ms.byStage).filter(Boolean);
@@ -220,6 +225,10 @@ for (const [rule, d] of Object.entries(byRule)) {
       [`threshold ${d.fittedThreshold.toFixed(3)}`, r.atFittedThreshold],
       [`threshold ${d.fittedThreshold.toFixed(3)}, generated tests only`, r.generatedTestsOnly],
       [`threshold ${d.fittedThreshold.toFixed(3)}, misread consensus may confirm`, r.misreadMayConfirm],
+      [
+        `threshold ${d.fittedThreshold.toFixed(3)}, values on inputs unlike the examples may confirm`,
+        r.valuesOutsideExamplesMayConfirm,
+      ],
     ])
       console.log(
         `  ${r.slice} (${name}): false alarms ${p(m.falseAlarms)}, detections ${p(m.detections)}, precision ${p(m.precision)}, ${r.secondsPerFunction?.toFixed(0)} s/function`,

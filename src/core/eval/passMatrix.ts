@@ -5,7 +5,7 @@
  * alone (failEvidenceFromMatrix), without running a model again. Rows are strings of one letter
  * per test, so a journal line stays short.
  */
-import { confirms, exampleConfirms, testEvidence } from '../tests/evidence';
+import { confirms, exampleConfirms, outsideExamplesRule, testEvidence } from '../tests/evidence';
 import type { VerdictStatus } from '../tests/rewards';
 
 const LETTER: Record<VerdictStatus, string> = {
@@ -112,15 +112,21 @@ export function failEvidenceFromMatrix(m: PassMatrix): { reference: MatrixFail[]
   };
 }
 
-/** Whether a user's function with these failures is shown failing under a rule. */
+/**
+ * Whether a user's function with these failures is shown failing under a rule. `hasExamples`: the
+ * function's docstring has examples (the matrix's `examples.lines`), which holds values on inputs
+ * unlike them to outsideExamplesRule too.
+ */
 export function shownFailing(
   failures: readonly MatrixFail[],
   threshold: number,
   minAgreeing: number,
-  preconditions = true,
+  options: { preconditions?: boolean; hasExamples?: boolean } = {},
 ): boolean {
+  const pre = options.preconditions ?? true;
   return failures.some(
-    (f) => !(preconditions && f.raised && f.covered === false) && confirms(f, threshold, minAgreeing),
+    (f) =>
+      !(pre && outsideExamplesRule(f, options.hasExamples ?? false)) && confirms(f, threshold, minAgreeing),
   );
 }
 

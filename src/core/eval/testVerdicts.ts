@@ -5,7 +5,7 @@
  * correct when it is on a mutant and the reference passes the same test. The threshold is fitted
  * on training items only (fitConfirmThreshold) and then applied unchanged to held-out items.
  */
-import { MIN_AGREEING_IMPLEMENTATIONS, mostSetAside } from '../tests/evidence';
+import { MIN_AGREEING_IMPLEMENTATIONS, mostSetAside, outsideExamplesRule } from '../tests/evidence';
 import { wilson, type Proportion } from '../math/stats';
 import type { ExampleFail, FailEvidence, TestsItemResult } from './testsEval';
 
@@ -25,25 +25,34 @@ export interface VerdictMetrics {
   unconfirmed: number;
 }
 
+/** What a failure is judged under, besides the threshold (see `confirmed`). */
+interface FailRule {
+  threshold: number;
+  minAgreeing: number;
+  /** Implementations that counted as evidence, where the journal says (Infinity: unknown). */
+  counted: number;
+  /** Most implementations of the item were set aside (mostSetAside). */
+  misread: boolean;
+  /** The docstring has examples, which decides whether values on inputs unlike them count. */
+  hasExamples: boolean;
+  /** The precondition rule applies (raises on inputs unlike every example). */
+  preconditions: boolean;
+  /** Values on inputs unlike every example may still confirm (the rule before outsideExamplesRule). */
+  valuesMayConfirm: boolean;
+}
+
 /**
  * Whether one failure is confirmed under the rule. Journals from before the count of agreeing
  * implementations was kept bound it by the implementations that counted (those the examples did
  * not set aside), which is exact where fewer than `minAgreeing` counted; without even that, only
- * the threshold counts. `misread`: most implementations of the item were set aside (mostSetAside).
+ * the threshold counts.
  */
-const confirmed = (
-  f: FailEvidence,
-  t: number,
-  minAgreeing: number,
-  counted = Infinity,
-  preconditions = true,
-  misread = false,
-) =>
-  !misread &&
-  // A raise on an input shaped unlike every docstring example is never confirmed (preconditions.ts).
-  !(preconditions && f.raised && f.covered === false) &&
-  f.confidence >= t &&
-  (f.implementationsPassing ?? counted) >= minAgreeing;
+const confirmed = (f: FailEvidence, rule: FailRule) =>
+  !rule.misread &&
+  // A failure on an input shaped unlike every docstring example is never confirmed (evidence.ts).
+  !(rule.preconditions && outsideExamplesRule(f, rule.hasExamples, rule.valuesMayConfirm)) &&
+  f.confidence >= rule.threshold &&
+  (f.implementationsPassing ?? rule.counted) >= rule.minAgreeing;
 
 /** The implementations that counted as evidence for an item, where its journal says. */
 const countedOf = (r: TestsItemResult) =>
@@ -57,16 +66,28 @@ export function verdictMetrics(
   items: readonly TestsItemResult[],
   threshold: number,
   minAgreeing = MIN_AGREEING_IMPLEMENTATIONS,
-  options: { examples?: boolean; preconditions?: boolean; misreadMayConfirm?: boolean } = {},
+  options: {
+    examples?: boolean;
+    preconditions?: boolean;
+    misreadMayConfirm?: boolean;
+    valuesOutsideExamplesMayConfirm?: boolean;
+  } = {},
 ): VerdictMetrics {
   // The docstring's examples count unless asked not to: what the generated tests alone achieve.
   const withExamples = options.examples ?? true;
-  const pre = options.preconditions ?? true;
-  // The rule before mostSetAside, for replays that compare the two.
-  const misread = (r: TestsItemResult) => !options.misreadMayConfirm && misreadOf(r);
   const exampleFails = (r: TestsItemResult) => (withExamples ? r.verdicts?.exampleFails : undefined);
-  const shown = (fails: FailEvidence[], examples: readonly ExampleFail[], counted: number, mis: boolean) =>
-    examples.length > 0 || fails.some((f) => confirmed(f, threshold, minAgreeing, counted, pre, mis));
+  // The rules before mostSetAside and before values were held to outsideExamplesRule, for replays.
+  const ruleOf = (r: TestsItemResult): FailRule => ({
+    threshold,
+    minAgreeing,
+    counted: countedOf(r),
+    misread: !options.misreadMayConfirm && misreadOf(r),
+    hasExamples: (r.examples?.tests ?? 0) > 0,
+    preconditions: options.preconditions ?? true,
+    valuesMayConfirm: options.valuesOutsideExamplesMayConfirm ?? false,
+  });
+  const shown = (fails: FailEvidence[], examples: readonly ExampleFail[], rule: FailRule) =>
+    examples.length > 0 || fails.some((f) => confirmed(f, rule));
   const withEvidence = items.filter((r) => r.verdicts);
   let alarms = 0;
   let detected = 0;
@@ -77,15 +98,14 @@ export function verdictMetrics(
   for (const r of withEvidence) {
     const v = r.verdicts!;
     const ex = exampleFails(r);
-    const counted = countedOf(r);
-    const mis = misread(r);
-    if (shown(v.referenceFails, ex?.reference ?? [], counted, mis)) alarms++;
+    const rule = ruleOf(r);
+    if (shown(v.referenceFails, ex?.reference ?? [], rule)) alarms++;
     mutants += r.mutants.knownWrong;
     // Mutants are listed in one order everywhere; one that failed no generated test may still fail an example.
     for (let k = 0; k < Math.max(v.mutantFails.length, ex?.mutants.length ?? 0); k++)
-      if (shown(v.mutantFails[k] ?? [], ex?.mutants[k] ?? [], counted, mis)) detected++;
+      if (shown(v.mutantFails[k] ?? [], ex?.mutants[k] ?? [], rule)) detected++;
     for (const f of [...v.referenceFails, ...v.mutantFails.flat()]) {
-      if (confirmed(f, threshold, minAgreeing, counted, pre, mis)) {
+      if (confirmed(f, rule)) {
         confirmedCount++;
         if (f.referencePasses) correct++;
       } else unconfirmed++;

@@ -29,6 +29,12 @@ export interface TestEvidence {
    * accepts, so the failure is not confirmed however many implementations return a value.
    */
   outsideExamples?: string;
+  /**
+   * The user's function returned another value on this test's input, which is shaped unlike every
+   * example of a docstring that has examples (outsideExamplesRule): what it should return there
+   * is not specified, so the failure is not confirmed however many implementations agree.
+   */
+  valueOutsideExamples?: boolean;
 }
 
 export interface ConsensusSet {
@@ -58,6 +64,26 @@ export const MIN_AGREEING_IMPLEMENTATIONS = 2;
  */
 export const mostSetAside = (e: Pick<TestEvidence, 'implementations' | 'setAside'>): boolean =>
   (e.setAside ?? 0) > e.implementations;
+/**
+ * Whether a failure lies on an input the docstring's examples leave unspecified, where agreeing
+ * implementations show only what the model guessed there (preconditions.ts says which inputs an
+ * example covers). A raise on such an input may be a precondition the function states; another
+ * value on it may be the function's own convention for a case the task leaves open: MBPP's
+ * `count_digits` counts 0 digits for a sum of 0 and `max_sub_array_sum` returns 0 for an
+ * all-negative array, where every sample wrote `len(str(n))` and the largest element. Values are
+ * held to this only when the docstring has examples: without any, every input is unlike them and
+ * agreement is the only evidence there is. `valuesMayConfirm`: the rule before values were held to
+ * it (raises only), for replays that compare the two.
+ */
+export function outsideExamplesRule(
+  failure: { raised?: boolean; covered?: boolean },
+  hasExamples: boolean,
+  valuesMayConfirm = false,
+): boolean {
+  if (failure.covered !== false) return false;
+  return !!failure.raised || (hasExamples && !valuesMayConfirm);
+}
+
 /** Independently sampled implementations besides the stage-5 code (default kept small for time). */
 export const DEFAULT_EVIDENCE_SAMPLES = 2;
 
@@ -208,9 +234,9 @@ export function userVerdict(onUser: VerdictStatus, evidence: TestEvidence, thres
   if (onUser === 'passed') return 'passes';
   if (onUser === 'flaky') return 'flaky';
   if (onUser === 'uncollectable') return 'broken';
-  // An input the user's function raises on, shaped unlike every example, may be outside its
-  // domain: the implementations returning a value there is their choice, not evidence.
-  if (evidence.outsideExamples) return 'unconfirmed';
+  // An input shaped unlike every example may be outside the function's domain, or a case the task
+  // leaves to it: the implementations' value there is their choice, not evidence.
+  if (evidence.outsideExamples || evidence.valueOutsideExamples) return 'unconfirmed';
   return confirms(evidence, threshold) ? 'fails-confirmed' : 'unconfirmed';
 }
 
@@ -251,7 +277,10 @@ export function evidenceText(e: TestEvidence): string {
   const outside = e.outsideExamples
     ? `; your function raises ${e.outsideExamples} on an input shaped unlike every example of its docstring, which may be outside what it accepts: not confirmed without an example like it`
     : '';
-  return `${agree}${set}${aside}${lone}${misread}${outside} (confidence ${e.confidence.toFixed(2)})`;
+  const unspecified = e.valueOutsideExamples
+    ? '; your function returns another value on an input shaped unlike every example of its docstring, where the task may leave the answer to it: not confirmed without an example like it'
+    : '';
+  return `${agree}${set}${aside}${lone}${misread}${outside}${unspecified} (confidence ${e.confidence.toFixed(2)})`;
 }
 
 /** What a verdict means for the user, in words. */

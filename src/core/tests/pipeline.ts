@@ -18,6 +18,7 @@ import {
   MIN_AGREEING_IMPLEMENTATIONS,
   agreesWithExamples,
   exampleConfirms,
+  outsideExamplesRule,
   testEvidence,
   userVerdict,
   type TestEvidence,
@@ -404,21 +405,29 @@ export async function runFiveStages(opts: FiveStageOptions): Promise<FiveStageRu
   }
   const matrix = [g, ...s].map((m) => statuses(m, accumulated));
   const evidence = testEvidence(matrix, accumulated.length, counted);
-  // A test the user's function raises on (expecting a value, not an exception), on an input shaped
-  // unlike every docstring example, is not blamed on the user: preconditions.ts.
-  const raised = accumulated.map((t) =>
-    t.assertion && t.assertion.check !== 'raises' && u.get(t.name)?.status === 'failed'
-      ? raisedOn(u.get(t.name)?.output ?? u.get(t.name)?.message)
-      : undefined,
+  // A test the user's function fails (expecting a value, not an exception) on an input shaped unlike
+  // every docstring example is not blamed on the user: outsideExamplesRule, preconditions.ts.
+  const failedValue = accumulated.map(
+    (t) => !!t.assertion && t.assertion.check !== 'raises' && u.get(t.name)?.status === 'failed',
+  );
+  const raised = accumulated.map((t, i) =>
+    failedValue[i] ? raisedOn(u.get(t.name)?.output ?? u.get(t.name)?.message) : undefined,
   );
   const covered = await inputsCovered(
     target.name,
     target.language,
-    accumulated.map((t, i) => (raised[i] ? (t.assertion?.line ?? t.source) : '')),
+    accumulated.map((t, i) => (failedValue[i] ? (t.assertion?.line ?? t.source) : '')),
     exampleLines,
   );
-  raised.forEach((type, i) => {
-    if (type && !covered[i]) evidence[i] = { ...evidence[i], outsideExamples: type };
+  failedValue.forEach((failed, i) => {
+    if (
+      !failed ||
+      !outsideExamplesRule({ raised: !!raised[i], covered: covered[i] }, exampleLines.length > 0)
+    )
+      return;
+    evidence[i] = raised[i]
+      ? { ...evidence[i], outsideExamples: raised[i] }
+      : { ...evidence[i], valueOutsideExamples: true };
   });
   const threshold = opts.confirmThreshold ?? DEFAULT_CONFIRM_THRESHOLD;
   const verdicts = accumulated.map((t, i) => {

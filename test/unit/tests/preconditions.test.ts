@@ -166,3 +166,85 @@ test('the evaluation counts a raise outside the examples as no alarm, and can re
   const without = verdictMetrics([item], 0.727, undefined, { preconditions: false });
   assert.equal(without.falseAlarms.k, 1);
 });
+
+// The user's convention for a sum of 0 (no digits) is one the docstring's example does not reach;
+// past five digits it is simply wrong.
+const DIGITS = (docstringExample: boolean) =>
+  [
+    'def digits_of_sum(a, b):',
+    '    """Number of digits of a + b.',
+    ...(docstringExample ? ['', '    >>> digits_of_sum(9875, 10)', '    4'] : []),
+    '    """',
+    '    n, count = a + b, 0',
+    '    while n > 0 and count < 5:',
+    '        n //= 10',
+    '        count += 1',
+    '    return count',
+    '',
+  ].join('\n');
+const DIGITS_SAMPLE = ['```python', 'def digits_of_sum(a, b):', '    return len(str(a + b))', '```'].join(
+  '\n',
+);
+const DIGITS_TESTS = [
+  '```python',
+  'assert digits_of_sum(0, 0) == 1',
+  'assert digits_of_sum(999999, 1) == 7',
+  '```',
+].join('\n');
+
+async function digitsRun(docstringExample: boolean) {
+  const source = DIGITS(docstringExample);
+  const [target] = await findFunctions(source, 'python');
+  const run = await runFiveStages({
+    model: scriptedModel((p) => (asksForTests(p) ? DIGITS_TESTS : DIGITS_SAMPLE)),
+    target,
+    fileSource: source,
+    runSuite: runner,
+  });
+  return new Map(run.verdicts.map((v) => [v.input, v]));
+}
+
+test('another value on an input unlike every example is unconfirmed; on one like an example it is confirmed', async () => {
+  const byCall = await digitsRun(true);
+  const zero = byCall.get('digits_of_sum(0, 0)')!;
+  const big = byCall.get('digits_of_sum(999999, 1)')!;
+  // Every implementation returns 1 for 0 + 0; the user's function returns 0, a case the example leaves open.
+  assert.equal(zero.onUser, 'failed');
+  assert.equal(zero.evidence?.implementationsPassing, 3);
+  assert.equal(zero.verdict, 'unconfirmed');
+  assert.equal(zero.evidence?.valueOutsideExamples, true);
+  assert.equal(zero.evidence?.outsideExamples, undefined);
+  assert.match(evidenceText(zero.evidence!), /returns another value on an input shaped unlike every example/);
+  // Two positive numbers, as the example passes: the wrong count is a confirmed failure.
+  assert.equal(big.verdict, 'fails-confirmed');
+  assert.equal(big.evidence?.valueOutsideExamples, undefined);
+});
+
+test('without docstring examples a value is judged on agreement alone', async () => {
+  const byCall = await digitsRun(false);
+  const zero = byCall.get('digits_of_sum(0, 0)')!;
+  assert.equal(zero.verdict, 'fails-confirmed');
+  assert.equal(zero.evidence?.valueOutsideExamples, undefined);
+});
+
+test('the evaluation holds values outside the examples to the rule only when the docstring has examples', () => {
+  const item = (examples: number) =>
+    ({
+      mutants: { knownWrong: 1 },
+      examples: { tests: examples, setAside: 0 },
+      verdicts: {
+        implementations: 3,
+        referenceFails: [
+          { confidence: 1, implementationsPassing: 3, referencePasses: false, raised: false, covered: false },
+        ],
+        mutantFails: [
+          [{ confidence: 1, implementationsPassing: 3, referencePasses: true, raised: false, covered: true }],
+        ],
+      },
+    }) as unknown as TestsItemResult;
+  const withRule = verdictMetrics([item(1)], 0.727);
+  assert.deepEqual([withRule.falseAlarms.k, withRule.detections.k], [0, 1]);
+  const before = verdictMetrics([item(1)], 0.727, undefined, { valuesOutsideExamplesMayConfirm: true });
+  assert.equal(before.falseAlarms.k, 1);
+  assert.equal(verdictMetrics([item(0)], 0.727).falseAlarms.k, 1);
+});
