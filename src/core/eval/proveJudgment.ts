@@ -99,16 +99,22 @@ export function summarizeJudgment(
   given?: { calibrator: Calibrator; file: string },
 ): JudgmentMetrics {
   const all = labelledCandidates(items);
-  const fitSide = all.filter((c) => splitOf(c.problem) === 'fit');
-  const heldItems = items.filter((it) => splitOf(it.id) === 'held-out');
+  const split = heldOutRule(given?.calibrator);
+  const fitSide = all.filter((c) => !split.isHeldOut(c.problem));
+  const heldItems = items.filter((it) => split.isHeldOut(it.id));
   const fitted = given
     ? null
     : fitCalibrator(fitSide, {
-        source: { split: 'fit', problems: count(fitSide), candidates: fitSide.length },
+        source: {
+          split: 'fit',
+          problems: count(fitSide),
+          candidates: fitSide.length,
+          fitProblems: [...new Set(fitSide.map((c) => c.problem))].sort(),
+        },
       });
   const calibrator = given?.calibrator ?? fitted!;
   const judged: Judged[] = all
-    .filter((c) => splitOf(c.problem) === 'held-out')
+    .filter((c) => split.isHeldOut(c.problem))
     .map((c) => ({
       item: c.problem,
       round: c.round,
@@ -130,7 +136,7 @@ export function summarizeJudgment(
   ]) as Record<SignalName, SignalFigures>;
   return {
     split: {
-      rule: 'problems split by an FNV-1a hash of their id: even → fit, odd → held-out; every figure here is on held-out problems',
+      rule: split.rule,
       fit: { problems: count(fitSide), candidates: fitSide.length },
       heldOut: {
         problems: heldItems.length,
@@ -147,6 +153,27 @@ export function summarizeJudgment(
     signals,
     bestOfN: bestOfN(judged, heldItems),
     fitted,
+  };
+}
+
+/**
+ * Which problems a figure may be read on. A calibrator fitted here is fitted on the even side of
+ * the hash split and judged on the odd side. A given calibrator whose file lists the problems it was
+ * fitted on is judged on every other problem, so a slice it never saw counts in full; one without
+ * that list falls back to the hash split.
+ */
+export function heldOutRule(given?: Calibrator): { rule: string; isHeldOut: (problem: string) => boolean } {
+  const listed = given?.source.fitProblems;
+  if (Array.isArray(listed) && listed.every((p) => typeof p === 'string')) {
+    const seen = new Set<string>(listed);
+    return {
+      rule: `every problem the given calibrator was not fitted on (its file lists the ${seen.size} it was); every figure here is on them`,
+      isHeldOut: (problem) => !seen.has(problem),
+    };
+  }
+  return {
+    rule: 'problems split by an FNV-1a hash of their id: even → fit, odd → held-out; every figure here is on held-out problems',
+    isHeldOut: (problem) => splitOf(problem) === 'held-out',
   };
 }
 

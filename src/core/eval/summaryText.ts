@@ -30,8 +30,11 @@ function judgmentLines(m: ProveMetrics): string[] {
       ? '—'
       : `${x.mean >= 0 ? '+' : ''}${x.mean.toFixed(3)} [${x.low!.toFixed(2)}, ${x.high!.toFixed(2)}]`;
   const b = j.bestOfN;
+  const fitNote = j.calibrator.source.startsWith('fitted')
+    ? `fit side ${j.split.fit.problems} problems`
+    : `${j.split.fit.problems} problems of this run in its fit`;
   return [
-    `held-out judging (${j.split.heldOut.problems} problems, ${j.split.heldOut.candidates} candidates, ${j.split.heldOut.positives} right; calibrator ${j.calibrator.source}, fit side ${j.split.fit.problems} problems):`,
+    `held-out judging (${j.split.heldOut.problems} problems, ${j.split.heldOut.candidates} candidates, ${j.split.heldOut.positives} right; calibrator ${j.calibrator.source}, ${fitNote}):`,
     `  AUROC / ECE: ${[
       sig('pCorrect', 'P(correct)'),
       sig('selfScore', 'self'),

@@ -53,3 +53,26 @@ test('the paired difference of two picks has a bootstrap interval around its mea
   assert.ok(d.low! >= 0, 'b is never right where a is wrong: the difference cannot go below 0');
   assert.deepEqual(pairedDifference([], []), { mean: null, low: null, high: null });
 });
+
+test('a calibrator that lists the problems it was fitted on is judged on every other problem', () => {
+  const all = items(200);
+  const fitted = summarizeJudgment(all.slice(0, 100)).fitted!;
+  const listed = fitted.source.fitProblems as string[];
+  assert.ok(listed.length > 0 && listed.every((p) => splitOf(p) === 'fit'));
+  // A slice the calibrator never saw counts in full, fit side of the hash included.
+  const unseen = summarizeJudgment(all.slice(100), { calibrator: fitted, file: 'c.json' });
+  assert.equal(unseen.split.heldOut.problems, 100);
+  assert.equal(unseen.split.fit.problems, 0);
+  assert.equal(unseen.signals.pCorrect.count, 400);
+  // The problems it was fitted on never count as held out.
+  const again = summarizeJudgment(all.slice(0, 100), { calibrator: fitted, file: 'c.json' });
+  assert.equal(again.split.fit.problems, listed.length);
+  assert.equal(again.split.heldOut.problems, 100 - listed.length);
+  // Without the list (a file from before it was kept) the hash split decides.
+  const { fitProblems: _dropped, ...source } = fitted.source;
+  const unlisted = summarizeJudgment(all.slice(100), { calibrator: { ...fitted, source }, file: 'c.json' });
+  assert.equal(
+    unlisted.split.heldOut.problems,
+    all.slice(100).filter((it) => splitOf(it.id) === 'held-out').length,
+  );
+});
