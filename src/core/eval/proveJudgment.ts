@@ -102,15 +102,11 @@ export function summarizeJudgment(
   const split = heldOutRule(given?.calibrator);
   const fitSide = all.filter((c) => !split.isHeldOut(c.problem));
   const heldItems = items.filter((it) => split.isHeldOut(it.id));
+  const fitProblems = [...new Set(fitSide.map((c) => c.problem))].sort();
   const fitted = given
     ? null
     : fitCalibrator(fitSide, {
-        source: {
-          split: 'fit',
-          problems: count(fitSide),
-          candidates: fitSide.length,
-          fitProblems: [...new Set(fitSide.map((c) => c.problem))].sort(),
-        },
+        source: { split: 'fit', problems: fitProblems.length, candidates: fitSide.length, fitProblems },
       });
   const calibrator = given?.calibrator ?? fitted!;
   const judged: Judged[] = all
@@ -137,7 +133,7 @@ export function summarizeJudgment(
   return {
     split: {
       rule: split.rule,
-      fit: { problems: count(fitSide), candidates: fitSide.length },
+      fit: { problems: fitProblems.length, candidates: fitSide.length },
       heldOut: {
         problems: heldItems.length,
         candidates: judged.length,
@@ -176,8 +172,6 @@ export function heldOutRule(given?: Calibrator): { rule: string; isHeldOut: (pro
     isHeldOut: (problem) => splitOf(problem) === 'held-out',
   };
 }
-
-const count = (c: readonly { problem: string }[]) => new Set(c.map((x) => x.problem)).size;
 
 function bestOfN(
   judged: readonly Judged[],

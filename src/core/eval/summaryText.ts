@@ -30,7 +30,8 @@ function judgmentLines(m: ProveMetrics): string[] {
       ? '—'
       : `${x.mean >= 0 ? '+' : ''}${x.mean.toFixed(3)} [${x.low!.toFixed(2)}, ${x.high!.toFixed(2)}]`;
   const b = j.bestOfN;
-  const fitNote = j.calibrator.source.startsWith('fitted')
+  // A calibrator fitted by this run has a fit side; a given one may have seen some of its problems.
+  const fitNote = j.fitted
     ? `fit side ${j.split.fit.problems} problems`
     : `${j.split.fit.problems} problems of this run in its fit`;
   return [
