@@ -4,7 +4,11 @@
  * P(correct) against majority vote and the self-score pick. Optionally saves the calibrator fitted
  * on the fit side (how prompts/judgment/calibrator.json is made).
  *
- *   node out/bench/judgment.js JOURNAL.items.jsonl [--calibrator FILE] [--save-calibrator FILE] --out RESULT.json
+ *   node out/bench/judgment.js JOURNAL.items.jsonl [--calibrator FILE] [--save-calibrator FILE]
+ *     [--same-problems-as OTHER.items.jsonl] --out RESULT.json
+ *
+ * --same-problems-as keeps only the problems another journal also finished, so two models' runs
+ * are compared on the same problems (paired), whatever their lengths.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -15,19 +19,37 @@ import { loadCalibrator } from '../src/core/judgment/judge';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { out: { type: 'string' }, calibrator: { type: 'string' }, 'save-calibrator': { type: 'string' } },
+  options: {
+    out: { type: 'string' },
+    calibrator: { type: 'string' },
+    'save-calibrator': { type: 'string' },
+    'same-problems-as': { type: 'string' },
+  },
 });
 if (!positionals.length || !values.out) {
-  process.stderr.write('usage: node out/bench/judgment.js JOURNAL.items.jsonl… --out RESULT.json\n');
+  process.stderr.write(
+    'usage: node out/bench/judgment.js JOURNAL.items.jsonl… [--calibrator FILE] [--save-calibrator FILE] [--same-problems-as JOURNAL] --out RESULT.json\n',
+  );
   process.exit(2);
 }
-const items: ProveItemResult[] = [];
-for (const journal of positionals)
+function finishedItems(journal: string): ProveItemResult[] {
+  const found: ProveItemResult[] = [];
   for (const line of fs.readFileSync(journal, 'utf8').split('\n')) {
     if (!line.trim()) continue;
     const entry = JSON.parse(line) as { type: string; result?: ProveItemResult };
-    if (entry.type === 'item' && entry.result) items.push(entry.result);
+    if (entry.type === 'item' && entry.result) found.push(entry.result);
   }
+  return found;
+}
+let items = positionals.flatMap(finishedItems);
+if (values['same-problems-as']) {
+  const other = new Set(finishedItems(values['same-problems-as']).map((i) => i.id));
+  items = items.filter((i) => other.has(i.id));
+}
+if (!items.length) {
+  process.stderr.write('judgment: no finished problems to judge (none shared with --same-problems-as?)\n');
+  process.exit(1);
+}
 const given = values.calibrator
   ? { calibrator: loadCalibrator(values.calibrator), file: values.calibrator }
   : undefined;

@@ -67,7 +67,7 @@ export function judgmentCard(c: CandidateRecord, symbols = true, note?: string):
       'div',
       { class: 'muted' },
       j
-        ? `calibrated on held-out problems (${j.calibrator.source})`
+        ? `calibrator ${j.calibrator.source}: fitted on labelled problems, measured on others it never saw`
         : 'the calibrator covers none of the signals this candidate has',
     ),
     note ? h('div', { class: 'muted', id: 'judgment-note' }, note) : null,
