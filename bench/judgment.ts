@@ -13,6 +13,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
+import { readJournal } from '../src/core/eval/journal';
 import { summarizeJudgment } from '../src/core/eval/proveJudgment';
 import type { ProveItemResult } from '../src/core/eval/proveEval';
 import { loadCalibrator } from '../src/core/judgment/judge';
@@ -32,15 +33,9 @@ if (!positionals.length || !values.out) {
   );
   process.exit(2);
 }
-function finishedItems(journal: string): ProveItemResult[] {
-  const found: ProveItemResult[] = [];
-  for (const line of fs.readFileSync(journal, 'utf8').split('\n')) {
-    if (!line.trim()) continue;
-    const entry = JSON.parse(line) as { type: string; result?: ProveItemResult };
-    if (entry.type === 'item' && entry.result) found.push(entry.result);
-  }
-  return found;
-}
+/** The finished problems of a journal, read by the eval's own reader (a torn last line is skipped). */
+const finishedItems = (journal: string): ProveItemResult[] =>
+  readJournal<ProveItemResult>(journal).entries.flatMap((e) => (e.result ? [e.result] : []));
 let items = positionals.flatMap(finishedItems);
 if (values['same-problems-as']) {
   const other = new Set(finishedItems(values['same-problems-as']).map((i) => i.id));

@@ -6,6 +6,7 @@ import { MODEL_USAGE, openModel, parseWithModel } from '../modelOptions';
 import { checkPromptsDir } from '../promptsDir';
 import { TRAIN_STEPS_USAGE, trainSteps } from './judgmentSteps';
 import { readMathProblems, requireDataFile } from '../../core/eval/datasets';
+import { readJournal } from '../../core/eval/journal';
 import type { ProveItemResult } from '../../core/eval/proveEval';
 import type { JudgmentMetrics } from '../../core/eval/proveJudgment';
 import { textCandidates, trainLearnedJudgment, type TextCandidate } from '../../core/eval/learnedJudgment';
@@ -46,7 +47,7 @@ export const judgmentCommand: CliCommand = {
     if (!values.out) throw new UsageError('--out FILE.json is required: where the learned scorer goes.');
     requireDataFile(values.data, 'prove');
     if (values['prompts-dir']) checkPromptsDir(values['prompts-dir']);
-    const items = positionals.flatMap(readJournal);
+    const items = positionals.flatMap(finishedProblems);
     const problems = new Map(readMathProblems(values.data).items.map((p) => [p.id, p.problem]));
     const missing = items.filter((it) => !problems.has(it.id));
     if (missing.length)
@@ -138,25 +139,14 @@ function summaryText(without: JudgmentMetrics, withSignal: JudgmentMetrics, help
   );
 }
 
-function readJournal(file: string): ProveItemResult[] {
-  let text: string;
+function finishedProblems(file: string): ProveItemResult[] {
+  let entries;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    ({ entries } = readJournal<ProveItemResult>(file));
   } catch (e) {
     throw new UsageError(`cannot read the journal ${file}: ${(e as Error).message}`);
   }
-  const items: ProveItemResult[] = [];
-  for (const line of text.split('\n')) {
-    if (!line.trim()) continue;
-    try {
-      const entry = JSON.parse(line) as { type?: string; result?: ProveItemResult };
-      if (entry.type === 'item' && entry.result && Array.isArray(entry.result.rounds))
-        items.push(entry.result);
-    } catch {
-      // A line cut by an interrupted run: the journal's reader skips it too.
-    }
-  }
-  return items;
+  return entries.flatMap((e) => (e.result && Array.isArray(e.result.rounds) ? [e.result] : []));
 }
 
 function writeJson(file: string, value: unknown): void {
