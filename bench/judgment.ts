@@ -14,7 +14,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { readJournal } from '../src/core/eval/journal';
-import { summarizeJudgment } from '../src/core/eval/proveJudgment';
+import { journalModels, summarizeJudgment } from '../src/core/eval/proveJudgment';
 import type { ProveItemResult } from '../src/core/eval/proveEval';
 import { loadCalibrator } from '../src/core/judgment/judge';
 
@@ -48,7 +48,12 @@ if (!items.length) {
 const given = values.calibrator
   ? { calibrator: loadCalibrator(values.calibrator), file: values.calibrator }
   : undefined;
-const metrics = summarizeJudgment(items, given);
+// The models the journals ran with: a calibrator fitted here names them, so the product uses it
+// for those models only; journals of mixed models give one that names none.
+const models = journalModels(positionals.map((p) => readJournal(p).existing));
+if (!models && values['save-calibrator'])
+  process.stderr.write('judgment: the journals ran with different models; the saved calibrator names none\n');
+const metrics = summarizeJudgment(items, given, models);
 const command = `node out/bench/judgment.js ${process.argv.slice(2).join(' ')}`;
 fs.writeFileSync(
   values.out,

@@ -49,10 +49,18 @@ export const tests: UiTest[] = [
       assert.match(text, /Issues the verifier found/);
       assert.doesNotMatch(text, /Reward R|R_format/, 'a checked proof has no reward');
       // P(correct) from the calibrator, in the words the Prove panel uses.
+      const judgment = await frame.locator('#judgment').innerText();
       assert.match(
-        await frame.locator('#judgment').innerText(),
+        judgment,
         /(likely wrong|uncertain|likely right) \(P = [01]\.\d\d\)|no calibrated judgment/,
       );
+      // No shipped calibrator was fitted on SmolLM2: P is shown with the warning that it is not
+      // calibrated for this model, never as if it were.
+      if (/P = /.test(judgment))
+        assert.match(
+          await frame.locator('#judgment-calibrator.warning').innerText(),
+          /fitted on Qwen2\.5-Coder-0\.5B-Instruct, not on this run's models/,
+        );
       // No generator ran: the panel names only the verifier's mode.
       assert.doesNotMatch(await frame.locator('#generation').innerText(), /Generator/);
       assert.equal(

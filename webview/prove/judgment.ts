@@ -6,6 +6,7 @@
 import { h } from '../shared/host';
 import type { CandidateRecord } from '../../src/shared/protocols/prove';
 import {
+  calibratorText,
   evidenceRows,
   judgmentText,
   SIGNAL_LABELS,
@@ -63,13 +64,13 @@ export function judgmentCard(c: CandidateRecord, symbols = true, note?: string):
     { class: `score judgment ${j?.verdict ?? ''}`, id: 'judgment' },
     h('div', { class: 'muted' }, 'Is the final answer right?'),
     h('div', { class: 'value' }, judgmentText(j)),
-    h(
-      'div',
-      { class: 'muted' },
-      j
-        ? `calibrator ${j.calibrator.source}: fitted on labelled problems, measured on others it never saw`
-        : 'the calibrator covers none of the signals this candidate has',
-    ),
+    j?.calibrator.otherModels
+      ? h('div', { class: 'warning', id: 'judgment-calibrator' }, calibratorText(j))
+      : h(
+          'div',
+          { class: 'muted', id: 'judgment-calibrator' },
+          j ? calibratorText(j) : 'the calibrator covers none of the signals this candidate has',
+        ),
     note ? h('div', { class: 'muted', id: 'judgment-note' }, note) : null,
     evidence,
     symbols ? symbolsToggle() : null,

@@ -11,7 +11,7 @@ import { OnnxPrmScorer } from '../../core/model/onnx/prmScorer';
 import { readInputFile } from './prove';
 import { wholeFlag } from '../flags';
 import { judgeFlagOptions } from '../proveFlags';
-import { judgmentText } from '../../core/judgment/judge';
+import { calibratorText, judgmentText } from '../../core/judgment/judge';
 import { readCalibratorFlag } from '../calibratorFlag';
 import { learnedStepScorer, readStepHead } from '../stepScorerFlag';
 import { stepScorerText } from '../../core/judgment/verdictText';
@@ -29,6 +29,7 @@ export function checkSummary(run: ProveRun, file: string): string {
   if (c) {
     lines.push(
       `P(correct): ${judgmentText(c.judgment)}`,
+      ...(c.judgment ? [`  ${calibratorText(c.judgment)}`] : []),
       `verifier score: ${fmt(c.verifier?.score)} (0 wrong, 0.5 minor gaps, 1 complete)`,
       `meta-verifier (are the issues below real?): ${fmt(c.meta?.score)}`,
     );

@@ -8,7 +8,7 @@ import { TRAIN_STEPS_USAGE, trainSteps } from './judgmentSteps';
 import { readMathProblems, requireDataFile } from '../../core/eval/datasets';
 import { readJournal } from '../../core/eval/journal';
 import type { ProveItemResult } from '../../core/eval/proveEval';
-import type { JudgmentMetrics } from '../../core/eval/proveJudgment';
+import { journalModels, type JudgmentMetrics } from '../../core/eval/proveJudgment';
 import { textCandidates, trainLearnedJudgment, type TextCandidate } from '../../core/eval/learnedJudgment';
 import { proofConfidence, type Confidence } from '../../core/judgment/confidence';
 import { stableHash } from '../../core/judgment/split';
@@ -79,6 +79,7 @@ export const judgmentCommand: CliCommand = {
       const command = `stepwise judgment ${argv.join(' ')}`;
       const result = await trainLearnedJudgment(items, confidenceOf, {
         model: model.info.name,
+        fittedOn: journalModels(positionals.map((p) => readJournal(p).existing)),
         source: { journals: positionals.map((p) => path.basename(p)), split: 'fit', command },
       });
       writeJson(values.out, result.scorer);

@@ -18,7 +18,7 @@ import { runsDir } from '../../core/runs/folder';
 import { calibrationReport, type ScoreCalibration } from '../../core/prove/calibration';
 import { OnnxPrmScorer } from '../../core/model/onnx/prmScorer';
 import { proveFlagOptions } from '../proveFlags';
-import { judgmentText } from '../../core/judgment/judge';
+import { calibratorText, judgmentText } from '../../core/judgment/judge';
 import { readCalibratorFlag } from '../calibratorFlag';
 
 const PROVE_USAGE =
@@ -60,6 +60,9 @@ function summary(run: ProveRun, file: string): string {
   const mode = (role: string, m: ProveRun['generation']['generator']) =>
     `${role}: ${m.mode === 'constrained' ? `constrained (${m.planMode})` : `free — ${m.fallbackReason}`}`;
   lines.push(`${mode('generator', run.generation.generator)}; ${mode('verifier', run.generation.verifier)}`);
+  // One calibrator judges the whole run: say once which, and whether it was fitted on these models.
+  const judged = run.iterations.flatMap((it) => it.candidates).find((c) => c.judgment)?.judgment;
+  if (judged) lines.push(calibratorText(judged));
   // The probabilities of a constrained score, e.g. "0.75 [0 10%, 0.5 30%, 1 60%]".
   const dist = (d: ScoreDistribution | null | undefined) =>
     d && d.source === 'choice'

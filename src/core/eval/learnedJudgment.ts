@@ -16,6 +16,7 @@ import {
 import { splitOf } from '../judgment/split';
 import type { ProveItemResult } from './proveEval';
 import { summarizeJudgment, type JudgmentMetrics } from './proveJudgment';
+import type { FittedOn } from '../judgment/calibrator';
 
 /** One candidate whose text the journal kept. */
 export interface TextCandidate {
@@ -48,7 +49,8 @@ export function textCandidates(items: readonly ProveItemResult[]): TextCandidate
 export async function trainLearnedJudgment(
   items: readonly ProveItemResult[],
   confidenceOf: (c: TextCandidate) => Promise<Confidence>,
-  options: { model: string; source?: Record<string, unknown> },
+  /** `fittedOn`: the journals' generator and verifier, named by the calibrators fitted here. */
+  options: { model: string; source?: Record<string, unknown>; fittedOn?: FittedOn | null },
 ): Promise<LearnedJudgmentResult> {
   const candidates = textCandidates(items);
   if (!candidates.length)
@@ -75,8 +77,8 @@ export async function trainLearnedJudgment(
   fitSide.forEach((s, i) => scores.set(s.at, oof[i]));
   for (const s of samples) if (!scores.has(s.at)) scores.set(s.at, learnedScore(scorer, s.confidence));
   const withScores = withLearnedScores(items, candidates, scores);
-  const without = summarizeJudgment(withLearnedScores(items, [], new Map()));
-  const withSignal = summarizeJudgment(withScores);
+  const without = summarizeJudgment(withLearnedScores(items, [], new Map()), undefined, options.fittedOn);
+  const withSignal = summarizeJudgment(withScores, undefined, options.fittedOn);
   const [a, b] = [without.signals.pCorrect, withSignal.signals.pCorrect];
   const helps =
     a.auroc !== null &&

@@ -5,7 +5,14 @@
  * figure here is computed on the held-out side. Best-of-N compares picking by P(correct) with
  * majority vote and the self-score pick, with paired bootstrap intervals of the differences.
  */
-import { fitCalibrator, type Calibrator, type LabelledCandidate } from '../judgment/calibrator';
+import {
+  fitCalibrator,
+  type Calibrator,
+  type FittedOn,
+  type LabelledCandidate,
+} from '../judgment/calibrator';
+import { fittedOnOthers } from '../judgment/judge';
+import type { JournalHeader } from './journal';
 import { candidateFeatures, FEATURE_NAMES, type FeatureName, type Features } from '../judgment/features';
 import { judge } from '../judgment/judge';
 import { splitOf } from '../judgment/split';
@@ -37,8 +44,11 @@ export interface JudgmentMetrics {
     fit: { problems: number; candidates: number };
     heldOut: { problems: number; candidates: number; positives: number };
   };
-  /** Where the calibrator came from: fitted here on the fit side, or a file given. */
-  calibrator: { source: string; models: number; maps: string[] };
+  /**
+   * Where the calibrator came from: fitted here on the fit side, or a file given; the models it
+   * was fitted on, and whether the candidates judged here came from others.
+   */
+  calibrator: { source: string; models: number; maps: string[]; fittedOn?: FittedOn; otherModels?: boolean };
   /** Held-out candidates that a model of the calibrator judged (the rest lack its signals). */
   judged: Proportion;
   signals: Record<SignalName, SignalFigures>;
@@ -94,9 +104,28 @@ export function labelledCandidates(
   );
 }
 
+/**
+ * The generator and verifier a prove journal ran with (its fingerprint records both), or null
+ * when the journals ran with different ones: a calibrator fitted on a mix names no models.
+ */
+export function journalModels(headers: readonly (JournalHeader | null)[]): FittedOn | null {
+  const named = headers.map((h) => {
+    const f = h?.fingerprint ?? {};
+    return typeof f.model === 'string' && typeof f.verifier === 'string'
+      ? { generator: f.model, verifier: f.verifier }
+      : null;
+  });
+  const first = named[0];
+  if (!first || named.some((m) => !m || m.generator !== first.generator || m.verifier !== first.verifier))
+    return null;
+  return first;
+}
+
+/** `models`: the models the items ran with; a calibrator fitted here names them. */
 export function summarizeJudgment(
   items: readonly ProveItemResult[],
   given?: { calibrator: Calibrator; file: string },
+  models?: FittedOn | null,
 ): JudgmentMetrics {
   const all = labelledCandidates(items);
   const split = heldOutRule(given?.calibrator);
@@ -107,6 +136,7 @@ export function summarizeJudgment(
     ? null
     : fitCalibrator(fitSide, {
         source: { split: 'fit', problems: fitProblems.length, candidates: fitSide.length, fitProblems },
+        fittedOn: models ?? undefined,
       });
   const calibrator = given?.calibrator ?? fitted!;
   const judged: Judged[] = all
@@ -144,6 +174,8 @@ export function summarizeJudgment(
       source: given ? given.file : 'fitted on the fit side of this run',
       models: calibrator.models.length,
       maps: [...new Set(calibrator.models.map((m) => m.map.kind))],
+      ...(calibrator.fittedOn ? { fittedOn: calibrator.fittedOn } : {}),
+      ...(given && models ? { otherModels: fittedOnOthers(given.calibrator.fittedOn, models) } : {}),
     },
     judged: proportion(judged.map((j) => j.pCorrect !== null)),
     signals,

@@ -4,7 +4,7 @@
  * refinement round, and best-of-N selection. Proportions carry 95 % Wilson intervals; AUROC a
  * 95 % percentile-bootstrap interval (1000 resamples, seeded).
  */
-import type { Calibrator } from '../judgment/calibrator';
+import type { Calibrator, FittedOn } from '../judgment/calibrator';
 import { summarizeJudgment, type JudgmentMetrics } from './proveJudgment';
 import { majorityVote } from './majorityVote';
 import { splitOf } from '../judgment/split';
@@ -98,9 +98,11 @@ export function roundFigures(items: readonly ProveItemResult[]): RoundFigures[] 
   });
 }
 
+/** `models`: the generator and verifier of the run, named by a calibrator fitted on it. */
 export function summarizeProve(
   items: readonly ProveItemResult[],
   calibrator?: { calibrator: Calibrator; file: string },
+  models?: FittedOn,
 ): ProveMetrics {
   const all = items.flatMap((it) => it.rounds.flatMap((r) => r.candidates));
   const pairs = all.filter((c) => c.selfScore !== null && c.verifierScore !== null);
@@ -155,7 +157,7 @@ export function summarizeProve(
       items.filter((it) => it.generation).map((it) => it.generation!.mode === 'constrained'),
     ),
     phaseSeconds: phaseMeans(items),
-    judgment: summarizeJudgment(items, calibrator),
+    judgment: summarizeJudgment(items, calibrator, models),
   };
 }
 

@@ -107,7 +107,11 @@ export async function evalProve(
     evaluate: (item, signal) =>
       evaluateMathProblem(item.input, item.index, run.models, run.options, signal, run.keepTexts),
     describe: describeProveItem,
-    summarize: (results) => summarizeProve(results, run.calibrator),
+    summarize: (results) =>
+      summarizeProve(results, run.calibrator, {
+        generator: run.models.generator.info.name,
+        verifier: verifier.info.name,
+      }),
     renderReport: report,
   });
 }

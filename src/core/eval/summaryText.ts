@@ -34,8 +34,11 @@ function judgmentLines(m: ProveMetrics): string[] {
   const fitNote = j.fitted
     ? `fit side ${j.split.fit.problems} problems`
     : `${j.split.fit.problems} problems of this run in its fit`;
+  // Fitted on other models, its ECE here measures how far their scale is from this run's.
+  const others =
+    j.calibrator.otherModels && j.calibrator.fittedOn ? `, fitted on ${j.calibrator.fittedOn.generator}` : '';
   return [
-    `held-out judging (${j.split.heldOut.problems} problems, ${j.split.heldOut.candidates} candidates, ${j.split.heldOut.positives} right; calibrator ${j.calibrator.source}, ${fitNote}):`,
+    `held-out judging (${j.split.heldOut.problems} problems, ${j.split.heldOut.candidates} candidates, ${j.split.heldOut.positives} right; calibrator ${j.calibrator.source}${others}, ${fitNote}):`,
     `  AUROC / ECE: ${[
       sig('pCorrect', 'P(correct)'),
       sig('selfScore', 'self'),

@@ -27,11 +27,22 @@ export interface JudgmentModel extends LogisticModel {
   fit: { rows: number; positives: number; cvBrier: Partial<Record<MapKind, number>> };
 }
 
+/**
+ * The models whose candidates a calibrator was fitted on. Its signals are one generator's self-scores
+ * and one verifier's scores: under other models the same numbers mean other odds.
+ */
+export interface FittedOn {
+  generator: string;
+  verifier: string;
+}
+
 export interface Calibrator {
   schema: typeof CALIBRATOR_SCHEMA;
   version: typeof CALIBRATOR_VERSION;
   /** Where the labelled candidates came from (data file, split side, counts). */
   source: Record<string, unknown>;
+  /** Absent in files from before calibrators named their models. */
+  fittedOn?: FittedOn;
   /** The penalties the fit chose from; each model records its own. */
   l2: readonly number[];
   /** Most signals first: the first model whose signals a candidate has all of judges it. */
@@ -52,6 +63,7 @@ export interface FitOptions {
   /** Fewest positives and negatives a model needs; a model over rarer signals is not fitted. */
   minPerClass?: number;
   source?: Record<string, unknown>;
+  fittedOn?: FittedOn;
 }
 
 /**
@@ -73,7 +85,14 @@ export function fitCalibrator(samples: readonly LabelledCandidate[], options: Fi
     models.push(fitModel(rows, features, l2, folds));
   }
   models.sort((a, b) => b.features.length - a.features.length);
-  return { schema: CALIBRATOR_SCHEMA, version: CALIBRATOR_VERSION, source: options.source ?? {}, l2, models };
+  return {
+    schema: CALIBRATOR_SCHEMA,
+    version: CALIBRATOR_VERSION,
+    source: options.source ?? {},
+    ...(options.fittedOn ? { fittedOn: options.fittedOn } : {}),
+    l2,
+    models,
+  };
 }
 
 function fitModel(
@@ -176,5 +195,9 @@ export function parseCalibrator(value: unknown): { calibrator: Calibrator } | { 
         typeof m.bias === 'number' &&
         MAP_KINDS.includes(m.map?.kind),
     );
-  return ok ? { calibrator: v as Calibrator } : { error: 'a model of the calibrator is malformed' };
+  if (!ok) return { error: 'a model of the calibrator is malformed' };
+  const on = v.fittedOn;
+  if (on !== undefined && !(on && typeof on.generator === 'string' && typeof on.verifier === 'string'))
+    return { error: 'its "fittedOn" must name a generator and a verifier model' };
+  return { calibrator: v as Calibrator };
 }

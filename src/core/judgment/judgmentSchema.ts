@@ -17,8 +17,16 @@ export const JudgmentSchema = z.object({
   evidence: z.array(z.object({ feature: featureName, value: z.number(), contribution: z.number() })),
   /** Signals the candidate has that the model did not use (the shipped calibrator never saw them). */
   unused: z.array(featureName),
-  /** The calibrator file and the map its model applies. */
-  calibrator: z.object({ source: z.string(), map: z.enum(['identity', 'platt', 'isotonic']) }),
+  /**
+   * The calibrator file and the map its model applies; the models it was fitted on, and whether
+   * this candidate came from others (then P ranks candidates but its scale is another model's).
+   */
+  calibrator: z.object({
+    source: z.string(),
+    map: z.enum(['identity', 'platt', 'isotonic']),
+    fittedOn: z.object({ generator: z.string(), verifier: z.string() }).optional(),
+    otherModels: z.boolean().optional(),
+  }),
 });
 export type Judgment = z.infer<typeof JudgmentSchema>;
 

@@ -47,6 +47,26 @@ export function judgmentText(j: Judgment | null | undefined): string {
   return `${j.verdict.replace('-', ' ')} (P = ${j.pCorrect.toFixed(2)})`;
 }
 
+/**
+ * Which calibrator gave P and what it was fitted on. Under other models than the calibrator's, the
+ * same self and verifier scores mean other odds: P still orders candidates, but its scale is not
+ * this model's, and the line says so rather than let the number pass for a calibrated one.
+ */
+export function calibratorText(j: Judgment): string {
+  const c = j.calibrator;
+  if (c.otherModels && c.fittedOn)
+    return (
+      `calibrator ${c.source} was fitted on ${modelsText(c.fittedOn)}, not on this run's models: ` +
+      'P ranks the candidates, but it is not calibrated for these models'
+    );
+  const what = c.fittedOn ? `${modelsText(c.fittedOn)}'s proofs of labelled problems` : 'labelled problems';
+  return `calibrator ${c.source}: fitted on ${what}, measured on others it never saw`;
+}
+
+function modelsText(on: { generator: string; verifier: string }): string {
+  return on.generator === on.verifier ? on.generator : `${on.generator} (verifier ${on.verifier})`;
+}
+
 export interface EvidenceRow {
   label: string;
   value: string;

@@ -8,7 +8,7 @@ import { splitSteps } from '../steps/split';
 import { splitReferenceAnswer } from './answers';
 import { checkAnswer, judgeOptionsFor } from './evaluate';
 import type { ProveEventListener } from './events';
-import { judgeCandidates, type RoundCalibrator } from './judgeRound';
+import { judgeCandidates, type CalibratorChoice } from './judgeRound';
 import { loadPrompt, renderPrompt, type PromptTemplate } from './prompts';
 import { generationMode, recordRunError, resolveProveOptions, type ProveOptionsInput } from './prove';
 import {
@@ -37,7 +37,7 @@ export interface CheckModels {
   /** Scores steps; a `VerifierStepScorer` on the verifier model when absent. */
   stepScorer?: StepScorer;
   /** Turns the scores into P(correct), as for a Prove candidate; no judgment without one. */
-  calibrator?: RoundCalibrator | null;
+  calibrator?: CalibratorChoice | null;
 }
 
 /**
@@ -146,7 +146,7 @@ export async function checkProof(request: CheckRequest, models: CheckModels): Pr
       emit,
     });
     // P(correct) from the same calibrator and signals as a Prove candidate's (no self-score here).
-    judgeCandidates([candidate], models.calibrator ?? null);
+    judgeCandidates([candidate], models.calibrator ?? null, { verifier: models.verifier.info.name });
     emit({ type: 'candidate', iteration: 0, candidate });
   } catch (err) {
     recordRunError(run, err, signal);

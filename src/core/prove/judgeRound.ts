@@ -7,7 +7,7 @@ import { proofConfidence } from '../judgment/confidence';
 import { learnedScore, type LearnedScorer } from '../judgment/learnedScorer';
 import type { ChatMessage, ModelBackend } from '../model/types';
 import { candidateFeatures, isTruncated } from '../judgment/features';
-import { judge } from '../judgment/judge';
+import { fittedOnOthers, judge, type JudgedModels } from '../judgment/judge';
 import { finalAnswerOf } from './answers';
 import { isDone } from './evaluate';
 import type { CandidateRecord } from './runSchema';
@@ -18,8 +18,34 @@ export interface RoundCalibrator {
   source: string;
 }
 
-/** Writes each candidate's judgment (null where no model of the calibrator covers its signals). */
-export function judgeCandidates(candidates: CandidateRecord[], calibrator: RoundCalibrator | null): void {
+/** One calibrator (named by the user), or the shipped ones to choose from by the run's models. */
+export type CalibratorChoice = RoundCalibrator | readonly RoundCalibrator[];
+
+/** The first calibrator fitted on these models, else the first given (the default). */
+export function chooseCalibrator(
+  choice: CalibratorChoice | null,
+  models: JudgedModels,
+): RoundCalibrator | null {
+  if (!choice) return null;
+  if (!Array.isArray(choice)) return choice as RoundCalibrator;
+  const list = choice as readonly RoundCalibrator[];
+  return (
+    list.find((c) => c.calibrator.fittedOn && !fittedOnOthers(c.calibrator.fittedOn, models)) ??
+    list[0] ??
+    null
+  );
+}
+
+/**
+ * Writes each candidate's judgment (null where no model of the calibrator covers its signals),
+ * by the calibrator fitted on `models` where one is given, and says when it was fitted on others.
+ */
+export function judgeCandidates(
+  candidates: CandidateRecord[],
+  choice: CalibratorChoice | null,
+  models: JudgedModels,
+): void {
+  const calibrator = chooseCalibrator(choice, models);
   if (!calibrator) return;
   const features = candidateFeatures(
     candidates.map((c) => ({
@@ -33,7 +59,7 @@ export function judgeCandidates(candidates: CandidateRecord[], calibrator: Round
     })),
   );
   candidates.forEach((c, i) => {
-    c.judgment = judge(calibrator.calibrator, features[i], calibrator.source);
+    c.judgment = judge(calibrator.calibrator, features[i], calibrator.source, models);
   });
 }
 

@@ -11,7 +11,7 @@ import {
   judgeCandidates,
   scoreLearned,
   stopVerdict,
-  type RoundCalibrator,
+  type CalibratorChoice,
   type StopVerdict,
 } from './judgeRound';
 import type { ProveEventListener } from './events';
@@ -52,7 +52,7 @@ export interface ProveModels {
   /** Scores steps; a `VerifierStepScorer` on the verifier model when absent. */
   stepScorer?: StepScorer;
   /** Turns each candidate's signals into P(correct); without it, no judgment is recorded. */
-  calibrator?: RoundCalibrator | null;
+  calibrator?: CalibratorChoice | null;
   /**
    * The learned scorer, where one is given: each candidate then gets one more scoring pass of its
    * proof under the generator, and `learnedScore` as a signal the calibrator may weigh.
@@ -277,7 +277,10 @@ async function runRound(
     }
   } finally {
     emit({ type: 'phase', iteration: index, phase: 'rank', candidate: null });
-    judgeCandidates(iteration.candidates, ctx.models.calibrator ?? null);
+    judgeCandidates(iteration.candidates, ctx.models.calibrator ?? null, {
+      generator: ctx.models.generator.info.name,
+      verifier: (ctx.models.verifier ?? ctx.models.generator).info.name,
+    });
     rank();
   }
   emit({ type: 'iteration', iteration });

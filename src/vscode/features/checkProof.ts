@@ -4,7 +4,7 @@ import { readSettings } from '../settings';
 import { checkProof, proofToCheck } from '../../core/prove/check';
 import { checkOptionsFromSettings } from './proveOptions';
 import { configuredStepHead } from '../stepHeadScorer';
-import type { RoundCalibrator } from '../../core/prove/judgeRound';
+import type { CalibratorChoice } from '../../core/prove/judgeRound';
 import type { ProveRunner } from './proveRunner';
 
 /** What tests and scripts may pass instead of taking the active editor. */
@@ -22,7 +22,7 @@ interface CheckArgs {
 export function registerCheckProof(
   ctx: StepwiseContext,
   runner: ProveRunner,
-  calibrator: () => RoundCalibrator | null,
+  calibrator: () => CalibratorChoice | null,
 ): void {
   ctx.command('stepwise.check', async (arg?: unknown) => {
     const given: CheckArgs =

@@ -13,7 +13,7 @@ import { chosenOf, ProveRunner, type PanelLabelling } from './proveRunner';
 import { registerCheckProof } from './checkProof';
 import { proveOptionsFromSettings, type ProveArgs } from './proveOptions';
 import { problemAt, problemFromDocument } from '../../core/steps/document';
-import { DEFAULT_CALIBRATOR_FILE, loadCalibrator } from '../../core/judgment/judge';
+import { loadShippedCalibrators } from '../../core/judgment/judge';
 import type { RoundCalibrator } from '../../core/prove/judgeRound';
 
 const VIEW_TYPE = 'stepwise.prove';
@@ -51,7 +51,7 @@ export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabel
     preserveFocus: true,
   });
   const runner: ProveRunner = new ProveRunner(ctx, panel, () => labelling?.());
-  registerCheckProof(ctx, runner, shippedCalibrator);
+  registerCheckProof(ctx, runner, shippedCalibrators);
 
   ctx.command('stepwise.prove', async (arg?: unknown) => {
     const given =
@@ -98,7 +98,7 @@ export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabel
               generator,
               verifier: await ctx.verifier.backend(generator),
               stepScorer: (await ctx.prm.scorer()) ?? configuredStepHead(generator, ctx.log),
-              calibrator: shippedCalibrator(),
+              calibrator: shippedCalibrators(),
             },
           ),
         ),
@@ -127,22 +127,22 @@ export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabel
   });
 }
 
-let calibrator: RoundCalibrator | null | undefined;
+let calibrators: RoundCalibrator[] | null | undefined;
 
 /**
- * The judging calibrator shipped with Stepwise, read once. Should it be unreadable (a broken
- * install), proving goes on without P(correct) — refinement then stops on the self-evaluation —
- * and the user is told why once.
+ * The judging calibrators shipped with Stepwise, read once; each run uses the one fitted on its
+ * models, else the default. Should one be unreadable (a broken install), proving goes on without
+ * P(correct) — refinement then stops on the self-evaluation — and the user is told why once.
  */
-function shippedCalibrator(): RoundCalibrator | null {
-  if (calibrator !== undefined) return calibrator;
+function shippedCalibrators(): RoundCalibrator[] | null {
+  if (calibrators !== undefined) return calibrators;
   try {
-    calibrator = { calibrator: loadCalibrator(), source: DEFAULT_CALIBRATOR_FILE };
+    calibrators = loadShippedCalibrators();
   } catch (e) {
-    calibrator = null;
+    calibrators = null;
     void vscode.window.showWarningMessage(
       `Stepwise: proofs get no calibrated P(correct): ${(e as Error).message} Reinstall the extension to restore it.`,
     );
   }
-  return calibrator;
+  return calibrators;
 }

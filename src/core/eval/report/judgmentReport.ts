@@ -49,7 +49,7 @@ export function judgmentSection(j: JudgmentMetrics | undefined): string {
   );
   return section(
     'Judging on held-out problems',
-    `${j.split.rule}. Calibrator: ${escapeHtml(j.calibrator.source)}. Held out: ${j.split.heldOut.problems} problems, ${j.split.heldOut.candidates} candidates (${j.split.heldOut.positives} right); fit side: ${j.split.fit.problems} problems. ${j.judged.k}/${j.judged.n} held-out candidates judged.`,
+    `${j.split.rule}. Calibrator: ${escapeHtml(j.calibrator.source)}${j.calibrator.otherModels && j.calibrator.fittedOn ? ` (fitted on ${escapeHtml(j.calibrator.fittedOn.generator)}, not on this run's models)` : ''}. Held out: ${j.split.heldOut.problems} problems, ${j.split.heldOut.candidates} candidates (${j.split.heldOut.positives} right); fit side: ${j.split.fit.problems} problems. ${j.judged.k}/${j.judged.n} held-out candidates judged.`,
     smallSampleNote(j.split.heldOut.candidates, 'held-out figures'),
     signals,
     picks,
