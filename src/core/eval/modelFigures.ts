@@ -79,7 +79,7 @@ export function describeFigures(f: ModelFigures): string | null {
 export function ladderModelDetail(
   model: LadderModel,
   figures: ModelFigures,
-  onDisk: { diskBytes?: number },
+  onDisk: { diskBytes?: number; calibrated?: boolean },
 ): string {
   const measured = describeFigures(figures);
   const size = onDisk.diskBytes
@@ -89,6 +89,10 @@ export function ladderModelDetail(
     size,
     `${model.memoryGb} GB memory`,
     ...(figures.secondsPerProblem ? [] : [describeSpeed(model)]),
+    // Whether a shipped judging calibrator was fitted on this model's own proofs (docs/judgment.md).
+    ...(onDisk.calibrated === undefined
+      ? []
+      : [onDisk.calibrated ? 'P(correct) calibrated on its proofs' : 'P(correct) not calibrated for it']),
   ];
   return `${measured ?? describeFirstProblems(model)}. ${model.goodFor} ${facts.join(' · ')}`;
 }

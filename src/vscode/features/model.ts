@@ -10,6 +10,7 @@ import { readSettings, updateSettings } from '../settings';
 import { installLadderModel, useLadderModel } from './ladder';
 import { shippedEvalResults } from './evalReport';
 import { ladderModelDetail, modelFigures } from '../../core/eval/modelFigures';
+import { loadShippedCalibrators } from '../../core/judgment/judge';
 
 export function registerModelCommands(ctx: StepwiseContext): void {
   ctx.command('stepwise.model.select', () => selectModel(ctx));
@@ -40,6 +41,7 @@ async function ladderChoices(ctx: StepwiseContext): Promise<Choice[]> {
   // Accuracy and speed are quoted from the shipped evaluations, the figures the report shows; the
   // catalog's smoke test (with its n, marked few items) only for models never evaluated.
   const evaluations = shippedEvalResults().map((e) => e.result);
+  const calibrated = calibratedModels();
   return [
     { label: "Stepwise's models (local, offline)", kind: vscode.QuickPickItemKind.Separator },
     ...entries.map<Choice>(({ model, dir, state, diskBytes }) => {
@@ -49,7 +51,10 @@ async function ladderChoices(ctx: StepwiseContext): Promise<Choice[]> {
       return {
         label: `${using ? '$(pass-filled)' : installed ? '$(package)' : '$(cloud-download)'} ${model.displayName}`,
         description: `${model.rung} · ${status}`,
-        detail: ladderModelDetail(model, modelFigures(evaluations, model.displayName), { diskBytes }),
+        detail: ladderModelDetail(model, modelFigures(evaluations, model.displayName), {
+          diskBytes,
+          calibrated: calibrated?.has(model.displayName),
+        }),
         apply: async () => {
           if (installed) await useLadderModel(dir);
           else await installLadderModel(ctx, model.id, { use: true });
@@ -58,6 +63,23 @@ async function ladderChoices(ctx: StepwiseContext): Promise<Choice[]> {
     }),
     { label: 'Other models', kind: vscode.QuickPickItemKind.Separator },
   ];
+}
+
+/**
+ * The models a shipped calibrator was fitted on, as generator and verifier both (the product's
+ * default pairing); undefined when the calibrators cannot be read, so the picker claims nothing.
+ */
+function calibratedModels(): Set<string> | undefined {
+  try {
+    return new Set(
+      loadShippedCalibrators()
+        .map((c) => c.calibrator.fittedOn)
+        .filter((on) => on && on.generator === on.verifier)
+        .map((on) => on!.generator),
+    );
+  } catch {
+    return undefined;
+  }
 }
 
 const VARIANT_WORDS = {

@@ -93,6 +93,13 @@ test('an evaluated model leads with the shipped figures, and a small evaluation 
   assert.ok(detail.startsWith(describeFigures(f)!), detail);
   assert.doesNotMatch(detail, /first \d+ MATH-500|tok\/s/, 'the smoke test and catalog speed give way');
   assert.match(detail, / on disk · /);
+  // Whether P(correct) is calibrated for it is said only when known.
+  assert.doesNotMatch(detail, /calibrated/);
+  assert.match(
+    ladderModelDetail(model, f, { calibrated: true }),
+    / · P\(correct\) calibrated on its proofs$/,
+  );
+  assert.match(ladderModelDetail(model, f, { calibrated: false }), / · P\(correct\) not calibrated for it$/);
   const small = { ...f, proveAccuracy: { k: 3, n: SMALL_SAMPLE - 1, dataset: 'gsm8k.jsonl' } };
   assert.match(
     describeFigures(small)!,
