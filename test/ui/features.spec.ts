@@ -116,7 +116,12 @@ export const tests: UiTest[] = [
       const calibration = await wb.webviewWith('Calibration of scores');
       await calibration.locator('#summary').waitFor({ timeout: 30_000 });
       assert.match(await calibration.locator('#summary').innerText(), /[1-9]\d* saved run\(s\)/);
-      for (const id of ['#self-vs-answer', '#verifier-vs-answer', '#self-vs-verifier'])
+      for (const id of [
+        '#p-correct-vs-answer',
+        '#self-vs-answer',
+        '#verifier-vs-answer',
+        '#self-vs-verifier',
+      ])
         assert.equal(await calibration.locator(id).count(), 1, id);
       // The run had a reference answer, so correctness is known for its candidate.
       assert.match(await calibration.locator('#self-vs-answer').innerText(), /candidates\s*[1-9]/);

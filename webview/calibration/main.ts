@@ -3,7 +3,7 @@ import { smallSampleWarning } from '../../src/core/math/sampleSize';
 import baseCss from '../shared/base.css';
 import { CHART_CSS } from '../shared/charts';
 import type { CalibrationHost, ProveView } from '../../src/shared/protocols/prove';
-import type { ScoreCalibration } from '../../src/shared/protocols/prove';
+import type { CalibrationReport, ScoreCalibration } from '../../src/shared/protocols/prove';
 
 injectStyles(baseCss);
 injectStyles(CHART_CSS);
@@ -129,61 +129,108 @@ function section(
   );
 }
 
-rpc.request('calibration', null, 60_000).then(
-  ({ report, runs, skipped }) => {
-    app.replaceChildren(
-      h('h1', {}, 'Calibration of scores'),
+type Loaded = { report: CalibrationReport; runs: number; skipped: string[] };
+
+/**
+ * Scores of different models are different scales, so the figures are shown one generator at a
+ * time (the one with most runs first) and pooled only when the person asks for it.
+ */
+function modelPicker(report: CalibrationReport): HTMLElement | null {
+  if (report.models.length < 2) return null;
+  const select = h(
+    'select',
+    { id: 'model', 'aria-label': 'Generator model' },
+    ...report.models.map((m) =>
       h(
-        'p',
-        { class: 'muted', id: 'summary' },
-        `${runs} saved run(s): ${report.constrained} constrained and ${report.free} free candidate(s). ` +
-          'Scores are expected values of their distributions. Correctness is the final boxed answer against the reference answer ' +
-          '(MATH-style problems, or an "Answer:" line in the proof document).',
+        'option',
+        { value: m.name, ...(m.name === report.model ? { selected: '' } : {}) },
+        `${m.name} (${m.runs} runs)`,
       ),
-      h(
-        'div',
-        { class: 'panels' },
-        section(
-          'self-vs-answer',
-          'Self-score against correctness',
-          report.selfVsAnswer,
-          { x: 'expected self-score', y: 'share correct', outcome: percentRight },
-          'A calibrated generator that claims 0.8 is right 8 times in 10. AUROC: how well the self-score separates right answers from wrong ones (0.5 is chance).',
-        ),
-        section(
-          'verifier-vs-answer',
-          'Verifier score against correctness',
-          report.verifierVsAnswer,
-          { x: 'expected verifier score', y: 'share correct', outcome: percentRight },
-          'The same for the verifier: does its score predict whether the answer is right?',
-        ),
-        section(
-          'self-vs-verifier',
-          'Self-score against the verifier',
-          report.selfVsVerifier,
-          { x: 'expected self-score', y: 'mean verifier score', outcome: (v) => `verifier ${v.toFixed(2)}` },
-          'Every judged candidate, also without a reference answer: does the generator agree with its verifier? (No AUROC: verifier scores are not right/wrong labels.)',
-        ),
+    ),
+    h('option', { value: '', ...(report.model === null ? { selected: '' } : {}) }, 'all models, pooled'),
+  ) as HTMLSelectElement;
+  select.addEventListener('change', () => void load(select.value || null));
+  return h('p', {}, h('label', { for: 'model' }, 'Runs of '), select);
+}
+
+function render({ report, runs, skipped }: Loaded): void {
+  const shown =
+    report.model === null ? runs : (report.models.find((m) => m.name === report.model)?.runs ?? 0);
+  const of =
+    report.model === null ? (report.models.length > 1 ? ', every model pooled' : '') : ` of ${report.model}`;
+  app.replaceChildren(
+    h('h1', {}, 'Calibration of scores'),
+    modelPicker(report) ?? '',
+    h(
+      'p',
+      { class: 'muted', id: 'summary' },
+      `${shown} saved run(s)${of}: ${report.constrained} constrained and ${report.free} free candidate(s). ` +
+        'Scores are expected values of their distributions. Correctness is the final boxed answer against the reference answer ' +
+        '(MATH-style problems, or an "Answer:" line in the proof document).',
+    ),
+    h(
+      'div',
+      { class: 'panels' },
+      section(
+        'p-correct-vs-answer',
+        'P(correct) against correctness',
+        report.pCorrectVsAnswer,
+        { x: 'P(correct)', y: 'share correct', outcome: percentRight },
+        'The calibrated probability the Prove panel shows ("likely wrong (P = 0.12)"), checked on your own runs: of the candidates given P = 0.8, about 8 in 10 should be right.',
       ),
-      ...(skipped.length
-        ? [
-            h(
-              'p',
-              { class: 'error' },
-              `Skipped ${skipped.length} unreadable run file(s): ${skipped.join('; ')}`,
-            ),
-          ]
-        : []),
-      ...(runs === 0
-        ? [
-            h(
-              'p',
-              {},
-              'No runs yet: run "Stepwise: Prove and Self-Verify" a few times, on problems with an "Answer:" line.',
-            ),
-          ]
-        : []),
-    );
-  },
-  (err: Error) => app.replaceChildren(h('p', { class: 'error' }, err.message)),
-);
+      section(
+        'self-vs-answer',
+        'Self-score against correctness',
+        report.selfVsAnswer,
+        { x: 'expected self-score', y: 'share correct', outcome: percentRight },
+        'A calibrated generator that claims 0.8 is right 8 times in 10. AUROC: how well the self-score separates right answers from wrong ones (0.5 is chance).',
+      ),
+      section(
+        'verifier-vs-answer',
+        'Verifier score against correctness',
+        report.verifierVsAnswer,
+        { x: 'expected verifier score', y: 'share correct', outcome: percentRight },
+        'The same for the verifier: does its score predict whether the answer is right?',
+      ),
+      section(
+        'self-vs-verifier',
+        'Self-score against the verifier',
+        report.selfVsVerifier,
+        { x: 'expected self-score', y: 'mean verifier score', outcome: (v) => `verifier ${v.toFixed(2)}` },
+        'Every judged candidate, also without a reference answer: does the generator agree with its verifier? (No AUROC: verifier scores are not right/wrong labels.)',
+      ),
+    ),
+    ...(skipped.length
+      ? [
+          h(
+            'p',
+            { class: 'error' },
+            `Skipped ${skipped.length} unreadable run file(s): ${skipped.join('; ')}`,
+          ),
+        ]
+      : []),
+    ...(runs === 0
+      ? [
+          h(
+            'p',
+            {},
+            'No runs yet: run "Stepwise: Prove and Self-Verify" a few times, on problems with an "Answer:" line.',
+          ),
+        ]
+      : []),
+  );
+}
+
+/** `model`: one generator's runs, or null for every run (then, with several models, the most run). */
+async function load(model: string | null, first = false): Promise<void> {
+  try {
+    let loaded: Loaded = await rpc.request('calibration', { model }, 60_000);
+    if (first && loaded.report.models.length > 1)
+      loaded = await rpc.request('calibration', { model: loaded.report.models[0].name }, 60_000);
+    render(loaded);
+  } catch (err) {
+    app.replaceChildren(h('p', { class: 'error' }, (err as Error).message));
+  }
+}
+
+void load(null, true);

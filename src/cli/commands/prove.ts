@@ -255,18 +255,25 @@ export const calibrationCommand: CliCommand = {
   name: 'calibration',
   summary:
     'Calibration of self-scores and verifier scores (reliability, ECE, AUROC) over the saved prove runs',
-  usage: 'stepwise calibration [--runs-dir DIR] [--json]',
+  usage: 'stepwise calibration [--runs-dir DIR] [--model NAME] [--json]',
   async run(argv) {
     const parsedArgs = parseCommandLine(
       argv,
-      { json: { type: 'boolean' }, 'runs-dir': { type: 'string' } },
+      { json: { type: 'boolean' }, 'runs-dir': { type: 'string' }, model: { type: 'string' } },
       false,
     );
     const { values } = parsedArgs;
     const dir = path.resolve(values['runs-dir'] ?? runsDir(process.cwd()));
     const loaded = await loadRuns(dir);
     for (const s of loaded.skipped) process.stderr.write(`skipped ${s.file}: ${s.error}\n`);
-    const report = calibrationReport(loaded.runs.map((r) => r.run));
+    const report = calibrationReport(
+      loaded.runs.map((r) => r.run),
+      { model: values.model ?? null },
+    );
+    if (values.model && !report.models.some((m) => m.name === values.model))
+      throw new UsageError(
+        `--model: no saved run of ${values.model} in ${dir}; its runs are of ${report.models.map((m) => m.name).join(', ') || 'no model yet'}.`,
+      );
     if (values.json) {
       process.stdout.write(
         JSON.stringify({ runsDir: dir, runs: loaded.runs.length, ...report }, null, 2) + '\n',
@@ -284,7 +291,16 @@ export const calibrationCommand: CliCommand = {
       );
     process.stdout.write(
       [
-        `${loaded.runs.length} run(s) in ${dir}: ${report.constrained} constrained and ${report.free} free candidate(s)`,
+        report.model
+          ? `${report.models.find((m) => m.name === report.model)?.runs ?? 0} run(s) of ${report.model} in ${dir}: ${report.constrained} constrained and ${report.free} free candidate(s)`
+          : `${loaded.runs.length} run(s) in ${dir}: ${report.constrained} constrained and ${report.free} free candidate(s)`,
+        // Different models' scores are different scales: say when the figures pool them.
+        ...(!report.model && report.models.length > 1
+          ? [
+              `these pool ${report.models.length} models (${report.models.map((m) => `${m.name}: ${m.runs}`).join(', ')}); --model NAME shows one`,
+            ]
+          : []),
+        line('P(correct) vs answer correctness', report.pCorrectVsAnswer),
         line('self-score vs answer correctness', report.selfVsAnswer),
         line('verifier score vs answer correctness', report.verifierVsAnswer),
         line('self-score vs verifier score', report.selfVsVerifier),

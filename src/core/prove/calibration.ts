@@ -33,19 +33,47 @@ export interface CalibrationReport {
   verifierVsAnswer: ScoreCalibration;
   /** Expected self-score against the expected verifier score (every judged candidate). */
   selfVsVerifier: ScoreCalibration;
+  /**
+   * The calibrated P(correct) each candidate's judgment recorded, against answer correctness: is P
+   * calibrated on this person's own problems, under the calibrator their runs used?
+   */
+  pCorrectVsAnswer: ScoreCalibration;
   /** Candidates by how they were generated, to read the figures above with. */
   constrained: number;
   free: number;
+  /** Every generator model of the runs read, with its number of runs: the choices of `model`. */
+  models: { name: string; runs: number }[];
+  /** The generator the figures are restricted to; null for the runs of every model together. */
+  model: string | null;
 }
 
-/** Every candidate of every round of the runs, as samples of the three comparisons. */
-export function calibrationReport(runs: readonly ProveRun[], binCount = DEFAULT_BINS): CalibrationReport {
+export interface CalibrationOptions {
+  bins?: number;
+  /**
+   * Only the runs of this generator. Scores of different models are different scales: pooled,
+   * a well-calibrated model and a poorly calibrated one average into a figure true of neither.
+   */
+  model?: string | null;
+}
+
+/** Every candidate of every round of the runs (of one generator, or all), as samples of the four comparisons. */
+export function calibrationReport(
+  runs: readonly ProveRun[],
+  options: CalibrationOptions = {},
+): CalibrationReport {
+  const binCount = options.bins ?? DEFAULT_BINS;
+  const model = options.model ?? null;
+  const dataRuns = runs.filter(isDataRun);
+  const counts = new Map<string, number>();
+  for (const run of dataRuns)
+    counts.set(run.models.generator.name, (counts.get(run.models.generator.name) ?? 0) + 1);
   const selfVsAnswer: CalibrationSample[] = [];
   const verifierVsAnswer: CalibrationSample[] = [];
   const selfVsVerifier: CalibrationSample[] = [];
+  const pCorrectVsAnswer: CalibrationSample[] = [];
   let constrained = 0;
   let free = 0;
-  for (const run of runs.filter(isDataRun)) {
+  for (const run of dataRuns.filter((r) => model === null || r.models.generator.name === model)) {
     for (const iteration of run.iterations) {
       for (const c of iteration.candidates) {
         if (c.constrained) constrained++;
@@ -57,6 +85,8 @@ export function calibrationReport(runs: readonly ProveRun[], binCount = DEFAULT_
         if (verifier !== null && correct !== null)
           verifierVsAnswer.push({ confidence: verifier, outcome: correct });
         if (self !== null && verifier !== null) selfVsVerifier.push({ confidence: self, outcome: verifier });
+        const p = c.judgment?.pCorrect ?? null;
+        if (p !== null && correct !== null) pCorrectVsAnswer.push({ confidence: p, outcome: correct });
       }
     }
   }
@@ -64,7 +94,10 @@ export function calibrationReport(runs: readonly ProveRun[], binCount = DEFAULT_
     selfVsAnswer: scoreCalibration(selfVsAnswer, binCount),
     verifierVsAnswer: scoreCalibration(verifierVsAnswer, binCount),
     selfVsVerifier: scoreCalibration(selfVsVerifier, binCount),
+    pCorrectVsAnswer: scoreCalibration(pCorrectVsAnswer, binCount),
     constrained,
     free,
+    models: [...counts].map(([name, n]) => ({ name, runs: n })).sort((a, b) => b.runs - a.runs),
+    model,
   };
 }

@@ -10,7 +10,7 @@ export type {
   ProveRun,
   ScoreDistribution,
 } from '../../core/prove/runSchema';
-export type { ScoreCalibration } from '../../core/prove/calibration';
+export type { CalibrationReport, ScoreCalibration } from '../../core/prove/calibration';
 import type { StageProgress } from '../../core/prove/progress';
 export type { StageProgress };
 
@@ -65,7 +65,11 @@ export interface ProveView {
 
 export interface CalibrationHost {
   requests: {
-    calibration: { params: null; result: { report: CalibrationReport; runs: number; skipped: string[] } };
+    /** The report over every saved run, or over one generator's (`model`, from `report.models`). */
+    calibration: {
+      params: { model: string | null } | null;
+      result: { report: CalibrationReport; runs: number; skipped: string[] };
+    };
   };
   events: Record<string, never>;
 }

@@ -114,10 +114,15 @@ export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabel
       bundle: 'calibration',
       title: 'Stepwise: Calibration',
       handlers: () => ({
-        calibration: async () => {
+        calibration: async (params) => {
           const loaded = await loadRuns(runsDir(root.fsPath));
+          // From the webview: only a string names a model; anything else means every model.
+          const model = typeof params?.model === 'string' ? params.model : null;
           return {
-            report: calibrationReport(loaded.runs.map((r) => r.run)),
+            report: calibrationReport(
+              loaded.runs.map((r) => r.run),
+              { model },
+            ),
             runs: loaded.runs.length,
             skipped: loaded.skipped.map((s) => `${path.basename(s.file)}: ${s.error}`),
           };

@@ -67,6 +67,7 @@ test('the report pairs expected self and verifier scores with answer correctness
   });
   const runs = [
     {
+      models: { generator: { name: 'A' } },
       iterations: [
         { candidates: [candidate(0.9, 0.8, true), candidate(0.7, 0.2, false)] },
         { candidates: [candidate(0.4, null, false, false), candidate(null, 1, null)] },
@@ -89,4 +90,52 @@ test('figures from fewer than 30 items carry a small-sample warning', () => {
   assert.match(smallSampleWarning(29) ?? '', /29 items/);
   assert.equal(smallSampleWarning(30), null);
   assert.equal(smallSampleWarning(0), null, 'no figure, nothing to warn about');
+});
+
+test("P(correct) is checked against correctness, and one generator's runs are shown apart from another's", () => {
+  const run = (model: string, candidates: [p: number, right: boolean][]) => ({
+    models: { generator: { name: model } },
+    iterations: [
+      {
+        candidates: candidates.map(([p, right]) => ({
+          constrained: true,
+          parsed: { selfScore: 0.9 },
+          verifier: { score: 0.9 },
+          answerCheck: { answer: 'x', reference: 'y', matches: right },
+          judgment: { pCorrect: p },
+        })),
+      },
+    ],
+  });
+  // Model A's P separates right from wrong; model B's is reversed.
+  const runs = [
+    run('A', [
+      [0.9, true],
+      [0.1, false],
+    ]),
+    run('A', [
+      [0.8, true],
+      [0.2, false],
+    ]),
+    run('B', [
+      [0.2, true],
+      [0.7, false],
+    ]),
+  ] as unknown as ProveRun[];
+  const all = calibrationReport(runs);
+  assert.deepEqual(all.models, [
+    { name: 'A', runs: 2 },
+    { name: 'B', runs: 1 },
+  ]);
+  assert.equal(all.model, null);
+  assert.equal(all.pCorrectVsAnswer.count, 6);
+  const a = calibrationReport(runs, { model: 'A' });
+  assert.equal(a.model, 'A');
+  assert.equal(a.pCorrectVsAnswer.count, 4);
+  close(a.pCorrectVsAnswer.auroc, 1);
+  const b = calibrationReport(runs, { model: 'B' });
+  close(b.pCorrectVsAnswer.auroc, 0);
+  assert.ok(all.pCorrectVsAnswer.auroc! > 0 && all.pCorrectVsAnswer.auroc! < 1, 'pooled, true of neither');
+  // The list of models is the same whichever is shown, so the panel can switch between them.
+  assert.deepEqual(b.models, all.models);
 });
