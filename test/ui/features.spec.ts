@@ -1,6 +1,8 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { runsDir } from '../../src/core/runs/folder';
 import { DEFAULT_MODEL_NAME, DEFAULT_VARIANT, ladderModelDir } from '../../src/core/model/defaults';
 import { DEFAULT_MODEL_ID } from '../../src/core/model/ladder/catalog';
 import type { UiTest, Workbench } from '../harness/workbench';
@@ -126,6 +128,41 @@ export const tests: UiTest[] = [
       // The run had a reference answer, so correctness is known for its candidate.
       assert.match(await calibration.locator('#self-vs-answer').innerText(), /candidates\s*[1-9]/);
       await wb.screenshot('calibration');
+
+      // A run of a second model beside it: different models' scores are different scales, so the
+      // panel shows one model at a time and pools them only when asked.
+      const runs = runsDir(wb.workspace);
+      const other = fs
+        .readdirSync(runs)
+        .filter((f) => f.endsWith('.json'))
+        .sort()
+        .map((f) => JSON.parse(fs.readFileSync(path.join(runs, f), 'utf8')))
+        .filter((run) => run.kind === 'prove')
+        .pop();
+      other.id = randomUUID();
+      other.models.generator.name = 'Other-Model';
+      const otherFile = path.join(runs, 'other-model-run.json');
+      fs.writeFileSync(otherFile, JSON.stringify(other));
+      try {
+        await wb.runCommand('Stepwise: Show Calibration');
+        const perModel = await wb.webviewWith('Calibration of scores');
+        await perModel.locator('select#model').waitFor({ timeout: 30_000 });
+        const options = await perModel.locator('select#model option').allInnerTexts();
+        assert.ok(
+          options.some((o) => /^SmolLM2-135M-Instruct \(\d+ runs\)$/.test(o)),
+          options.join(' | '),
+        );
+        assert.ok(options.includes('Other-Model (1 runs)'), options.join(' | '));
+        assert.match(
+          await perModel.locator('#summary').innerText(),
+          / of (SmolLM2-135M-Instruct|Other-Model):/,
+        );
+        await perModel.locator('select#model').selectOption('');
+        await perModel.locator('#summary', { hasText: 'every model pooled' }).waitFor({ timeout: 30_000 });
+        await wb.screenshot('calibration-models');
+      } finally {
+        fs.rmSync(otherFile, { force: true });
+      }
     },
   },
   {
