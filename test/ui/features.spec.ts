@@ -144,8 +144,10 @@ export const tests: UiTest[] = [
       const otherFile = path.join(runs, 'other-model-run.json');
       fs.writeFileSync(otherFile, JSON.stringify(other));
       try {
+        // A new panel opens (the first one's frame goes with it when closed); only it has a picker.
+        await wb.runCommand('View: Close Editor');
         await wb.runCommand('Stepwise: Show Calibration');
-        const perModel = await wb.webviewWith('Calibration of scores');
+        const perModel = await wb.webviewWith('Runs of');
         await perModel.locator('select#model').waitFor({ timeout: 30_000 });
         const options = await perModel.locator('select#model option').allInnerTexts();
         assert.ok(
