@@ -192,6 +192,14 @@ export const tests: UiTest[] = [
         /(\d+) of (\d+) (\S+) answers right · (\d+) s per problem on (\d+) CPU cores/,
       );
       assert.ok(quoted, `the picker quotes accuracy and speed: ${await row.innerText()}`);
+      // The shipped calibrator was fitted on the default model's proofs, and on no other's.
+      assert.match(await row.innerText(), /P\(correct\) calibrated/);
+      const tiny = wb.page
+        .locator('.quick-input-widget .quick-input-list .monaco-list-row', {
+          hasText: 'SmolLM2-135M-Instruct',
+        })
+        .first();
+      assert.match(await tiny.innerText(), /P\(correct\) not calibrated for it/);
       const [, k, n, dataset, seconds, cores] = quoted;
       await wb.screenshot('picker-figures');
       await wb.runCommand('Stepwise: Show Evaluation Report');

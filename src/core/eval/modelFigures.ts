@@ -79,7 +79,7 @@ export function describeFigures(f: ModelFigures): string | null {
 export function ladderModelDetail(
   model: LadderModel,
   figures: ModelFigures,
-  onDisk: { diskBytes?: number; calibrated?: boolean },
+  onDisk: { diskBytes?: number },
 ): string {
   const measured = describeFigures(figures);
   const size = onDisk.diskBytes
@@ -89,10 +89,15 @@ export function ladderModelDetail(
     size,
     `${model.memoryGb} GB memory`,
     ...(figures.secondsPerProblem ? [] : [describeSpeed(model)]),
-    // Whether a shipped judging calibrator was fitted on this model's own proofs (docs/judgment.md).
-    ...(onDisk.calibrated === undefined
-      ? []
-      : [onDisk.calibrated ? 'P(correct) calibrated on its proofs' : 'P(correct) not calibrated for it']),
   ];
   return `${measured ?? describeFirstProblems(model)}. ${model.goodFor} ${facts.join(' · ')}`;
+}
+
+/**
+ * Whether a shipped judging calibrator was fitted on this model's own proofs (docs/judgment.md),
+ * in the few words a picker row has room for; null when unknown, so nothing is claimed.
+ */
+export function calibrationFact(calibrated: boolean | undefined): string | null {
+  if (calibrated === undefined) return null;
+  return calibrated ? 'P(correct) calibrated' : 'P(correct) not calibrated for it';
 }

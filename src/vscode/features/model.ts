@@ -9,7 +9,7 @@ import { API_KEY_SECRET } from '../modelSession';
 import { readSettings, updateSettings } from '../settings';
 import { installLadderModel, useLadderModel } from './ladder';
 import { shippedEvalResults } from './evalReport';
-import { ladderModelDetail, modelFigures } from '../../core/eval/modelFigures';
+import { calibrationFact, ladderModelDetail, modelFigures } from '../../core/eval/modelFigures';
 import { loadShippedCalibrators } from '../../core/judgment/judge';
 
 export function registerModelCommands(ctx: StepwiseContext): void {
@@ -50,11 +50,11 @@ async function ladderChoices(ctx: StepwiseContext): Promise<Choice[]> {
       const status = using ? 'in use' : installed ? 'installed' : 'not installed: select to install';
       return {
         label: `${using ? '$(pass-filled)' : installed ? '$(package)' : '$(cloud-download)'} ${model.displayName}`,
-        description: `${model.rung} · ${status}`,
-        detail: ladderModelDetail(model, modelFigures(evaluations, model.displayName), {
-          diskBytes,
-          calibrated: calibrated?.has(model.displayName),
-        }),
+        // The detail line is cut to the row's width: what a person must see goes up here.
+        description: [model.rung, status, calibrationFact(calibrated?.has(model.displayName))]
+          .filter(Boolean)
+          .join(' · '),
+        detail: ladderModelDetail(model, modelFigures(evaluations, model.displayName), { diskBytes }),
         apply: async () => {
           if (installed) await useLadderModel(dir);
           else await installLadderModel(ctx, model.id, { use: true });
