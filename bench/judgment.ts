@@ -34,11 +34,12 @@ if (!positionals.length || !values.out) {
   process.exit(2);
 }
 /** The finished problems of a journal, read by the eval's own reader (a torn last line is skipped). */
-const finishedItems = (journal: string): ProveItemResult[] =>
-  readJournal<ProveItemResult>(journal).entries.flatMap((e) => (e.result ? [e.result] : []));
-let items = positionals.flatMap(finishedItems);
+const finishedItems = (journal: ReturnType<typeof readJournal<ProveItemResult>>): ProveItemResult[] =>
+  journal.entries.flatMap((e) => (e.result ? [e.result] : []));
+const journals = positionals.map((p) => readJournal<ProveItemResult>(p));
+let items = journals.flatMap(finishedItems);
 if (values['same-problems-as']) {
-  const other = new Set(finishedItems(values['same-problems-as']).map((i) => i.id));
+  const other = new Set(finishedItems(readJournal(values['same-problems-as'])).map((i) => i.id));
   items = items.filter((i) => other.has(i.id));
 }
 if (!items.length) {
@@ -50,7 +51,7 @@ const given = values.calibrator
   : undefined;
 // The models the journals ran with: a calibrator fitted here names them, so the product uses it
 // for those models only; journals of mixed models give one that names none.
-const models = journalModels(positionals.map((p) => readJournal(p).existing));
+const models = journalModels(journals.map((j) => j.existing));
 if (!models && values['save-calibrator'])
   process.stderr.write('judgment: the journals ran with different models; the saved calibrator names none\n');
 const metrics = summarizeJudgment(items, given, models);

@@ -6,7 +6,7 @@ import { MODEL_USAGE, openModel, parseWithModel } from '../modelOptions';
 import { checkPromptsDir } from '../promptsDir';
 import { TRAIN_STEPS_USAGE, trainSteps } from './judgmentSteps';
 import { readMathProblems, requireDataFile } from '../../core/eval/datasets';
-import { readJournal } from '../../core/eval/journal';
+import { readJournal, type JournalHeader } from '../../core/eval/journal';
 import type { ProveItemResult } from '../../core/eval/proveEval';
 import { journalModels, type JudgmentMetrics } from '../../core/eval/proveJudgment';
 import { textCandidates, trainLearnedJudgment, type TextCandidate } from '../../core/eval/learnedJudgment';
@@ -47,7 +47,8 @@ export const judgmentCommand: CliCommand = {
     if (!values.out) throw new UsageError('--out FILE.json is required: where the learned scorer goes.');
     requireDataFile(values.data, 'prove');
     if (values['prompts-dir']) checkPromptsDir(values['prompts-dir']);
-    const items = positionals.flatMap(finishedProblems);
+    const journals = positionals.map(readProveJournal);
+    const items = journals.flatMap((j) => j.items);
     const problems = new Map(readMathProblems(values.data).items.map((p) => [p.id, p.problem]));
     const missing = items.filter((it) => !problems.has(it.id));
     if (missing.length)
@@ -79,7 +80,7 @@ export const judgmentCommand: CliCommand = {
       const command = `stepwise judgment ${argv.join(' ')}`;
       const result = await trainLearnedJudgment(items, confidenceOf, {
         model: model.info.name,
-        fittedOn: journalModels(positionals.map((p) => readJournal(p).existing)),
+        fittedOn: journalModels(journals.map((j) => j.header)),
         source: { journals: positionals.map((p) => path.basename(p)), split: 'fit', command },
       });
       writeJson(values.out, result.scorer);
@@ -140,14 +141,18 @@ function summaryText(without: JudgmentMetrics, withSignal: JudgmentMetrics, help
   );
 }
 
-function finishedProblems(file: string): ProveItemResult[] {
-  let entries;
+/** A journal's header (its models) and finished problems, read once. */
+function readProveJournal(file: string): { header: JournalHeader | null; items: ProveItemResult[] } {
+  let journal;
   try {
-    ({ entries } = readJournal<ProveItemResult>(file));
+    journal = readJournal<ProveItemResult>(file);
   } catch (e) {
     throw new UsageError(`cannot read the journal ${file}: ${(e as Error).message}`);
   }
-  return entries.flatMap((e) => (e.result && Array.isArray(e.result.rounds) ? [e.result] : []));
+  return {
+    header: journal.existing,
+    items: journal.entries.flatMap((e) => (e.result && Array.isArray(e.result.rounds) ? [e.result] : [])),
+  };
 }
 
 function writeJson(file: string, value: unknown): void {
