@@ -10,7 +10,7 @@ import { readSettings, updateSettings } from '../settings';
 import { installLadderModel, useLadderModel } from './ladder';
 import { shippedEvalResults } from './evalReport';
 import { calibrationFact, ladderModelDetail, modelFigures } from '../../core/eval/modelFigures';
-import { loadShippedCalibrators } from '../../core/judgment/judge';
+import { calibratedModels } from '../shippedCalibrators';
 
 export function registerModelCommands(ctx: StepwiseContext): void {
   ctx.command('stepwise.model.select', () => selectModel(ctx));
@@ -63,23 +63,6 @@ async function ladderChoices(ctx: StepwiseContext): Promise<Choice[]> {
     }),
     { label: 'Other models', kind: vscode.QuickPickItemKind.Separator },
   ];
-}
-
-/**
- * The models a shipped calibrator was fitted on, as generator and verifier both (the product's
- * default pairing); undefined when the calibrators cannot be read, so the picker claims nothing.
- */
-function calibratedModels(): Set<string> | undefined {
-  try {
-    return new Set(
-      loadShippedCalibrators()
-        .map((c) => c.calibrator.fittedOn)
-        .filter((on) => on && on.generator === on.verifier)
-        .map((on) => on!.generator),
-    );
-  } catch {
-    return undefined;
-  }
 }
 
 const VARIANT_WORDS = {

@@ -13,8 +13,7 @@ import { chosenOf, ProveRunner, type PanelLabelling } from './proveRunner';
 import { registerCheckProof } from './checkProof';
 import { proveOptionsFromSettings, type ProveArgs } from './proveOptions';
 import { problemAt, problemFromDocument } from '../../core/steps/document';
-import { loadShippedCalibrators } from '../../core/judgment/judge';
-import type { RoundCalibrator } from '../../core/prove/judgeRound';
+import { shippedCalibrators } from '../shippedCalibrators';
 
 const VIEW_TYPE = 'stepwise.prove';
 const CALIBRATION = 'stepwise.calibration';
@@ -130,24 +129,4 @@ export function registerProve(ctx: StepwiseContext, labelling?: () => PanelLabel
       }),
     });
   });
-}
-
-let calibrators: RoundCalibrator[] | null | undefined;
-
-/**
- * The judging calibrators shipped with Stepwise, read once; each run uses the one fitted on its
- * models, else the default. Should one be unreadable (a broken install), proving goes on without
- * P(correct) — refinement then stops on the self-evaluation — and the user is told why once.
- */
-function shippedCalibrators(): RoundCalibrator[] | null {
-  if (calibrators !== undefined) return calibrators;
-  try {
-    calibrators = loadShippedCalibrators();
-  } catch (e) {
-    calibrators = null;
-    void vscode.window.showWarningMessage(
-      `Stepwise: proofs get no calibrated P(correct): ${(e as Error).message} Reinstall the extension to restore it.`,
-    );
-  }
-  return calibrators;
 }
