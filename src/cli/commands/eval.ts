@@ -36,7 +36,7 @@ import { PROVE_DEFAULTS } from '../../core/prove/runSchema';
 const COMMON =
   '[--out FILE.json] [--fresh] [--limit N] [--offset N] [--concurrency N] [--json] [--progress text|json]';
 const USAGE = [
-  `stepwise eval prove [--data MATH.jsonl] [--candidates N] [--iterations N] [--max-tokens N] [--temperature T] [--seed S] [--rerank-by verifier|prm|self] [--prm-dir DIR] [--prompts-dir DIR] [--no-step-scores] [--no-meta] [--free] [--calibrator FILE.json] [--save-calibrator FILE.json] [--keep-texts] [--learned-scorer FILE.json] ${COMMON} ${MODEL_USAGE}`,
+  `stepwise eval prove [--data MATH.jsonl] [--candidates N] [--iterations N] [--max-tokens N] [--temperature T] [--seed S] [--rerank-by verifier|prm|self] [--prm-dir DIR] [--verifier-model-dir DIR] [--prompts-dir DIR] [--no-step-scores] [--no-meta] [--free] [--calibrator FILE.json] [--save-calibrator FILE.json] [--keep-texts] [--learned-scorer FILE.json] ${COMMON} ${MODEL_USAGE}`,
   `       stepwise eval tests [--data HumanEval.jsonl.gz|mbpp.jsonl] [--mutants K] [--samples N] [--max-tokens N] [--seed S] [--stages STAGES.json] ${COMMON} ${MODEL_USAGE}`,
   `       stepwise eval prm --labels FILE [--prm-dir DIR | --step-scorer HEAD.json [--journal TOKENS.jsonl] | model options] [--threshold T] [--held-out] ${COMMON}`,
 ].join('\n');
@@ -59,6 +59,7 @@ const OPTIONS = {
   seed: { type: 'string' },
   'rerank-by': { type: 'string' },
   'prm-dir': { type: 'string' },
+  'verifier-model-dir': { type: 'string' },
   'prompts-dir': { type: 'string' },
   'no-step-scores': { type: 'boolean' },
   free: { type: 'boolean' },
@@ -136,12 +137,14 @@ export const evalCommand: CliCommand = {
         // As `stepwise prove`: step scores read the verifier's log-probabilities over the model's own
         // chat template, which an endpoint does not give reliably, so without a PRM they are left out
         // (said once) rather than failing every problem at its step-scoring phase.
-        const noStepScorer = !!values.endpoint && !values['prm-dir'];
+        const noStepScorer = !!values.endpoint && !values['prm-dir'] && !values['verifier-model-dir'];
         if (noStepScorer && values['rerank-by'] === 'prm')
-          throw new UsageError('--rerank-by prm needs step scores: with --endpoint, add --prm-dir DIR.');
+          throw new UsageError(
+            '--rerank-by prm needs step scores: with --endpoint, add --prm-dir DIR or --verifier-model-dir DIR.',
+          );
         if (noStepScorer && !values['no-step-scores'])
           common.onNotice?.(
-            'note: no step scores with --endpoint alone (they need a local model); add --prm-dir DIR for them.',
+            'note: no step scores with --endpoint alone (they need a local model); add --prm-dir DIR or --verifier-model-dir DIR for them.',
           );
         if (values['prompts-dir']) checkPromptsDir(values['prompts-dir']);
         // A calibrator file that cannot be used is refused before the model loads.
@@ -156,10 +159,17 @@ export const evalCommand: CliCommand = {
         const model = await openModel(values);
         opened.push(model);
         requireScorerModel(learnedScorer, model);
+        // A separate verifier (for instance a larger model judging a smaller one's candidates) is
+        // loaded with the generator's variant and device; the journal names it, so the calibrator
+        // fitted on the run is fitted on this pair.
+        const verifier = values['verifier-model-dir']
+          ? await openModel({ ...values, endpoint: undefined, 'model-dir': values['verifier-model-dir'] })
+          : undefined;
+        if (verifier) opened.push(verifier);
         outcome = await evalProve({
           ...common,
           data,
-          models: { generator: model, stepScorer: prm, learnedScorer },
+          models: { generator: model, verifier, stepScorer: prm, learnedScorer },
           calibrator,
           keepTexts: values['keep-texts'],
           options: {

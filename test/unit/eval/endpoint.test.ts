@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { runEvalInChild } from '../../../src/core/eval/childProcess';
 import { llamaServerUnavailable, startLlamaServer, type LlamaServer } from '../../servers/llama-server';
 import { scratchDir } from '../scratchDir';
+import { tinyModelDir } from '../model/tinyModel';
 
 const MAIN = path.join(__dirname, '..', '..', '..', 'src', 'cli', 'main.js');
 const SCRIPT = `require(${JSON.stringify(MAIN)}).main(process.argv.slice(1)).then((c) => { process.exitCode = c; });`;
@@ -124,6 +125,37 @@ describe('eval against an endpoint', { skip: unavailable }, () => {
         .map((l) => JSON.parse(l));
       assert.equal(journal.length, 1);
       assert.notEqual(journal[0].result.status, 'failed', JSON.stringify(journal[0].result.error));
+    },
+  );
+  test(
+    'eval prove judges the endpoint candidates with a separate local verifier, named in the results',
+    { timeout: 900_000 },
+    async () => {
+      const dir = scratchDir('stepwise-eval-endpoint-');
+      const data = path.join(dir, 'math.jsonl');
+      fs.writeFileSync(
+        data,
+        JSON.stringify({ problem: 'What is $2 + 2$?', answer: '4', unique_id: 'p1' }) + '\n',
+      );
+      const notices: string[] = [];
+      // prettier-ignore
+      const outcome = await runEvalInChild({
+        command: [
+          process.execPath, '-e', SCRIPT, 'eval', 'prove', '--data', data, '--candidates', '1',
+          '--iterations', '1', '--max-tokens', '16', '--no-meta', '--endpoint', server.origin,
+          '--model', server.model, '--verifier-model-dir', tinyModelDir(), '--variant', 'fp32',
+        ],
+        cwd: dir,
+        onNotice: (message) => notices.push(message),
+      });
+      assert.equal(outcome.exitCode, 0, outcome.output);
+      // The local verifier gives step scores, so nothing is left out.
+      assert.ok(!notices.some((m) => /no step scores/.test(m)), notices.join('\n'));
+      const result = JSON.parse(fs.readFileSync(outcome.done!.result, 'utf8'));
+      assert.equal(result.model.name, server.model);
+      assert.equal(result.settings.verifier, 'tiny-llama');
+      assert.deepEqual(result.settings.stepScorer, { kind: 'verifier-logprob', name: 'tiny-llama' });
+      assert.equal(result.items.finished, 1);
     },
   );
 });
