@@ -5,10 +5,12 @@
  * on the fit side (how prompts/judgment/calibrator.json is made).
  *
  *   node out/bench/judgment.js JOURNAL.items.jsonl [--calibrator FILE] [--save-calibrator FILE]
- *     [--same-problems-as OTHER.items.jsonl] --out RESULT.json
+ *     [--same-problems-as OTHER.items.jsonl] [--hash-split] --out RESULT.json
  *
  * --same-problems-as keeps only the problems another journal also finished, so two models' runs
- * are compared on the same problems (paired), whatever their lengths.
+ * are compared on the same problems (paired), whatever their lengths. --hash-split judges a given
+ * calibrator on the hash split's held-out side only: the problems a calibrator fitted on these
+ * journals is judged on, so a shipped calibrator and a newly fitted one compare on the same ones.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -25,11 +27,12 @@ const { values, positionals } = parseArgs({
     calibrator: { type: 'string' },
     'save-calibrator': { type: 'string' },
     'same-problems-as': { type: 'string' },
+    'hash-split': { type: 'boolean' },
   },
 });
 if (!positionals.length || !values.out) {
   process.stderr.write(
-    'usage: node out/bench/judgment.js JOURNAL.items.jsonl… [--calibrator FILE] [--save-calibrator FILE] [--same-problems-as JOURNAL] --out RESULT.json\n',
+    'usage: node out/bench/judgment.js JOURNAL.items.jsonl… [--calibrator FILE] [--save-calibrator FILE] [--same-problems-as JOURNAL] [--hash-split] --out RESULT.json\n',
   );
   process.exit(2);
 }
@@ -54,7 +57,7 @@ const given = values.calibrator
 const models = journalModels(journals.map((j) => j.existing));
 if (!models && values['save-calibrator'])
   process.stderr.write('judgment: the journals ran with different models; the saved calibrator names none\n');
-const metrics = summarizeJudgment(items, given, models);
+const metrics = summarizeJudgment(items, given, models, { hashSplit: values['hash-split'] });
 const command = `node out/bench/judgment.js ${process.argv.slice(2).join(' ')}`;
 fs.writeFileSync(
   values.out,

@@ -121,14 +121,24 @@ export function journalModels(headers: readonly (JournalHeader | null)[]): Fitte
   return first;
 }
 
-/** `models`: the models the items ran with; a calibrator fitted here names them. */
+/**
+ * `models`: the models the items ran with; a calibrator fitted here names them. `hashSplit`: judge
+ * a given calibrator on the hash split's held-out side only, the problems a calibrator fitted on
+ * these items would be judged on, so the two compare on the same problems.
+ */
 export function summarizeJudgment(
   items: readonly ProveItemResult[],
   given?: { calibrator: Calibrator; file: string },
   models?: FittedOn | null,
+  options: { hashSplit?: boolean } = {},
 ): JudgmentMetrics {
   const all = labelledCandidates(items);
-  const split = heldOutRule(given?.calibrator);
+  const split = options.hashSplit
+    ? hashSplitFor(
+        given?.calibrator,
+        items.map((it) => it.id),
+      )
+    : heldOutRule(given?.calibrator);
   const fitSide = all.filter((c) => !split.isHeldOut(c.problem));
   const heldItems = items.filter((it) => split.isHeldOut(it.id));
   const fitProblems = [...new Set(fitSide.map((c) => c.problem))].sort();
@@ -190,6 +200,29 @@ export function summarizeJudgment(
  * fitted on is judged on every other problem, so a slice it never saw counts in full; one without
  * that list falls back to the hash split.
  */
+/**
+ * The hash split, refused when the given calibrator was fitted on one of these problems that the
+ * split holds out: its figures there would not be held out.
+ */
+function hashSplitFor(
+  given: Calibrator | undefined,
+  problems: readonly string[],
+): ReturnType<typeof heldOutRule> {
+  const listed = given?.source.fitProblems;
+  const seen = new Set(Array.isArray(listed) ? listed.filter((p) => typeof p === 'string') : []);
+  const leaked = problems.find((p) => seen.has(p) && splitOf(p) === 'held-out');
+  if (leaked)
+    throw new Error(
+      `the calibrator was fitted on ${leaked}, a held-out problem of the hash split: its figures there would not be held out`,
+    );
+  return HASH_SPLIT;
+}
+
+const HASH_SPLIT = {
+  rule: 'problems split by an FNV-1a hash of their id: even → fit, odd → held-out; every figure here is on held-out problems',
+  isHeldOut: (problem: string) => splitOf(problem) === 'held-out',
+};
+
 export function heldOutRule(given?: Calibrator): { rule: string; isHeldOut: (problem: string) => boolean } {
   const listed = given?.source.fitProblems;
   if (Array.isArray(listed) && listed.every((p) => typeof p === 'string')) {
@@ -199,10 +232,7 @@ export function heldOutRule(given?: Calibrator): { rule: string; isHeldOut: (pro
       isHeldOut: (problem) => !seen.has(problem),
     };
   }
-  return {
-    rule: 'problems split by an FNV-1a hash of their id: even → fit, odd → held-out; every figure here is on held-out problems',
-    isHeldOut: (problem) => splitOf(problem) === 'held-out',
-  };
+  return HASH_SPLIT;
 }
 
 function bestOfN(

@@ -76,3 +76,26 @@ test('a calibrator that lists the problems it was fitted on is judged on every o
     all.slice(100).filter((it) => splitOf(it.id) === 'held-out').length,
   );
 });
+
+test('on the hash split a given calibrator is judged on the problems a fitted one would be, and never on its own', () => {
+  const all = items(200);
+  const fitted = summarizeJudgment(all.slice(0, 100));
+  // Fitted elsewhere (problems 0–99): on problems 100–199 its own rule holds out all of them, the
+  // hash split only the held-out side, the side a calibrator fitted on 100–199 is judged on.
+  const fittedHere = summarizeJudgment(all.slice(100));
+  const onHash = summarizeJudgment(all.slice(100), { calibrator: fitted.fitted!, file: 'c.json' }, null, {
+    hashSplit: true,
+  });
+  assert.equal(onHash.split.heldOut.problems, fittedHere.split.heldOut.problems);
+  assert.ok(onHash.split.heldOut.problems < 100);
+  assert.equal(onHash.signals.pCorrect.count, fittedHere.signals.pCorrect.count);
+  // A calibrator fitted on a problem the hash split holds out is refused, not judged there.
+  const leaky = {
+    ...fitted.fitted!,
+    source: { ...fitted.fitted!.source, fitProblems: all.map((it) => it.id) },
+  };
+  assert.throws(
+    () => summarizeJudgment(all.slice(100), { calibrator: leaky, file: 'c.json' }, null, { hashSplit: true }),
+    /a held-out problem of the hash split/,
+  );
+});
