@@ -82,6 +82,7 @@ process.stdout.write(
           `${k.padEnd(14)} n=${v.count} AUROC ${f(v.auroc)} [${f(v.interval?.low ?? null)}, ${f(v.interval?.high ?? null)}] ECE ${f(v.ece)}`,
       )
       .join('\n') +
+    `\nECE of a perfectly calibrated P(correct) here: ${f(s.pCorrect.eceIfCalibrated?.mean ?? null)} (95 % ≤ ${f(s.pCorrect.eceIfCalibrated?.high ?? null)})` +
     `\nbest-of-${metrics.bestOfN.candidates}: ${JSON.stringify(Object.fromEntries(Object.entries(metrics.bestOfN.picks).map(([k, v]) => [k, v.value])))} pass@N ${f(metrics.bestOfN.passAtN.value)}\n` +
     `P(correct) − majority ${JSON.stringify(metrics.bestOfN.differences.majority)}\n`,
 );

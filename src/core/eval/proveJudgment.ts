@@ -20,6 +20,7 @@ import type { CandidateOutcome, ProveItemResult } from './proveEval';
 import { majorityVote } from './majorityVote';
 import {
   calibration,
+  eceIfCalibrated,
   pairedBootstrapInterval,
   proportion,
   roc,
@@ -36,6 +37,11 @@ export interface SignalFigures {
   interval: { low: number; high: number } | null;
   /** The signal read as P(correct) (agreement and the scores are in [0, 1]). */
   ece: number | null;
+  /**
+   * P(correct) only: the ECE a perfectly calibrated P would show on the same candidates (mean and
+   * 95th percentile of draws), the floor below which a measured ECE is noise of the sample's size.
+   */
+  eceIfCalibrated?: { mean: number; high: number } | null;
 }
 
 export interface JudgmentMetrics {
@@ -166,8 +172,11 @@ export function summarizeJudgment(
     figures(
       judged.flatMap((j) => (read(j) === null ? [] : [{ score: read(j)!, correct: j.outcome.correct }])),
     );
+  const pCorrectPoints = judged.flatMap((j) =>
+    j.pCorrect === null ? [] : [{ score: j.pCorrect, correct: j.outcome.correct }],
+  );
   const signals = Object.fromEntries([
-    ['pCorrect', signal((j) => j.pCorrect)],
+    ['pCorrect', { ...figures(pCorrectPoints), eceIfCalibrated: eceIfCalibrated(pCorrectPoints) }],
     ...FEATURE_NAMES.map((f) => [f, signal((j) => j.features[f])]),
   ]) as Record<SignalName, SignalFigures>;
   return {

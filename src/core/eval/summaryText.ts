@@ -47,7 +47,16 @@ function judgmentLines(m: ProveMetrics): string[] {
       sig('metaScore', 'meta'),
       sig('weakestStep', 'weakest step'),
     ].join(', ')}`,
+    ...noiseFloorLine(j.signals.pCorrect.eceIfCalibrated),
     `  best-of-${b.candidates}: P(correct) ${n(b.picks.pCorrect.value)}, majority ${n(b.picks.majority.value)}, self ${n(b.picks.self.value)}, verifier ${n(b.picks.verifier.value)}, pass@${b.candidates} ${n(b.passAtN.value)}; P(correct) pick − majority ${d(b.differences.majority)}, − self ${d(b.differences.self)} (paired 95 % bootstrap)`,
+  ];
+}
+
+/** What a perfectly calibrated P(correct) would show on the same candidates: the ECE's noise floor. */
+function noiseFloorLine(floor: { mean: number; high: number } | null | undefined): string[] {
+  if (!floor) return [];
+  return [
+    `  a perfectly calibrated P(correct) would show ECE ${n(floor.mean, 2)} on these candidates (95 % of draws ≤ ${n(floor.high, 2)}): a measured ECE below that is sample noise`,
   ];
 }
 

@@ -123,6 +123,32 @@ export function pairedBootstrapInterval<T>(
 }
 
 /** The central 95 % of bootstrap statistics (sorted in place). */
+/**
+ * The ECE a perfectly calibrated predictor would still show on these points: outcomes are drawn
+ * as Bernoulli(score) for the same scores, `draws` times (seeded). ECE over few points is biased
+ * upward, so a measured ECE near this mean is calibration noise, and only one above `high` (the
+ * 95th percentile) says the probabilities are off. Null without points.
+ */
+export function eceIfCalibrated(
+  points: readonly ScoredOutcome[],
+  draws = 1000,
+  seed = 1,
+  binCount = 10,
+): { mean: number; high: number } | null {
+  if (!points.length) return null;
+  const random = mulberry32(seed);
+  const values: number[] = [];
+  for (let d = 0; d < draws; d++) {
+    const drawn = points.map((p) => ({ confidence: p.score, outcome: random() < p.score ? 1 : 0 }));
+    values.push(expectedCalibrationError(drawn, binCount) ?? 0);
+  }
+  values.sort((a, b) => a - b);
+  return {
+    mean: values.reduce((a, b) => a + b, 0) / values.length,
+    high: values[Math.min(values.length - 1, Math.floor(0.95 * values.length))],
+  };
+}
+
 export function percentileInterval(values: number[]): { low: number; high: number } {
   values.sort((a, b) => a - b);
   const at = (q: number) => values[Math.min(values.length - 1, Math.floor(q * values.length))];

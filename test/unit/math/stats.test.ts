@@ -4,6 +4,7 @@ import {
   auroc,
   aurocInterval,
   calibration,
+  eceIfCalibrated,
   f1,
   mulberry32,
   pairedBootstrapInterval,
@@ -113,4 +114,23 @@ test('a paired bootstrap interval is null without items or when the statistic is
   const noisy = [0, 1, 0, 1, 1, 0, 1, 0];
   const interval = pairedBootstrapInterval(noisy, (s) => s.reduce((a, b) => a + b, 0) / s.length)!;
   assert.ok(interval.low < 0.5 && interval.high > 0.5 && interval.low >= 0 && interval.high <= 1);
+});
+
+test('the ECE a calibrated predictor would show shrinks with more points, and a miscalibrated one stands above it', () => {
+  const random = mulberry32(7);
+  const scores = (n: number) => Array.from({ length: n }, () => random());
+  // Outcomes drawn from the scores themselves: calibrated by construction.
+  const calibrated = (s: number[]) => s.map((score) => ({ score, correct: random() < score }));
+  const few = eceIfCalibrated(calibrated(scores(40)))!;
+  const many = eceIfCalibrated(calibrated(scores(2000)))!;
+  assert.ok(few.mean > many.mean, `40 points ${few.mean} vs 2000 points ${many.mean}`);
+  assert.ok(few.mean <= few.high);
+  // A predictor that says 0.9 for items right half the time is off by far more than its floor.
+  const overconfident = Array.from({ length: 400 }, (_, i) => ({ score: 0.9, correct: i % 2 === 0 }));
+  const floor = eceIfCalibrated(overconfident)!;
+  assert.ok(
+    calibration(overconfident).ece! > floor.high,
+    `ECE ${calibration(overconfident).ece} vs ${floor.high}`,
+  );
+  assert.equal(eceIfCalibrated([]), null);
 });

@@ -52,6 +52,13 @@ export function judgmentSection(j: JudgmentMetrics | undefined): string {
     `${j.split.rule}. Calibrator: ${escapeHtml(j.calibrator.source)}${j.calibrator.otherModels && j.calibrator.fittedOn ? ` (fitted on ${escapeHtml(j.calibrator.fittedOn.generator)}, not on this run's models)` : ''}. Held out: ${j.split.heldOut.problems} problems, ${j.split.heldOut.candidates} candidates (${j.split.heldOut.positives} right); fit side: ${j.split.fit.problems} problems. ${j.judged.k}/${j.judged.n} held-out candidates judged.`,
     smallSampleNote(j.split.heldOut.candidates, 'held-out figures'),
     signals,
+    eceFloorNote(j.signals.pCorrect.eceIfCalibrated),
     picks,
   );
+}
+
+/** The ECE a perfectly calibrated P(correct) would show here: below it, a measured ECE is noise. */
+function eceFloorNote(floor: { mean: number; high: number } | null | undefined): string {
+  if (!floor) return '';
+  return `<p>A perfectly calibrated P(correct) would show ECE ${num(floor.mean)} on these candidates (95 % of draws at most ${num(floor.high)}): a measured ECE below that is the noise of this many candidates, not miscalibration.</p>`;
 }
