@@ -13,6 +13,7 @@ import {
   loadShippedCalibrators,
   SHIPPED_CALIBRATOR_DIR,
 } from '../../../src/core/judgment/judge';
+import { chooseCalibrator } from '../../../src/core/prove/judgeRound';
 import { calibratorText } from '../../../src/core/judgment/verdictText';
 import { journalModels } from '../../../src/core/eval/proveJudgment';
 import type { JournalHeader } from '../../../src/core/eval/journal';
@@ -105,6 +106,10 @@ test('the shipped calibrators: the default first, each naming the models it was 
   assert.equal(shipped[0].calibrator.fittedOn!.generator, 'Qwen2.5-Coder-0.5B-Instruct');
   const names = shipped.map((s) => `${s.calibrator.fittedOn!.generator}/${s.calibrator.fittedOn!.verifier}`);
   assert.equal(new Set(names).size, names.length, 'two shipped calibrators for the same models');
+  // The larger ladder model has one of its own (fitted on its held-out MATH-500 run).
+  const larger = 'Qwen2.5-Coder-1.5B-Instruct';
+  const chosen = chooseCalibrator(shipped, { generator: larger, verifier: larger });
+  assert.equal(chosen?.calibrator.fittedOn?.generator, larger);
 });
 
 test('a broken shipped calibrator, or a folder without the default, is an error that names the file', () => {
