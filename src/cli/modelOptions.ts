@@ -97,6 +97,18 @@ export function openModel(values: ParsedModelOptions): Promise<ModelBackend> {
   return createModelBackend(modelConfigFrom(values));
 }
 
+/**
+ * The separate local verifier of `--verifier-model-dir DIR`, loaded with the generator's variant and
+ * device (even when the generator is an endpoint); undefined without the flag.
+ */
+export function openVerifierModel(
+  values: ParsedModelOptions & { 'verifier-model-dir'?: string },
+): Promise<ModelBackend | undefined> {
+  const dir = values['verifier-model-dir'];
+  if (!dir) return Promise.resolve(undefined);
+  return openModel({ ...values, endpoint: undefined, 'model-dir': dir });
+}
+
 /** Parses argv with the model options added; unknown options are usage errors. */
 export function parseWithModel<
   T extends Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>,

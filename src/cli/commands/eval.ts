@@ -5,7 +5,13 @@ import { loadCalibrator } from '../../core/judgment/judge';
 import type { ProveMetrics } from '../../core/eval/proveSummary';
 import type { CliCommand } from '../command';
 import { UsageError } from '../command';
-import { MODEL_USAGE, assertionGrammarOf, openModel, parseWithModel } from '../modelOptions';
+import {
+  MODEL_USAGE,
+  assertionGrammarOf,
+  openModel,
+  openVerifierModel,
+  parseWithModel,
+} from '../modelOptions';
 import {
   defaultResultFile,
   outputPaths,
@@ -159,12 +165,9 @@ export const evalCommand: CliCommand = {
         const model = await openModel(values);
         opened.push(model);
         requireScorerModel(learnedScorer, model);
-        // A separate verifier (for instance a larger model judging a smaller one's candidates) is
-        // loaded with the generator's variant and device; the journal names it, so the calibrator
-        // fitted on the run is fitted on this pair.
-        const verifier = values['verifier-model-dir']
-          ? await openModel({ ...values, endpoint: undefined, 'model-dir': values['verifier-model-dir'] })
-          : undefined;
+        // A separate verifier (for instance a larger model judging a smaller one's candidates): the
+        // journal names it, so the calibrator fitted on the run is fitted on this pair.
+        const verifier = await openVerifierModel(values);
         if (verifier) opened.push(verifier);
         outcome = await evalProve({
           ...common,

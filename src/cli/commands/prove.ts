@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CliCommand } from '../command';
 import { parseCommandLine, UsageError } from '../command';
-import { MODEL_USAGE, openModel, parseWithModel } from '../modelOptions';
+import { MODEL_USAGE, openModel, openVerifierModel, parseWithModel } from '../modelOptions';
 import { readLearnedScorer, requireScorerModel } from '../learnedScorerFlag';
 import { learnedStepScorer, readStepHead } from '../stepScorerFlag';
 import type { StepScorer } from '../../core/model/stepScorer';
@@ -185,9 +185,7 @@ export const proveCommand: CliCommand = {
     let verifier: ModelBackend | undefined;
     let prm: OnnxPrmScorer | undefined;
     try {
-      verifier = values['verifier-model-dir']
-        ? await openModel({ ...values, endpoint: undefined, 'model-dir': values['verifier-model-dir'] })
-        : undefined;
+      verifier = await openVerifierModel(values);
       // A trained process reward model scores the steps instead of the verifier's "+"/"-" odds.
       prm = values['prm-dir'] ? await OnnxPrmScorer.load({ modelDir: values['prm-dir'] }) : undefined;
     } catch (err) {

@@ -168,13 +168,10 @@ export function summarizeJudgment(
     const r = roc(points);
     return { count: points.length, auroc: r.auroc, interval: r.interval, ece: calibration(points).ece };
   };
-  const signal = (read: (j: Judged) => number | null) =>
-    figures(
-      judged.flatMap((j) => (read(j) === null ? [] : [{ score: read(j)!, correct: j.outcome.correct }])),
-    );
-  const pCorrectPoints = judged.flatMap((j) =>
-    j.pCorrect === null ? [] : [{ score: j.pCorrect, correct: j.outcome.correct }],
-  );
+  const points = (read: (j: Judged) => number | null): ScoredOutcome[] =>
+    judged.flatMap((j) => (read(j) === null ? [] : [{ score: read(j)!, correct: j.outcome.correct }]));
+  const signal = (read: (j: Judged) => number | null) => figures(points(read));
+  const pCorrectPoints = points((j) => j.pCorrect);
   const signals = Object.fromEntries([
     ['pCorrect', { ...figures(pCorrectPoints), eceIfCalibrated: eceIfCalibrated(pCorrectPoints) }],
     ...FEATURE_NAMES.map((f) => [f, signal((j) => j.features[f])]),
@@ -204,12 +201,6 @@ export function summarizeJudgment(
 }
 
 /**
- * Which problems a figure may be read on. A calibrator fitted here is fitted on the even side of
- * the hash split and judged on the odd side. A given calibrator whose file lists the problems it was
- * fitted on is judged on every other problem, so a slice it never saw counts in full; one without
- * that list falls back to the hash split.
- */
-/**
  * The hash split, refused when the given calibrator was fitted on one of these problems that the
  * split holds out: its figures there would not be held out.
  */
@@ -232,6 +223,12 @@ const HASH_SPLIT = {
   isHeldOut: (problem: string) => splitOf(problem) === 'held-out',
 };
 
+/**
+ * Which problems a figure may be read on. A calibrator fitted here is fitted on the even side of
+ * the hash split and judged on the odd side. A given calibrator whose file lists the problems it was
+ * fitted on is judged on every other problem, so a slice it never saw counts in full; one without
+ * that list falls back to the hash split.
+ */
 export function heldOutRule(given?: Calibrator): { rule: string; isHeldOut: (problem: string) => boolean } {
   const listed = given?.source.fitProblems;
   if (Array.isArray(listed) && listed.every((p) => typeof p === 'string')) {

@@ -122,7 +122,6 @@ export function pairedBootstrapInterval<T>(
   return percentileInterval(values);
 }
 
-/** The central 95 % of bootstrap statistics (sorted in place). */
 /**
  * The ECE a perfectly calibrated predictor would still show on these points: outcomes are drawn
  * as Bernoulli(score) for the same scores, `draws` times (seeded). ECE over few points is biased
@@ -143,16 +142,18 @@ export function eceIfCalibrated(
     values.push(expectedCalibrationError(drawn, binCount) ?? 0);
   }
   values.sort((a, b) => a - b);
-  return {
-    mean: values.reduce((a, b) => a + b, 0) / values.length,
-    high: values[Math.min(values.length - 1, Math.floor(0.95 * values.length))],
-  };
+  return { mean: values.reduce((a, b) => a + b, 0) / values.length, high: quantileOfSorted(values, 0.95) };
 }
 
+/** The central 95 % of bootstrap statistics (sorted in place). */
 export function percentileInterval(values: number[]): { low: number; high: number } {
   values.sort((a, b) => a - b);
-  const at = (q: number) => values[Math.min(values.length - 1, Math.floor(q * values.length))];
-  return { low: at(0.025), high: at(0.975) };
+  return { low: quantileOfSorted(values, 0.025), high: quantileOfSorted(values, 0.975) };
+}
+
+/** The value at quantile q of ascending values (the lower of two neighbours, no interpolation). */
+function quantileOfSorted(sorted: readonly number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 }
 
 export interface RocSummary {
