@@ -18,6 +18,10 @@
 # tokens with its end-of-turn token, so completions get 128: at 96 (the first run) a perfect answer
 # was cut before its score and earned R_format = 0. Torch runs on one thread: on this shared 2-core
 # machine two threads ran a layer 24× slower than one.
+# Knobs (environment): SFT_STEPS (8), LR (5e-5), PROBLEMS_PER_STEP (2; 4 completions each),
+# EVAL_K held-out samples per problem (2), VERIFIER (frozen, or a trained verifier's folder).
+# The run whose held-out reward rose beyond its interval: SFT_STEPS=6 LR=3e-5 PROBLEMS_PER_STEP=4
+# HELD_OUT=24 STEPS=8 RESULTS=bench/results/grpo-arith-format-start.json, sft then grpo.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -33,7 +37,7 @@ SFT=(--base-model smollm2 --math-data "$RUN/data/train.jsonl" --output-dir "$RUN
   --eval-problems 4 --eval-max-new-tokens 128 --eval-batch-size 4 --seed 0 --device cpu)
 grpo_args() { # output dir, steps, held-out file
   echo --base-model "$RUN/sft/final" --data "$RUN/data/train.jsonl" --eval-data "$3" --output-dir "$1" --max-steps "$2"
-  echo --save-steps 100 --num-generations 4 --problems-per-step 2 --batch-size 8 --max-completion-length 128
+  echo --save-steps 100 --num-generations 4 --problems-per-step "${PROBLEMS_PER_STEP:-2}" --batch-size 8 --max-completion-length 128
   echo --learning-rate "${LR:-5e-5}" --verifier "${VERIFIER:-frozen}" --verifier-max-new-tokens "${VERIFY_TOKENS:-8}" --eval-batch-size 8 --eval-generations "${EVAL_K:-2}" --seed 0 --device cpu
 }
 sft() {

@@ -131,10 +131,26 @@ def verifier_summary(run: Path) -> dict[str, object]:
         "heldout_auroc": {w: metrics.get(f"{w}/heldout_auroc") for w in ("base", "before", "after")},
         "heldout_grade_error": {w: metrics.get(f"{w}/heldout_grade_error") for w in ("base", "before", "after")},
         "format_phase": {k.removeprefix("format/"): v for k, v in metrics.items() if k.startswith("format/")},
+        "training_trend_per_step": {"reward": trend([s["reward"] for s in steps])},
         "steps": steps,
         "proofs_seconds": int((run / "verifier" / "proofs.seconds").read_text()),
         "train_seconds": int((run / "verifier" / "train.seconds").read_text()),
     }
+
+
+def trend(values: list[float]) -> float | None:
+    """Least-squares slope per step of a training series (None under two points): the training
+    reward should climb under the reward GRPO climbs; a falling one says the step size is wrong
+    before any held-out interval can.
+
+    >>> trend([0.2, 0.3, 0.4]), trend([0.4, 0.3, 0.2, 0.1]), trend([0.5])
+    (0.1, -0.1, None)
+    """
+    if len(values) < 2:
+        return None
+    mean_x, mean_y = (len(values) - 1) / 2, statistics.fmean(values)
+    cov = sum((i - mean_x) * (v - mean_y) for i, v in enumerate(values))
+    return round(cov / sum((i - mean_x) ** 2 for i in range(len(values))), 6)
 
 
 def size_run(probe: dict, probe_seconds: float, left: float, most_held_out: int) -> tuple[int, int]:
@@ -261,6 +277,10 @@ def main() -> None:
         "rose_beyond_interval": {key: v["ci95_low"] > 0 for key, v in figures.items()},
         **({"verifier_training": json.loads((args.run / "verifier" / "summary.json").read_text(encoding="utf-8"))} if trained else {}),
         "verifier_on_held_out": {"before": verifier_check(rows_before, answers), "after": verifier_check(rows_after, answers)},
+        "training_trend_per_step": {
+            "reward": trend([s["reward"] for s in steps]),
+            "format_rate": trend([s["rewards/format_reward/mean"] for s in steps if "rewards/format_reward/mean" in s]),
+        },
         "steps": steps,
         "timing": [timing(part) for part in parts],
         "per_problem": [{"problem": p, "before": before[p], "after": after[p]} for p in problems],
