@@ -5,18 +5,22 @@
  * on the fit side (how prompts/judgment/calibrator.json is made).
  *
  *   node out/bench/judgment.js JOURNAL.items.jsonl [--calibrator FILE] [--save-calibrator FILE]
- *     [--same-problems-as OTHER.items.jsonl] [--hash-split] --out RESULT.json
+ *     [--same-problems-as OTHER.items.jsonl] [--hash-split] [--paired-with OTHER.items.jsonl] --out RESULT.json
  *
  * --same-problems-as keeps only the problems another journal also finished, so two models' runs
  * are compared on the same problems (paired), whatever their lengths. --hash-split judges a given
  * calibrator on the hash split's held-out side only: the problems a calibrator fitted on these
  * journals is judged on, so a shipped calibrator and a newly fitted one compare on the same ones.
+ * --paired-with compares each signal's AUROC with its AUROC in another journal on every problem
+ * both finished (another verifier on the same problems), with an interval paired by problem
+ * (core/eval/pairedSignals.ts).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { readJournal } from '../src/core/eval/journal';
 import { journalModels, summarizeJudgment } from '../src/core/eval/proveJudgment';
+import { pairedSignalDifferences } from '../src/core/eval/pairedSignals';
 import type { ProveItemResult } from '../src/core/eval/proveEval';
 import { loadCalibrator } from '../src/core/judgment/judge';
 
@@ -28,11 +32,12 @@ const { values, positionals } = parseArgs({
     'save-calibrator': { type: 'string' },
     'same-problems-as': { type: 'string' },
     'hash-split': { type: 'boolean' },
+    'paired-with': { type: 'string' },
   },
 });
 if (!positionals.length || !values.out) {
   process.stderr.write(
-    'usage: node out/bench/judgment.js JOURNAL.items.jsonl… [--calibrator FILE] [--save-calibrator FILE] [--same-problems-as JOURNAL] [--hash-split] --out RESULT.json\n',
+    'usage: node out/bench/judgment.js JOURNAL.items.jsonl… [--calibrator FILE] [--save-calibrator FILE] [--same-problems-as JOURNAL] [--hash-split] [--paired-with JOURNAL] --out RESULT.json\n',
   );
   process.exit(2);
 }
@@ -58,11 +63,24 @@ const models = journalModels(journals.map((j) => j.existing));
 if (!models && values['save-calibrator'])
   process.stderr.write('judgment: the journals ran with different models; the saved calibrator names none\n');
 const metrics = summarizeJudgment(items, given, models, { hashSplit: values['hash-split'] });
+const paired = values['paired-with']
+  ? {
+      with: values['paired-with'],
+      ...pairedSignalDifferences(items, finishedItems(readJournal(values['paired-with']))),
+    }
+  : undefined;
 const command = `node out/bench/judgment.js ${process.argv.slice(2).join(' ')}`;
 fs.writeFileSync(
   values.out,
   JSON.stringify(
-    { command, journals: positionals, items: items.length, createdAt: new Date().toISOString(), metrics },
+    {
+      command,
+      journals: positionals,
+      items: items.length,
+      createdAt: new Date().toISOString(),
+      metrics,
+      ...(paired ? { paired } : {}),
+    },
     null,
     2,
   ) + '\n',
@@ -86,3 +104,17 @@ process.stdout.write(
     `\nbest-of-${metrics.bestOfN.candidates}: ${JSON.stringify(Object.fromEntries(Object.entries(metrics.bestOfN.picks).map(([k, v]) => [k, v.value])))} pass@N ${f(metrics.bestOfN.passAtN.value)}\n` +
     `P(correct) − majority ${JSON.stringify(metrics.bestOfN.differences.majority)}\n`,
 );
+if (paired) {
+  const d = (x: number | null) => (x === null ? '—' : (x >= 0 ? '+' : '') + x.toFixed(3));
+  process.stdout.write(
+    `paired with ${paired.with}: ${paired.problems} problems; candidates ${paired.candidates.a} here (${paired.positives.a} right), ${paired.candidates.b} there (${paired.positives.b} right)\n` +
+      Object.entries(paired.signals)
+        .filter(([, v]) => v.candidates.a > 0 && v.candidates.b > 0)
+        .map(
+          ([k, v]) =>
+            `${k.padEnd(14)} AUROC ${f(v.a)} here, ${f(v.b)} there: ${d(v.difference)} [${d(v.interval?.low ?? null)}, ${d(v.interval?.high ?? null)}]`,
+        )
+        .join('\n') +
+      '\n',
+  );
+}
