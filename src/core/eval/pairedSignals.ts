@@ -6,9 +6,9 @@
  * journals. Comparing the two journals' separate intervals would count the problems' difficulty
  * twice; pairing by problem cancels it.
  *
- * Pairing is by problem, not by candidate. With the same seeds the two runs' candidates start
- * alike, but a floating-point difference between runs moves a sampled token and the texts part
- * after a few hundred characters, so the candidates themselves differ.
+ * Pairing is by problem, not by candidate. One build on one machine repeats a seed's candidates
+ * exactly, but journals written by other builds or hosts part after a few hundred characters (one
+ * float rounded differently moves a sampled token), so the candidates themselves may differ.
  */
 import { FEATURE_NAMES, type FeatureName, type Features } from '../judgment/features';
 import { auroc, pairedBootstrapInterval, type ScoredOutcome } from '../math/stats';
