@@ -148,9 +148,7 @@ def trend(values: list[float]) -> float | None:
     """
     if len(values) < 2:
         return None
-    mean_x, mean_y = (len(values) - 1) / 2, statistics.fmean(values)
-    cov = sum((i - mean_x) * (v - mean_y) for i, v in enumerate(values))
-    return round(cov / sum((i - mean_x) ** 2 for i in range(len(values))), 6)
+    return round(statistics.linear_regression(range(len(values)), values).slope, 6)
 
 
 def size_run(probe: dict, probe_seconds: float, left: float, most_held_out: int) -> tuple[int, int]:

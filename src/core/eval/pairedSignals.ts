@@ -43,8 +43,10 @@ type Side = 'a' | 'b';
 /** Candidates of each problem, keyed by problem. */
 function byProblem(items: readonly ProveItemResult[]): Map<string, Scored[]> {
   const out = new Map<string, Scored[]>();
-  for (const c of labelledCandidates(items))
-    out.set(c.problem, [...(out.get(c.problem) ?? []), { correct: c.correct, features: c.features }]);
+  for (const c of labelledCandidates(items)) {
+    if (!out.has(c.problem)) out.set(c.problem, []);
+    out.get(c.problem)!.push({ correct: c.correct, features: c.features });
+  }
   return out;
 }
 
@@ -76,16 +78,16 @@ function signalDifference(problems: readonly PairedProblem[], feature: FeatureNa
         c.features[feature] === null ? [] : [{ score: c.features[feature]!, correct: c.correct }],
       ),
     );
-  const difference = (sample: readonly PairedProblem[]) => {
-    const x = auroc(points(sample, 'a'));
-    const y = auroc(points(sample, 'b'));
-    return x === null || y === null ? null : x - y;
-  };
+  const minus = (x: number | null, y: number | null) => (x === null || y === null ? null : x - y);
+  const [onA, onB] = [points(problems, 'a'), points(problems, 'b')];
+  const [a, b] = [auroc(onA), auroc(onB)];
   return {
-    a: auroc(points(problems, 'a')),
-    b: auroc(points(problems, 'b')),
-    difference: difference(problems),
-    interval: pairedBootstrapInterval(problems, difference),
-    candidates: { a: points(problems, 'a').length, b: points(problems, 'b').length },
+    a,
+    b,
+    difference: minus(a, b),
+    interval: pairedBootstrapInterval(problems, (sample) =>
+      minus(auroc(points(sample, 'a')), auroc(points(sample, 'b'))),
+    ),
+    candidates: { a: onA.length, b: onB.length },
   };
 }
